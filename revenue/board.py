@@ -1,0 +1,202 @@
+"""A board: a title's printed map with tile lays and tokens, in one phase (rules/base.md sections 1-2).
+
+`build_board(request)` takes the proto3-JSON shape of `revenue.v1.Board` as a dict and checks every field,
+raising InputError with the field path (`board.tiles[3].rotation: 7 is not in 0..5`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import hexgrid
+from .errors import InputError
+from .tiles import Tile, icon_name, parse_tile
+from .titles import get_title
+from .titles.base import Phase, Title, TitleData
+
+
+@dataclass
+class BoardHex:
+    name: str
+    location: str
+    color: str              # colour of the tile now on the hex
+    tile: Tile
+    rotation: int
+    tile_name: str          # manifest name, or the hex name for a printed or raw-code tile
+    impassable: frozenset[int] = frozenset()   # map edges with an impassable border
+    icons: tuple[str, ...] = ()
+
+    def map_edge(self, local: int) -> int:
+        return (local + self.rotation) % 6
+
+    def local_edge(self, edge: int) -> int:
+        return (edge - self.rotation) % 6
+
+
+@dataclass
+class Board:
+    title: Title
+    data: TitleData
+    phase: Phase
+    hexes: dict[str, BoardHex]
+    neighbours: dict[str, dict[int, str]]
+    tokens: dict[tuple[str, int], list[str]] = field(default_factory=dict)   # (hex, city index) -> companies
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def layout(self) -> str:
+        return self.data.layout
+
+
+def _int(value, where: str) -> int:
+    if value is None or value == "":
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(where, f"{value!r} is not an integer")
+    try:
+        number = int(value)
+    except ValueError:
+        raise InputError(where, f"{value!r} is not an integer") from None
+    if number != float(value):
+        raise InputError(where, f"{value!r} is not an integer")
+    return number
+
+
+def _custom_data(custom: dict) -> TitleData:
+    from .titles.base import MapHex, train_from_dict
+
+    layout = custom.get("layout") or "pointy"
+    if layout not in hexgrid.LAYOUTS:
+        raise InputError("board.custom.layout", f"{layout!r} is not pointy or flat")
+    hexes = {}
+    for i, h in enumerate(custom.get("hexes") or ()):
+        name = h.get("hex", "")
+        try:
+            hexgrid.parse_name(name)
+        except ValueError as exc:
+            raise InputError(f"board.custom.hexes[{i}].hex", str(exc)) from None
+        if name in hexes:
+            raise InputError(f"board.custom.hexes[{i}].hex", f"{name} is listed twice")
+        parse_tile(h.get("code") or "", f"board.custom.hexes[{i}].code")
+        hexes[name] = MapHex(name, h.get("code") or "", h.get("color") or "white", h.get("location") or "")
+    if not hexes:
+        raise InputError("board.custom.hexes", "a custom map needs at least one hex")
+    trains = {}
+    for i, t in enumerate(custom.get("trains") or ()):
+        spec = {"name": t.get("name"), "multiplier": t.get("multiplier")}
+        spec["distance"] = t["rows"] if t.get("rows") else t.get("distance")
+        train = train_from_dict(spec, f"board.custom.trains[{i}]")
+        if train.name in trains:
+            raise InputError(f"board.custom.trains[{i}].name", f"{train.name!r} is defined twice")
+        trains[train.name] = train
+    phases = [Phase(str(p.get("name")), tuple(p.get("tiles") or ("yellow",)))
+              for p in custom.get("phases") or ()] or [Phase("1", ("yellow", "green", "brown", "gray"))]
+    return TitleData(layout, hexes, {}, trains, phases)
+
+
+def build_board(request: dict, where: str = "board") -> Board:
+    """Assemble and check a board from its request dict. Errors name fields under `where`."""
+    try:
+        return _build(request or {})
+    except InputError as exc:
+        if where == "board":
+            raise
+        raise InputError(*_moved(exc, where)) from None
+
+
+def _moved(exc: InputError, where: str):
+    v = [(where + f[len("board"):], d) for f, d in exc.violations]
+    return v[0][0], v[0][1], v[1:]
+
+
+def _build(req: dict) -> Board:
+    title_name = req.get("title") or ""
+    title = get_title(title_name, "board.title")
+    options = {str(k): str(v) for k, v in (req.get("options") or {}).items()}
+    title.check_options(options)
+    if title.name == "custom":
+        data = _custom_data(req.get("custom") or {})
+    else:
+        if req.get("custom"):
+            raise InputError("board.custom", f"only the custom title takes a map in the request, not {title.name}")
+        data = title.data(options)
+
+    phase_name = str(req.get("phase") or "")
+    phases = {p.name: p for p in data.phases}
+    if not phase_name:
+        phase = data.phases[0]
+    elif phase_name in phases:
+        phase = phases[phase_name]
+    else:
+        raise InputError("board.phase", f"unknown phase {phase_name!r} (known: {', '.join(phases)})")
+
+    hexes: dict[str, BoardHex] = {}
+    for name, mh in data.hexes.items():
+        tile = parse_tile(mh.code, f"title {title.name} hex {name}")
+        hexes[name] = BoardHex(name, mh.location, mh.color, tile, mh.rotation, name,
+                               frozenset((e + mh.rotation) % 6 for e, t in tile.borders if t == "impassable"),
+                               tuple(icon_name(i) for i in tile.icons))
+
+    laid: set[str] = set()
+    for i, lay in enumerate(req.get("tiles") or ()):
+        where = f"board.tiles[{i}]"
+        name = lay.get("hex") or ""
+        if name not in hexes:
+            raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
+        if name in laid:
+            raise InputError(f"{where}.hex", f"{name} already has a tile laid by an earlier entry")
+        laid.add(name)
+        rotation = _int(lay.get("rotation"), f"{where}.rotation")
+        if not 0 <= rotation <= 5:
+            raise InputError(f"{where}.rotation", f"{rotation} is not in 0..5")
+        tile_name, code = lay.get("tile") or "", lay.get("code") or ""
+        if tile_name and code:
+            raise InputError(f"{where}", "give either tile (a manifest name) or code (tile DSL), not both")
+        if tile_name:
+            if tile_name not in data.manifest:
+                raise InputError(f"{where}.tile", f"{tile_name!r} is not in the {title.name} tile manifest")
+            entry = data.manifest[tile_name]
+            tile, colour = parse_tile(entry["code"], f"{where}.tile"), entry["color"]
+        elif code:
+            tile, colour, tile_name = parse_tile(code, f"{where}.code"), lay.get("color") or "yellow", name
+        else:
+            raise InputError(f"{where}.tile", "a tile lay needs tile (a manifest name) or code (tile DSL)")
+        old = hexes[name]
+        if old.color in ("red", "gray", "blue") and title.name != "custom":
+            raise InputError(f"{where}.hex", f"{name} is a {old.color} hex; no tile can be laid there")
+        # Printed borders and sticky icons (18Rhl's coal and steel) stay with the hex.
+        icons = tuple(dict.fromkeys(old.icons + tuple(icon_name(x) for x in tile.icons)))
+        hexes[name] = BoardHex(name, old.location, colour, tile, rotation, tile_name,
+                               old.impassable | frozenset((e + rotation) % 6 for e, t in tile.borders
+                                                          if t == "impassable"), icons)
+
+    neighbours: dict[str, dict[int, str]] = {}
+    for name in hexes:
+        neighbours[name] = {}
+        for edge in range(6):
+            other = hexgrid.neighbour_name(name, edge, data.layout)
+            if other in hexes:
+                neighbours[name][edge] = other
+
+    board = Board(title, data, phase, hexes, neighbours, {}, options)
+    for i, tok in enumerate(req.get("tokens") or ()):
+        where = f"board.tokens[{i}]"
+        name = tok.get("hex") or ""
+        if name not in hexes:
+            raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
+        company = tok.get("company") or ""
+        if not company:
+            raise InputError(f"{where}.company", "a token needs the company that owns it")
+        city = _int(tok.get("city"), f"{where}.city")
+        cities = hexes[name].tile.cities
+        if not 0 <= city < len(cities):
+            raise InputError(f"{where}.city", f"{name} has {len(cities)} cit{'y' if len(cities) == 1 else 'ies'}"
+                                              f", so city {city} does not exist")
+        placed = board.tokens.setdefault((name, city), [])
+        if company in placed:
+            raise InputError(f"{where}.company", f"{company} already has a token in {name} city {city}")
+        if len(placed) >= cities[city].slots:
+            raise InputError(f"{where}", f"{name} city {city} is full ({cities[city].slots} slot"
+                                         f"{'s' if cities[city].slots != 1 else ''})")
+        placed.append(company)
+    title.check_board(board)
+    return board

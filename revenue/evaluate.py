@@ -1,0 +1,220 @@
+"""Revenue and legality of routes chosen elsewhere (rules/base.md sections 4-6 and 8).
+
+A route names its train and its visited nodes in order (`F9-0`), optionally with the 18xx.games
+`connections` between them. Each route is checked in the engine's order; an illegal route gets the rule
+it breaks, where, and the engine's message. The run is legal when every route is, and no two routes share
+track.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .board import build_board
+from .company import build_company
+from .errors import InputError
+from .graph import Chain, build_graph
+from .problem import Problem, TrainSpec, compile_problem, select_stops
+
+
+@dataclass
+class RouteError:
+    rule: str
+    message: str
+    where: str = ""   # node or hex concerned
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "message": self.message, **({"where": self.where} if self.where else {})}
+
+
+@dataclass
+class RouteCheck:
+    train: str
+    nodes: list[int]
+    options: list[list[Chain]]           # candidate chains per consecutive pair
+    error: RouteError | None = None
+    choices: list[list[Chain]] = field(default_factory=list)   # legal chain sequences for this route alone
+
+
+def _chain_options(problem: Problem, u: int, v: int, hexes: list[str] | None) -> list[Chain]:
+    graph = problem.graph
+    out = []
+    for cid in graph.adjacency[u]:
+        c = graph.chains[cid]
+        if c.other(u) != v:
+            continue
+        if hexes is None or hexes == c.hexes_from(u) or hexes == graph.connection(c, u):
+            out.append(c)
+    return out
+
+
+def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]], need_terminal: bool,
+                   need_disjoint: bool, limit: int = 64) -> list[list[Chain]]:
+    """Chain sequences satisfying the terminal rule (and, if asked, not reusing track), up to `limit`."""
+    k = len(options)
+    out: list[list[Chain]] = []
+
+    def ok_terminal(i: int, c: Chain) -> bool:
+        u, v = nodes[i], nodes[i + 1]
+        return not (c.terminal_inner or (c.terminal_at(u) and i > 0) or (c.terminal_at(v) and i < k - 1))
+
+    def go(i: int, used: set[int], seq: list[Chain]) -> None:
+        if len(out) >= limit:
+            return
+        if i == k:
+            out.append(list(seq))
+            return
+        for c in options[i]:
+            if need_terminal and not ok_terminal(i, c):
+                continue
+            if need_disjoint and used.intersection(c.keys):
+                continue
+            seq.append(c)
+            go(i + 1, used | set(c.keys), seq)
+            seq.pop()
+
+    go(0, set(), [])
+    return out
+
+
+def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteError | None:
+    graph, nodes = problem.graph, check.nodes
+    names = [graph.nodes[v].name for v in nodes]
+    for i, opts in enumerate(check.options):
+        if not opts:
+            return RouteError("not_connected", f"no track joins {names[i]} to {names[i + 1]}"
+                              " (along the given connection)", names[i + 1])
+    if len(nodes) < 2:
+        return RouteError("too_few_stops", "Route must have at least 2 stops")
+    if not any(problem.token[v] for v in nodes):
+        return RouteError("no_token", "Route must contain token")
+    seen = 0
+    for v in nodes:
+        g = int(problem.groups[v])
+        if seen & g:
+            group = next(x for x in graph.nodes[v].groups)
+            return RouteError("group_reused", f"Cannot use group {group} more than once", names[nodes.index(v)])
+        seen |= g
+    if not _route_choices(problem, nodes, check.options, True, False, limit=1):
+        return RouteError("terminal", "A terminal location (such as an off-board) may only begin or end a route")
+    dup = next((v for i, v in enumerate(nodes) if v in nodes[:i]), None)
+    if dup is not None:
+        return RouteError("node_twice", f"Cannot use {graph.nodes[dup].hex} twice", graph.nodes[dup].name)
+    for v in nodes:
+        if spec.row[v] < 0:
+            return RouteError("cannot_visit", f"a {spec.train.name} train cannot visit a {graph.nodes[v].kind}",
+                              graph.nodes[v].name)
+    for r in range(len(spec.row_visit)):
+        used = sum(int(problem.cost[v]) for v in nodes if spec.row[v] == r)
+        if used > spec.row_visit[r]:
+            return RouteError("too_many_stops", f"Route has too many stops ({used} {'/'.join(spec.train.rows[r].kinds)}"
+                              f" for a {spec.train.name} train, at most {spec.row_visit[r]})")
+    for v in (nodes[0], nodes[-1]):
+        if not spec.end_ok[v]:
+            return RouteError("bad_end", f"Route cannot begin/end in a {graph.nodes[v].kind}", graph.nodes[v].name)
+    check.choices = _route_choices(problem, nodes, check.options, True, True)
+    if not check.choices:
+        return RouteError("track_reused", "Route cannot reuse track", names[0])
+    for v in nodes[1:-1]:
+        if problem.blocks[v]:
+            what = "an off-board" if graph.nodes[v].kind == "offboard" else "a city full of other companies' tokens"
+            return RouteError("passes_blocked", f"Route cannot pass through {what} ({graph.nodes[v].name})",
+                              graph.nodes[v].name)
+    return None
+
+
+def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
+    """One chain sequence per route such that no two routes share a track key."""
+    picked: list[list[Chain]] = []
+
+    def go(i: int, used: set[int]) -> bool:
+        if i == len(checks):
+            return True
+        for seq in checks[i].choices:
+            keys = {k for c in seq for k in c.keys}
+            if used.isdisjoint(keys):
+                picked.append(seq)
+                if go(i + 1, used | keys):
+                    return True
+                picked.pop()
+        return False
+
+    return picked if go(0, set()) else None
+
+
+def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: list[Chain]) -> dict:
+    """The result entry of one legal route: revenue, stops, bonuses and its 18xx.games connections."""
+    graph = problem.graph
+    revenue, paid = select_stops(spec, problem.token, nodes)
+    stops, bonuses = [], {}
+    for v in nodes:
+        stop = {"node": graph.nodes[v].name, "value": int(spec.base[v]) if v in paid else 0, "paid": v in paid}
+        stops.append(stop)
+        if v in paid:
+            for name, amount in spec.bonus_names.get(v, ()):
+                bonuses[name] = bonuses.get(name, 0) + amount
+    return {
+        "train": spec.train.name,
+        "revenue": revenue,
+        "nodes": [graph.nodes[v].name for v in nodes],
+        "connections": [{"hexes": graph.connection(c, nodes[i])} for i, c in enumerate(chains)],
+        "stops": stops,
+        "bonuses": [{"name": k, "amount": v} for k, v in bonuses.items()],
+    }
+
+
+def evaluate(request: dict) -> dict:
+    """Check and price the routes of `request` (the proto3 JSON shape of revenue.v1.EvaluateRequest)."""
+    board = build_board(request.get("board") or {})
+    company = build_company(request.get("company") or {}, board)
+    graph = build_graph(board)
+    problem = compile_problem(graph, company)
+
+    available = [t.name for t in company.trains]
+    checks: list[RouteCheck] = []
+    for i, route in enumerate(request.get("routes") or ()):
+        where = f"routes[{i}]"
+        train = route.get("train") or ""
+        if train not in available:
+            owned = ", ".join(t.name for t in company.trains) or "none"
+            reason = "is not a train of the company" if train not in problem.specs else "is used by an earlier route"
+            raise InputError(f"{where}.train", f"{train!r} {reason} (trains: {owned})")
+        available.remove(train)
+        nodes = []
+        for j, name in enumerate(route.get("nodes") or ()):
+            if name not in graph.by_name:
+                raise InputError(f"{where}.nodes[{j}]", f"{name!r} is not a node of this board "
+                                 "(nodes are <hex>-<part index> of a city, town or off-board with track)")
+            nodes.append(graph.by_name[name])
+        connections = route.get("connections") or []
+        if connections and len(connections) != max(len(nodes) - 1, 0):
+            raise InputError(f"{where}.connections", f"{len(connections)} connections for {len(nodes)} nodes "
+                             f"(need one per consecutive pair: {max(len(nodes) - 1, 0)})")
+        options = [_chain_options(problem, nodes[j], nodes[j + 1],
+                                  list(connections[j].get("hexes") or []) if connections else None)
+                   for j in range(len(nodes) - 1)]
+        checks.append(RouteCheck(train, nodes, options))
+
+    results = []
+    for check in checks:
+        check.error = _check_route(problem, problem.specs[check.train], check)
+    legal = all(c.error is None for c in checks)
+    joint = _joint_choice(checks) if legal else None
+    if legal and joint is None:
+        legal = False
+        for check in checks:
+            check.error = RouteError("track_reused", "Route cannot reuse track (another train of the company"
+                                     " uses the same hex side)", graph.nodes[check.nodes[0]].name)
+    total = 0
+    for i, check in enumerate(checks):
+        spec = problem.specs[check.train]
+        if check.error is None and joint is not None:
+            entry = route_result(problem, spec, check.nodes, joint[i])
+            total += entry["revenue"]
+        else:
+            entry = {"train": check.train, "revenue": 0, "nodes": [graph.nodes[v].name for v in check.nodes],
+                     "connections": [], "stops": [], "bonuses": [],
+                     "error": check.error.to_dict() if check.error else None}
+        results.append(entry)
+    return {"legal": legal, "revenue": total if legal else 0, "routes": results}

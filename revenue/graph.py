@@ -1,0 +1,187 @@
+"""The track graph of a board (rules/base.md sections 3 and 6).
+
+Nodes are the revenue locations that some path references (cities, towns, halts, off-boards). A *chain*
+is a stretch of track from one node to another that touches no other node: every route is a sequence of
+chains whose consecutive chains share an end node. Each chain carries its *track keys*: one per hex side
+it crosses or ends at, one per node-to-node path. Trains of one company never share a key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import hexgrid
+from .board import Board
+from .tiles import Path
+
+GAUGE_FITS = {("broad", "broad"), ("broad", "dual"), ("dual", "broad"), ("narrow", "narrow"),
+              ("narrow", "dual"), ("dual", "narrow"), ("dual", "dual")}
+
+
+@dataclass
+class GraphNode:
+    id: int
+    hex: str
+    part: int            # part index in the tile code: the node is named `<hex>-<part>`
+    ordinal: int         # position among the tile's node-like parts
+    kind: str            # city, pass, town, halt, offboard
+    value: int           # revenue in the board's phase
+    slots: int
+    tokens: tuple[str, ...]
+    groups: tuple[str, ...]
+    visit_cost: int
+    city_index: int      # index among the tile's cities (token `city`), -1 for other kinds
+    icons: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.hex}-{self.part}"
+
+
+@dataclass
+class Chain:
+    id: int
+    a: int                            # node ids at the two ends
+    b: int
+    paths: tuple[tuple[str, int], ...]  # (hex, path part index) from a to b
+    keys: tuple[int, ...]             # track keys, sorted
+    terminal_a: bool                  # the path touching a is terminal
+    terminal_b: bool
+    terminal_inner: bool              # some other path is terminal
+    single_node_path: bool            # one in-hex path linking two nodes (written "<hex> i.j")
+
+    def hexes_from(self, start: int) -> list[str]:
+        """Hex names of the paths in walking order from node `start` (an 18xx.games connection)."""
+        names = [h for h, _ in self.paths]
+        return names if start == self.a else names[::-1]
+
+    def other(self, node: int) -> int:
+        return self.b if node == self.a else self.a
+
+    def terminal_at(self, node: int) -> bool:
+        return self.terminal_a if node == self.a else self.terminal_b
+
+
+@dataclass
+class Graph:
+    board: Board
+    nodes: list[GraphNode]
+    chains: list[Chain]
+    key_names: list[str]
+    adjacency: list[list[int]] = field(default_factory=list)   # node id -> chain ids
+    by_name: dict[str, int] = field(default_factory=dict)
+
+    def connection(self, chain: Chain, start: int) -> list[str]:
+        """The chain written as an 18xx.games `connections` entry, walked from node `start`."""
+        if chain.single_node_path:
+            hex_name = chain.paths[0][0]
+            parts = sorted((self.nodes[chain.a].part, self.nodes[chain.b].part))
+            return [f"{hex_name} {parts[0]}.{parts[1]}"]
+        return chain.hexes_from(start)
+
+
+def build_graph(board: Board) -> Graph:
+    nodes: list[GraphNode] = []
+    node_at: dict[tuple[str, int], int] = {}      # (hex, ordinal) -> node id
+    for hex_name, bh in board.hexes.items():
+        cities = bh.tile.cities
+        for n in bh.tile.nodes:
+            if n.kind == "junction":
+                continue
+            city_index = cities.index(n) if n in cities else -1
+            tokens = tuple(board.tokens.get((hex_name, city_index), ())) if city_index >= 0 else ()
+            node_at[(hex_name, n.ordinal)] = len(nodes)
+            nodes.append(GraphNode(len(nodes), hex_name, n.part, n.ordinal, n.kind,
+                                   n.revenue.value(board.phase.colours), n.slots, tokens, n.groups,
+                                   n.visit_cost, city_index, bh.icons))
+
+    keys: dict[tuple, int] = {}
+    key_names: list[str] = []
+
+    def key(k: tuple, label: str) -> int:
+        if k not in keys:
+            keys[k] = len(key_names)
+            key_names.append(label)
+        return keys[k]
+
+    def side_key(hex_name: str, edge: int) -> int:
+        other = board.neighbours[hex_name].get(edge)
+        ends = sorted([(hex_name, edge)] + ([(other, hexgrid.opposite(edge))] if other else []))
+        return key(("side",) + tuple(ends), "/".join(f"{h}:{e}" for h, e in ends))
+
+    # Per hex: each path with its ends on map edges, nodes as ("node", id), junctions as ("junction", ord).
+    def ends_of(hex_name: str, p: Path):
+        bh = board.hexes[hex_name]
+        out = []
+        for e in p.ends:
+            if e.edge is not None:
+                out.append(("edge", bh.map_edge(e.edge)))
+            elif (hex_name, e.node) in node_at:
+                out.append(("node", node_at[(hex_name, e.node)]))
+            else:
+                out.append(("junction", e.node))
+        return out
+
+    paths_of = {h: [(p, ends_of(h, p)) for p in bh.tile.paths] for h, bh in board.hexes.items()}
+
+    def path_keys(hex_name: str, p: Path, ends) -> list[int]:
+        ks = [side_key(hex_name, v) for t, v in ends if t == "edge"]
+        if not ks:
+            ks.append(key(("path", hex_name, p.part), f"{hex_name}#{p.part}"))
+        return ks
+
+    found: dict[tuple, Chain] = {}
+
+    def record(start: int, end: int, walked: list[tuple[str, Path]]) -> None:
+        if start == end:
+            return
+        seq = [(h, p.part) for h, p in walked]
+        terms = [p.terminal for _, p in walked]
+        if start > end:
+            start, end, seq, terms = end, start, seq[::-1], terms[::-1]
+            walked = walked[::-1]
+        ident = (start, end, tuple(seq))
+        if ident in found:
+            return
+        ks = sorted({k for h, p in walked for k in path_keys(h, p, ends_of(h, p))})
+        found[ident] = Chain(len(found), start, end, tuple(seq), tuple(ks), terms[0], terms[-1],
+                             any(terms[1:-1]), len(walked) == 1 and all(
+                                 t == "node" for t, _ in ends_of(walked[0][0], walked[0][1])))
+
+    def walk(start: int, hex_name: str, p: Path, entered: tuple | None, walked: list, sides: set) -> None:
+        """Follow path p of hex_name, entered from `entered` (one of its ends), until it reaches a node."""
+        walked = walked + [(hex_name, p)]
+        for end in ends_of(hex_name, p):
+            if end == entered:
+                continue
+            kind, value = end
+            if kind == "node":
+                record(start, value, walked)
+            elif kind == "junction":
+                for q, q_ends in paths_of[hex_name]:
+                    if q is not p and end in q_ends and all(q is not w for _, w in walked):
+                        walk(start, hex_name, q, end, walked, sides)
+            else:
+                bh = board.hexes[hex_name]
+                other = board.neighbours[hex_name].get(value)
+                side = side_key(hex_name, value)
+                if other is None or side in sides or value in bh.impassable:
+                    continue
+                back = hexgrid.opposite(value)
+                if back in board.hexes[other].impassable:
+                    continue
+                for q, q_ends in paths_of[other]:
+                    if ("edge", back) in q_ends and (p.gauge, q.gauge) in GAUGE_FITS \
+                            and all(q is not w for _, w in walked):
+                        walk(start, other, q, ("edge", back), walked, sides | {side})
+
+    for node in nodes:
+        for p, p_ends in paths_of[node.hex]:
+            if ("node", node.id) in p_ends:
+                walk(node.id, node.hex, p, ("node", node.id), [], set())
+
+    chains = list(found.values())
+    adjacency: list[list[int]] = [[] for _ in nodes]
+    for c in chains:
+        adjacency[c.a].append(c.id)
+        adjacency[c.b].append(c.id)
+    return Graph(board, nodes, chains, key_names, adjacency, {n.name: n.id for n in nodes})

@@ -1,0 +1,551 @@
+"""Best goods deliveries of the board game Steam (Martin Wallace) and of Age of Steam.
+
+`deliveries(request)` answers, for the acting player: the best legal delivery, the top K deliveries,
+why each cube that cannot be delivered cannot, and the best plan for the Move Goods phase's two rounds.
+The request and the answer are proto3-JSON-shaped dicts of `revenue.v1.DeliveriesRequest` and
+`DeliveriesResponse` (proto/revenue/v1/steam.proto). The rules are in docs/steam.md.
+
+The search itself is a Numba kernel (revenue.steam.kernel); this module validates the request, builds
+the arrays and decodes the kernel's answer.
+"""
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from revenue.errors import InputError
+from revenue.steam import kernel
+
+__all__ = ["COLOURS", "RULESETS", "deliveries", "deliveries_proto", "format_text"]
+
+COLOURS = ("red", "blue", "yellow", "purple", "black", "gray")
+KINDS = ("city", "town")
+RULESETS = ("steam", "age_of_steam")
+# ruleset -> (own_majority, require_own_link) defaults; Steam's own-link rule is an open point (rule note §6).
+RULE_DEFAULTS = {"steam": (True, True), "age_of_steam": (False, False)}
+DEFAULT_MAX_LEVEL = 6
+DEFAULT_TOP_K = 10
+# Limits that keep one request's compute bounded (the search is exponential in the level).
+MAX_LEVEL_CAP = 12
+MAX_STOPS = 5000
+MAX_LINKS = 50000
+MAX_PLAYERS = 64
+MAX_TOP_K = 1000
+MAX_CUBES = 10000
+
+_FIELDS = {
+    "": {"stops", "links", "cubes", "players", "player", "ruleset", "own_majority", "require_own_link",
+         "max_level", "top_k", "round"},
+    "stops": {"id", "kind", "colour", "hex"},
+    "links": {"id", "a", "b", "owner", "complete"},
+    "cubes": {"stop", "colour", "count"},
+    "players": {"id", "level", "upgraded"},
+}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+@dataclass
+class _Problem:
+    """A validated request, as indices and arrays."""
+    stop_ids: list[str]
+    stop_colour: np.ndarray          # int8 per stop: colour index of a city, -1 for a town
+    link_ids: list[str]
+    link_owner: np.ndarray           # int32 per link: player index, -1 unowned
+    player_ids: list[str]
+    levels: list[int]
+    upgraded: list[bool]
+    player: int
+    ruleset: str
+    own_majority: bool
+    require_own_link: bool
+    max_level: int
+    top_k: int
+    round: int
+    adj_ptr: np.ndarray
+    adj_to: np.ndarray
+    adj_link: np.ndarray
+    adj_owner: np.ndarray
+    groups: list[tuple[int, int, int]] = field(default_factory=list)  # (stop, colour, count)
+
+
+class _Checker:
+    """Collects every violation of a request, then raises them together."""
+
+    def __init__(self):
+        self.errors: list[tuple[str, str]] = []
+
+    def add(self, path: str, description: str) -> None:
+        self.errors.append((path, description))
+
+    def obj(self, value, path: str, kind: str) -> dict:
+        if not isinstance(value, dict):
+            self.add(path, f"must be an object, not {type(value).__name__}")
+            return {}
+        out = {}
+        allowed = _FIELDS[kind]
+        for key, item in value.items():
+            name = _snake(key) if isinstance(key, str) else key
+            if name not in allowed:
+                self.add(f"{path}.{key}" if path else str(key), "unknown field")
+            else:
+                out[name] = item
+        return out
+
+    def string(self, d: dict, key: str, path: str, required: bool = False) -> str:
+        value = d.get(key, "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            self.add(path, f"must be a string, not {type(value).__name__}")
+            return ""
+        if required and not value:
+            self.add(path, "is required")
+        return value
+
+    def integer(self, d: dict, key: str, path: str, default, low: int, high: int):
+        value = d.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.add(path, f"must be an integer, not {value!r}")
+            return default
+        if value < low:
+            self.add(path, f"{value} is not >= {low}")
+            return default
+        if value > high:
+            self.add(path, f"{value} is not <= {high}")
+            return default
+        return value
+
+    def boolean(self, d: dict, key: str, path: str, default):
+        value = d.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            self.add(path, f"must be true or false, not {value!r}")
+            return default
+        return value
+
+    def items(self, d: dict, key: str, path: str, limit: int) -> list:
+        value = d.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.add(path, "must be a list")
+            return []
+        if len(value) > limit:
+            self.add(path, f"{len(value)} entries; at most {limit} are allowed")
+            return []
+        return value
+
+
+def _parse(request) -> _Problem:
+    ck = _Checker()
+    if not isinstance(request, dict):
+        raise InputError("", "the request must be a JSON object")
+    req = ck.obj(request, "", "")
+
+    ruleset = ck.string(req, "ruleset", "ruleset") or "steam"
+    if ruleset not in RULESETS:
+        ck.add("ruleset", f"{ruleset!r} is not one of {', '.join(RULESETS)}")
+        ruleset = "steam"
+    majority_default, own_link_default = RULE_DEFAULTS[ruleset]
+    own_majority = ck.boolean(req, "own_majority", "own_majority", majority_default)
+    require_own_link = ck.boolean(req, "require_own_link", "require_own_link", own_link_default)
+    max_level = ck.integer(req, "max_level", "max_level", DEFAULT_MAX_LEVEL, 1, MAX_LEVEL_CAP)
+    top_k = ck.integer(req, "top_k", "top_k", 0, 0, MAX_TOP_K) or DEFAULT_TOP_K
+    rnd = ck.integer(req, "round", "round", 0, 0, 2) or 1
+
+    # Players first: links name their owners.
+    player_ids, levels, upgraded = [], [], []
+    player_index: dict[str, int] = {}
+    for i, raw in enumerate(ck.items(req, "players", "players", MAX_PLAYERS)):
+        path = f"players[{i}]"
+        p = ck.obj(raw, path, "players")
+        pid = ck.string(p, "id", f"{path}.id", required=True)
+        if pid in player_index:
+            ck.add(f"{path}.id", f"{pid!r} duplicates players[{player_index[pid]}].id")
+        elif pid:
+            player_index[pid] = len(player_ids)
+        player_ids.append(pid)
+        if p.get("level") is None:
+            ck.add(f"{path}.level", "is required")
+            levels.append(1)
+        else:
+            levels.append(ck.integer(p, "level", f"{path}.level", 1, 1, max_level))
+        upgraded.append(ck.boolean(p, "upgraded", f"{path}.upgraded", False))
+
+    acting = ck.string(req, "player", "player", required=True)
+    player = player_index.get(acting, -1)
+    if acting and player < 0:
+        ck.add("player", f"{acting!r} is not a players[].id")
+
+    stop_ids: list[str] = []
+    stop_index: dict[str, int] = {}
+    colours: list[int] = []
+    for i, raw in enumerate(ck.items(req, "stops", "stops", MAX_STOPS)):
+        path = f"stops[{i}]"
+        s = ck.obj(raw, path, "stops")
+        sid = ck.string(s, "id", f"{path}.id", required=True)
+        if sid in stop_index:
+            ck.add(f"{path}.id", f"{sid!r} duplicates stops[{stop_index[sid]}].id")
+        elif sid:
+            stop_index[sid] = len(stop_ids)
+        stop_ids.append(sid)
+        kind = ck.string(s, "kind", f"{path}.kind")
+        colour = ck.string(s, "colour", f"{path}.colour")
+        ck.string(s, "hex", f"{path}.hex")
+        if kind not in KINDS:
+            ck.add(f"{path}.kind", f"{kind!r} is not city or town" if kind else "is required (city or town)")
+            colours.append(-1)
+        elif kind == "town":
+            if colour:
+                ck.add(f"{path}.colour", f"a town has no colour (got {colour!r}); a New City is a city")
+            colours.append(-1)
+        elif colour not in COLOURS:
+            ck.add(f"{path}.colour", f"{colour!r} is not one of {', '.join(COLOURS)}"
+                   if colour else f"a city needs a colour ({', '.join(COLOURS)})")
+            colours.append(-1)
+        else:
+            colours.append(COLOURS.index(colour))
+
+    link_ids: list[str] = []
+    link_index: dict[str, int] = {}
+    owners: list[int] = []
+    edges: list[tuple[int, int, int]] = []  # complete links: (a, b, link index)
+    for i, raw in enumerate(ck.items(req, "links", "links", MAX_LINKS)):
+        path = f"links[{i}]"
+        lk = ck.obj(raw, path, "links")
+        lid = ck.string(lk, "id", f"{path}.id", required=True)
+        if lid in link_index:
+            ck.add(f"{path}.id", f"{lid!r} duplicates links[{link_index[lid]}].id")
+        elif lid:
+            link_index[lid] = len(link_ids)
+        link_ids.append(lid)
+        ends = []
+        for end in ("a", "b"):
+            sid = ck.string(lk, end, f"{path}.{end}", required=True)
+            if sid and sid not in stop_index:
+                ck.add(f"{path}.{end}", f"{sid!r} is not a stops[].id")
+            ends.append(stop_index.get(sid, -1))
+        if ends[0] >= 0 and ends[0] == ends[1]:
+            ck.add(f"{path}.b", "a link must join two different stops")
+        owner = ck.string(lk, "owner", f"{path}.owner")
+        if owner and owner not in player_index:
+            ck.add(f"{path}.owner", f"{owner!r} is not a players[].id (leave it empty for an unowned link)")
+        owners.append(player_index.get(owner, -1))
+        complete = ck.boolean(lk, "complete", f"{path}.complete", True)
+        if complete and ends[0] >= 0 and ends[1] >= 0 and ends[0] != ends[1]:
+            edges.append((ends[0], ends[1], len(link_ids) - 1))
+
+    counts: dict[tuple[int, int], int] = {}
+    for i, raw in enumerate(ck.items(req, "cubes", "cubes", MAX_CUBES)):
+        path = f"cubes[{i}]"
+        c = ck.obj(raw, path, "cubes")
+        sid = ck.string(c, "stop", f"{path}.stop", required=True)
+        if sid and sid not in stop_index:
+            ck.add(f"{path}.stop", f"{sid!r} is not a stops[].id")
+        colour = ck.string(c, "colour", f"{path}.colour")
+        if colour not in COLOURS:
+            ck.add(f"{path}.colour", f"{colour!r} is not one of {', '.join(COLOURS)}"
+                   if colour else "is required")
+        n = ck.integer(c, "count", f"{path}.count", 1, 0, 1000)
+        if sid in stop_index and colour in COLOURS and n > 0:
+            key = (stop_index[sid], COLOURS.index(colour))
+            counts[key] = counts.get(key, 0) + n
+
+    if ck.errors:
+        raise InputError(ck.errors[0][0], ck.errors[0][1], ck.errors[1:])
+
+    n = len(stop_ids)
+    src = np.array([e[0] for e in edges] + [e[1] for e in edges], np.int32)
+    dst = np.array([e[1] for e in edges] + [e[0] for e in edges], np.int32)
+    lnk = np.array([e[2] for e in edges] * 2, np.int32)
+    order = np.argsort(src, kind="stable")
+    link_owner = np.array(owners, np.int32).reshape(-1)
+    adj_ptr = np.zeros(n + 1, np.int64)
+    np.add.at(adj_ptr, src + 1, 1)
+    return _Problem(
+        stop_ids=stop_ids, stop_colour=np.array(colours, np.int8).reshape(-1),
+        link_ids=link_ids, link_owner=link_owner,
+        player_ids=player_ids, levels=levels, upgraded=upgraded, player=player,
+        ruleset=ruleset, own_majority=own_majority, require_own_link=require_own_link,
+        max_level=max_level, top_k=top_k, round=rnd,
+        adj_ptr=np.cumsum(adj_ptr), adj_to=dst[order], adj_link=lnk[order],
+        adj_owner=link_owner[lnk[order]] if len(lnk) else np.zeros(0, np.int32),
+        groups=[(s, c, counts[(s, c)]) for s, c in sorted(counts)],
+    )
+
+
+@dataclass
+class _Search:
+    """The kernel's answer for one level, decoded lazily."""
+    g_key: np.ndarray
+    g_len: np.ndarray
+    g_links: np.ndarray
+    g_stops: np.ndarray
+    g_legal: np.ndarray
+    t_key: np.ndarray
+    t_len: np.ndarray
+    t_links: np.ndarray
+    t_stops: np.ndarray
+    t_group: np.ndarray
+    t_size: int
+    explored: int
+
+
+def _run(pb: _Problem, level: int, top_k: int, dist: np.ndarray, require_own_link: bool,
+         only_groups: list[int] | None = None) -> _Search:
+    n_col = len(COLOURS)
+    origins = sorted({s for s, _, _ in pb.groups})
+    pos = {s: i for i, s in enumerate(origins)}
+    origin_groups = np.full((len(origins), n_col), -1, np.int32)
+    for g, (s, c, _) in enumerate(pb.groups):
+        if only_groups is None or g in only_groups:
+            origin_groups[pos[s], c] = g
+    out = kernel.search(pb.adj_ptr, pb.adj_to, pb.adj_link, pb.adj_owner, pb.stop_colour, dist,
+                        np.array(origins, np.int32), origin_groups, len(pb.groups), pb.player,
+                        len(pb.player_ids), level, pb.own_majority, require_own_link, top_k)
+    return _Search(*out[:10], int(out[10]), int(out[11]))
+
+
+def _delivery(pb: _Problem, group: int, length: int, links: np.ndarray, stops: np.ndarray) -> dict:
+    _, colour, _ = pb.groups[group]
+    link_idx = [int(x) for x in links[:length]]
+    path = [pb.stop_ids[int(x)] for x in stops[:length + 1]]
+    points: dict[str, int] = {}
+    for li in link_idx:
+        o = int(pb.link_owner[li])
+        if o >= 0:
+            points[pb.player_ids[o]] = points.get(pb.player_ids[o], 0) + 1
+    own = points.get(pb.player_ids[pb.player], 0)
+    return {
+        "colour": COLOURS[colour],
+        "stops": path,
+        "links": [pb.link_ids[li] for li in link_idx],
+        "destination": path[-1],
+        "own_points": own,
+        "other_points": sum(points.values()) - own,
+        "points_by_owner": points,
+    }
+
+
+def _group_bests(pb: _Problem, res: _Search) -> list[tuple[int, int]]:
+    """(key, group) of every group's best delivery, one entry per cube that could use it (at most
+    two: a phase has two moves), best first; ties keep group order."""
+    out = []
+    for g, (_, _, count) in enumerate(pb.groups):
+        if res.g_key[g] >= 0:
+            out += [(int(res.g_key[g]), g)] * min(count, 2)
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
+def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray) -> list[dict]:
+    """Why each cube group without a legal delivery has none (first matching cause in this order:
+    no_link, no_destination, unreachable, too_far, own_link, own_majority)."""
+    stuck = [g for g in range(len(pb.groups)) if res.g_legal[g] == 0]
+    if not stuck:
+        return []
+    n = len(pb.stop_ids)
+    me = pb.player_ids[pb.player]
+    out: dict[int, dict] = {}
+    ownership = []
+    for g in stuck:
+        s, c, count = pb.groups[g]
+        colour = COLOURS[c]
+        entry = {"stop": pb.stop_ids[s], "colour": colour, "count": count}
+        out[g] = entry
+        if pb.adj_ptr[s] == pb.adj_ptr[s + 1]:
+            entry.update(reason="no_link", detail=f"no completed link leaves {pb.stop_ids[s]}")
+            continue
+        if not any(pb.stop_colour[v] == c and v != s for v in range(n)):
+            entry.update(reason="no_destination", detail=f"there is no other {colour} city")
+            continue
+        # BFS from the origin: the nearest city of the colour is reached by a shortest path whose inner
+        # stops are all nearer, hence not of the colour, so that path is a delivery.
+        seen = {s: 0}
+        queue = deque([s])
+        nearest = None
+        while queue and nearest is None:
+            v = queue.popleft()
+            for k in range(pb.adj_ptr[v], pb.adj_ptr[v + 1]):
+                w = int(pb.adj_to[k])
+                if w not in seen:
+                    seen[w] = seen[v] + 1
+                    if pb.stop_colour[w] == c:
+                        nearest = seen[w]
+                        break
+                    queue.append(w)
+        if nearest is None:
+            entry.update(reason="unreachable", detail=f"no completed track reaches a {colour} city")
+        elif nearest > level:
+            entry.update(reason="too_far", links_needed=nearest,
+                         detail=f"the nearest {colour} city is {nearest} links away; level is {level}")
+        else:
+            ownership.append(g)
+    if ownership:
+        relaxed = _run(pb, level, 0, dist, False, only_groups=ownership) if pb.require_own_link else None
+        for g in ownership:
+            if relaxed is not None and relaxed.g_legal[g] > 0:
+                out[g].update(reason="own_link",
+                              detail=f"every route within {level} links uses none of {me}'s links")
+            else:
+                out[g].update(reason="own_majority",
+                              detail=f"every route within {level} links uses more links of another "
+                                     f"player than of {me}'s")
+    return [out[g] for g in stuck]
+
+
+_PLAN_RANK = {"move+move": 0, "move+upgrade": 1, "upgrade+move": 2, "move+pass": 3, "upgrade+pass": 4,
+              "pass+pass": 5, "move": 0, "upgrade": 1, "pass": 2}
+
+
+def _plans(pb: _Problem, now: list[tuple[int, int]], up: list[tuple[int, int]] | None,
+           decode_now, decode_up, level: int) -> list[dict]:
+    """Every plan for the rest of the phase, best first: most own points, then fewest points for others,
+    then fewest links; ties prefer moving early (the cube cannot be taken meanwhile) and then upgrading
+    (free in this phase). Cubes moved first are gone for the second move; other players are ignored."""
+    candidates = []
+
+    def plan(name, steps):
+        moves = [d for _, d in steps if d is not None]
+        own = sum(d["own_points"] for d in moves)
+        others = sum(d["other_points"] for d in moves)
+        links = sum(len(d["links"]) for d in moves)
+        out_steps, lvl = [], level
+        for i, (action, d) in enumerate(steps):
+            if action == "upgrade":
+                lvl += 1
+            step = {"round": pb.round + i, "action": action, "level": lvl}
+            if d is not None:
+                step["delivery"] = d
+            out_steps.append(step)
+        candidates.append(((own, -others, -links, -_PLAN_RANK[name]),
+                           {"name": name, "steps": out_steps, "own_points": own, "other_points": others,
+                            "level_after": lvl}))
+
+    if pb.round == 1:
+        if len(now) >= 2:
+            plan("move+move", [("move", decode_now(now[0][1])), ("move", decode_now(now[1][1]))])
+        if now and up is not None:
+            plan("move+upgrade", [("move", decode_now(now[0][1])), ("upgrade", None)])
+        if up:
+            plan("upgrade+move", [("upgrade", None), ("move", decode_up(up[0][1]))])
+        if now:
+            plan("move+pass", [("move", decode_now(now[0][1])), ("pass", None)])
+        if up is not None:
+            plan("upgrade+pass", [("upgrade", None), ("pass", None)])
+        plan("pass+pass", [("pass", None), ("pass", None)])
+    else:
+        if now:
+            plan("move", [("move", decode_now(now[0][1]))])
+        if up is not None:
+            plan("upgrade", [("upgrade", None)])
+        plan("pass", [("pass", None)])
+    candidates.sort(key=lambda t: t[0], reverse=True)
+    return [p for _, p in candidates]
+
+
+def _solve(pb: _Problem) -> dict:
+    level = pb.levels[pb.player]
+    dist = kernel.colour_distances(pb.adj_ptr, pb.adj_to, pb.stop_colour, len(COLOURS))
+    res = _run(pb, level, pb.top_k, dist, pb.require_own_link)
+    top = [_delivery(pb, int(res.t_group[i]), int(res.t_len[i]), res.t_links[i], res.t_stops[i])
+           for i in range(res.t_size)]
+    can_upgrade = not pb.upgraded[pb.player] and level < pb.max_level
+    explored = res.explored
+    up_res = None
+    if can_upgrade:
+        up_res = _run(pb, level + 1, 0, dist, pb.require_own_link)
+        explored += up_res.explored
+
+    def decoder(r):
+        return lambda g: _delivery(pb, g, int(r.g_len[g]), r.g_links[g], r.g_stops[g])
+
+    plans = _plans(pb, _group_bests(pb, res), _group_bests(pb, up_res) if up_res else None,
+                   decoder(res), decoder(up_res) if up_res else None, level)
+    result = {
+        "deliveries": top,
+        "undeliverable": _reasons(pb, res, level, dist),
+        "plan": plans[0],
+        "plan_alternatives": plans,
+        "player": pb.player_ids[pb.player],
+        "level": level,
+        "rules": {"ruleset": pb.ruleset, "own_majority": pb.own_majority,
+                  "require_own_link": pb.require_own_link, "max_level": pb.max_level},
+        "legal_deliveries": int(res.g_legal.sum()),
+        "explored": explored,
+    }
+    if top:
+        result["best"] = top[0]
+    return result
+
+
+def deliveries(request: dict) -> dict:
+    """Best deliveries, reasons and phase plan for `request` (a DeliveriesRequest as a proto3-JSON dict).
+
+    Returns a DeliveriesResponse as a dict that `json_format.ParseDict` accepts.
+    Raises InputError naming the offending field for bad input."""
+    return _solve(_parse(request))
+
+
+def deliveries_proto(request):
+    """The same for protobuf messages: DeliveriesRequest in, DeliveriesResponse out (for the server)."""
+    from google.protobuf import json_format
+    from revenue.v1 import steam_pb2
+
+    as_dict = json_format.MessageToDict(request, preserving_proto_field_name=True)
+    return json_format.ParseDict(deliveries(as_dict), steam_pb2.DeliveriesResponse())
+
+
+def _describe(d: dict, me: str) -> str:
+    others = ", ".join(f"{o} {n}" for o, n in sorted(d.get("points_by_owner", {}).items()) if o != me)
+    n = len(d.get("links", []))
+    text = (f"{d['colour']} cube {' -> '.join(d['stops'])} ({n} link{'s' if n != 1 else ''}): "
+            f"{d.get('own_points', 0)} for you")
+    return text + (f"; others: {others}" if others else "")
+
+
+def format_text(result: dict) -> str:
+    """A DeliveriesResponse dict as text for a player at the command line."""
+    me = result.get("player", "")
+    rules = result.get("rules", {})
+    flags = []
+    if rules.get("own_majority"):
+        flags.append("own links >= each other player's")
+    if rules.get("require_own_link"):
+        flags.append("at least one own link")
+    lines = [f"Goods deliveries for {me}, locomotive level {result.get('level')} "
+             f"({rules.get('ruleset', 'steam')} rules{': ' + ', '.join(flags) if flags else ''})"]
+    best = result.get("best")
+    lines.append(f"Best: {_describe(best, me)}" if best else "Best: no cube can be delivered")
+    deliveries_ = result.get("deliveries", [])
+    if len(deliveries_) > 1:
+        lines.append(f"Top {len(deliveries_)} (of {result.get('legal_deliveries', len(deliveries_))} legal):")
+        for i, d in enumerate(deliveries_, 1):
+            lines.append(f"  {i:>2}. {_describe(d, me)}")
+    plan = result.get("plan")
+    if plan:
+        lines.append(f"Plan for the phase ({plan['name']}): {plan.get('own_points', 0)} for you, "
+                     f"{plan.get('other_points', 0)} for others, level {plan.get('level_after')} after")
+        for step in plan.get("steps", []):
+            what = step["action"]
+            if what == "move":
+                what = "move " + _describe(step["delivery"], me)
+            elif what == "upgrade":
+                what = f"upgrade the locomotive to level {step.get('level')}"
+            lines.append(f"  round {step.get('round')}: {what}")
+    stuck = result.get("undeliverable", [])
+    if stuck:
+        lines.append("Cannot be delivered:")
+        for u in stuck:
+            count = u.get("count", 1)
+            lines.append(f"  {u['colour']} at {u['stop']}{f' (x{count})' if count > 1 else ''}: {u['detail']}")
+    return "\n".join(lines)

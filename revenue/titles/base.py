@@ -1,0 +1,206 @@
+"""A title: its printed map, tile manifest, trains and phases (data), plus the rule hooks that differ from
+the base rules of rules/base.md. Subclasses override hooks; data comes from revenue/titles/data/<title>.json.
+
+Hooks see the board and the track graph and answer in plain Python; revenue.problem compiles their answers
+into the arrays the kernels read, so a title never touches Numba.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from ..tiles import STOP_KINDS
+
+DATA = pathlib.Path(__file__).parent / "data"
+UNLIMITED = 999
+
+
+@dataclass(frozen=True)
+class DistanceRow:
+    """One row of an 18xx.games array distance: visited nodes of `kinds` cost their visit cost against
+    `visit`; at most `pay` of them (the best) are paid, each times `multiplier`."""
+    kinds: tuple[str, ...]
+    pay: int
+    visit: int
+    multiplier: int | None = None
+
+
+@dataclass(frozen=True)
+class TrainType:
+    name: str
+    rows: tuple[DistanceRow, ...]
+    multiplier: int = 1
+    distance: int | None = None     # the plain number of a numeric distance, for display
+
+    def row_of(self, kind: str) -> int:
+        """The first row listing `kind`, or -1 when this train may not visit that kind at all."""
+        for i, row in enumerate(self.rows):
+            if kind in row.kinds:
+                return i
+        return -1
+
+    def multiplier_of(self, kind: str) -> int:
+        i = self.row_of(kind)
+        m = self.rows[i].multiplier if i >= 0 else None
+        return m if m is not None else self.multiplier
+
+    def describe(self) -> str:
+        if self.distance is not None:
+            return "unlimited stops" if self.distance >= UNLIMITED else f"{self.distance} stops"
+        parts = []
+        for row in self.rows:
+            what = "/".join(row.kinds)
+            visit = "any number of" if row.visit >= UNLIMITED else f"up to {row.visit}"
+            pay = ("all paid" if row.pay >= row.visit or row.pay >= 99 else
+                   "none paid" if row.pay == 0 else f"best {row.pay} paid")
+            mult = f", x{row.multiplier}" if row.multiplier and row.multiplier != 1 else ""
+            parts.append(f"{visit} {what} ({pay}{mult})")
+        return "; ".join(parts)
+
+
+def train_from_dict(spec: dict, field_name: str = "train") -> TrainType:
+    """An 18xx.games train definition: `distance` is a number or a list of rows."""
+    name = spec.get("name")
+    if not name or not isinstance(name, str):
+        raise InputError(f"{field_name}.name", "a train needs a name")
+    distance = spec.get("distance")
+    multiplier = int(spec.get("multiplier") or 1)
+    if isinstance(distance, (int, float)) and not isinstance(distance, bool):
+        if distance < 1:
+            raise InputError(f"{field_name}.distance", f"{distance} is not >= 1")
+        return TrainType(name, (DistanceRow(STOP_KINDS, UNLIMITED, int(distance)),), multiplier, int(distance))
+    if not isinstance(distance, list) or not distance:
+        raise InputError(f"{field_name}.distance", "must be a number or a non-empty list of rows")
+    rows, seen = [], set()
+    for i, row in enumerate(distance):
+        where = f"{field_name}.distance[{i}]"
+        kinds = tuple(row.get("nodes") or ())
+        if not kinds:
+            raise InputError(f"{where}.nodes", "a row must list node types")
+        for kind in kinds:
+            if kind not in STOP_KINDS:
+                raise InputError(f"{where}.nodes", f"{kind!r} is not one of {', '.join(STOP_KINDS)}")
+            if kind in seen:
+                raise InputError(f"{where}.nodes", f"{kind!r} is already listed in an earlier row")
+            seen.add(kind)
+        pay, visit = int(row.get("pay", 0)), int(row.get("visit", 0))
+        if pay < 0 or visit < 0:
+            raise InputError(where, "pay and visit must be >= 0")
+        rows.append(DistanceRow(kinds, pay, visit, int(row["multiplier"]) if row.get("multiplier") else None))
+    return TrainType(name, tuple(rows), multiplier)
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    colours: tuple[str, ...]
+    train_limit: int | None = None
+    on: str | None = None
+
+
+@dataclass(frozen=True)
+class MapHex:
+    """A hex of the printed map."""
+    name: str
+    code: str
+    color: str
+    location: str = ""
+    rotation: int = 0
+    reservations: tuple = ()
+
+
+@dataclass
+class TitleData:
+    layout: str
+    hexes: dict[str, MapHex]
+    manifest: dict[str, dict]            # tile name -> {name, color, code, count}
+    trains: dict[str, TrainType]
+    phases: list[Phase]
+    corporations: list[dict] = field(default_factory=list)
+    companies: list[dict] = field(default_factory=list)
+
+
+def data_from_dict(d: dict) -> TitleData:
+    hexes = {h["name"]: MapHex(h["name"], h.get("code") or "", h.get("color", "white"), h.get("location") or "",
+                               int(h.get("rotation") or 0), tuple(h.get("reservations") or ()))
+             for h in d["hexes"]}
+    trains: dict[str, TrainType] = {}
+    for t in d["trains"]:
+        trains[t["name"]] = train_from_dict(t)
+        for v in t.get("variants") or ():
+            trains[v["name"]] = train_from_dict(v)
+    phases = [Phase(str(p["name"]), tuple(p["tiles"]), p.get("train_limit"), p.get("on")) for p in d["phases"]]
+    return TitleData(d["layout"], hexes, {t["name"]: t for t in d["tiles"]}, trains, phases,
+                     d.get("corporations", []), d.get("companies", []))
+
+
+class Title:
+    """Base rules (rules/base.md): subclasses set `name`/`description` and override hooks."""
+
+    name = "base"
+    description = ""
+    #: option name -> description, for the options that change routes
+    options: dict[str, str] = {}
+
+    def __init__(self) -> None:
+        self._raw: dict | None = None
+        self._data: dict[tuple, TitleData] = {}
+
+    # ---- data ---------------------------------------------------------------------------------------
+    def raw(self) -> dict:
+        if self._raw is None:
+            self._raw = json.loads((DATA / f"{self.name}.json").read_text())
+        return self._raw
+
+    def data(self, options: dict[str, str] | None = None, board_request: dict | None = None) -> TitleData:
+        """The title's data with the map variants its options select."""
+        active = tuple(sorted(k for k, v in (options or {}).items() if str(v).lower() not in ("", "0", "false", "no")))
+        if active not in self._data:
+            raw = dict(self.raw())
+            for variant in raw.get("variants", ()):
+                if set(variant["options"]) <= set(active):
+                    hexes = {h["name"]: h for h in raw["hexes"]}
+                    tiles = {t["name"]: t for t in raw["tiles"]}
+                    for name, h in variant["hexes"].items():
+                        hexes.pop(name) if h is None else hexes.__setitem__(name, h)
+                    for name, t in variant["tiles"].items():
+                        tiles.pop(name) if t is None else tiles.__setitem__(name, t)
+                    raw = {**raw, "hexes": list(hexes.values()), "tiles": list(tiles.values()),
+                           **{k: variant[k] for k in ("trains", "companies") if k in variant}}
+            self._data[active] = data_from_dict(raw)
+        return self._data[active]
+
+    def check_options(self, options: dict[str, str]) -> None:
+        for key in options:
+            if key not in self.options and key not in self.free_options():
+                known = ", ".join(sorted(self.options)) or "none"
+                raise InputError(f"board.options[{key}]", f"unknown option for {self.name} (known: {known})")
+
+    def free_options(self) -> tuple[str, ...]:
+        """Options whose values are data rather than switches (18Rhl's coal/steel hexes)."""
+        return ()
+
+    # ---- rule hooks (base behaviour) -----------------------------------------------------------------
+    def node_blocks(self, node, company: str, board) -> bool:
+        """Whether `company` may not pass through `node` (rules/base.md section 3)."""
+        if node.kind == "offboard":
+            return True
+        if node.kind not in ("city", "pass"):
+            return False
+        tokens = node.tokens
+        if company in tokens or len(tokens) < node.slots:
+            return False
+        return len(tokens) > 0
+
+    def end_allowed(self, train: TrainType, node) -> bool:
+        """Whether a route of `train` may begin or end at `node`."""
+        return True
+
+    def stop_bonuses(self, train: TrainType, company, board, graph) -> list[tuple[str, set[int], int]]:
+        """Per-stop bonuses: (name, node ids, amount added per paid stop among them)."""
+        return []
+
+    def check_board(self, board) -> None:
+        """Title-specific checks of an assembled board (options naming hexes, ...)."""

@@ -1,0 +1,7 @@
+"""1830, the classic reference: the base rules unchanged (rules/base.md section 7)."""
+from .base import Title
+
+
+class G1830(Title):
+    name = "1830"
+    description = "1830: Railways & Robber Barons, the base rules (numeric distances, D = unlimited)"
