@@ -1,0 +1,93 @@
+"""Choose one route per train, no two sharing a track key, maximising the total: branch and bound.
+
+Routes of each train type are sorted by revenue (best first). Trains are searched in order; a train may
+also run no route. The bound at train i is `so far + best remaining route of each later train`, valid
+because a route's revenue depends on that route alone. Identical trains take routes in non-increasing
+order, so each set of routes is searched once. `progress` is shared with the calling thread:
+  progress[0] best total, progress[1] improvements so far, progress[2] nodes explored,
+  progress[3] index of the train-0 route being explored (for the anytime bound), progress[4:4+T] the
+  chosen route of each train (-1 = none), as indices into that train's sorted routes.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+STOP_CHECK = 1024
+
+
+@njit(cache=True, nogil=True)
+def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best, progress, stop):
+    """group_of[t]: route group of train t; routes of group g are rev/keys[group_start[g]:group_start[g+1]],
+    sorted by revenue descending. suffix_best[t] = sum over trains t.. of their group's best revenue.
+    Returns True when the search finished (the result is proved optimal)."""
+    n_trains = group_of.shape[0]
+    words = keys.shape[1]
+    used = np.zeros((n_trains + 1, words), dtype=np.uint64)
+    idx = np.full(n_trains, -1, dtype=np.int64)     # position within the group; count = "no route"
+    total = np.zeros(n_trains + 1, dtype=np.int64)
+    best = progress[0]
+    explored = 0
+    t = 0
+    idx[0] = -1
+    while t >= 0:
+        g = group_of[t]
+        lo, hi = group_start[g], group_start[g + 1]
+        count = hi - lo
+        i = idx[t] + 1
+        if same_as_prev[t] and t > 0 and idx[t] == -1:
+            i = idx[t - 1] if idx[t - 1] < count else count   # symmetry: not better than the previous train
+        found = False
+        while i < count:
+            explored += 1
+            if explored % STOP_CHECK == 0:
+                progress[2] = explored
+                if stop[0] != 0:
+                    return False
+            r = lo + i
+            if total[t] + rev[r] + suffix_best[t + 1] <= best:
+                i = count     # sorted: no later route of this train can help
+                break
+            ok = True
+            for k in range(words):
+                if used[t, k] & keys[r, k]:
+                    ok = False
+                    break
+            if ok:
+                found = True
+                break
+            i += 1
+        if t == 0:
+            progress[3] = i
+        if not found:
+            if i == count and idx[t] < count:
+                # "no route" for this train: only worth it if the rest can still beat the best
+                if total[t] + suffix_best[t + 1] > best:
+                    idx[t] = count
+                    total[t + 1] = total[t]
+                    for k in range(words):
+                        used[t + 1, k] = used[t, k]
+                    found = True
+            if not found:
+                idx[t] = -1
+                t -= 1
+                continue
+        else:
+            idx[t] = i
+            r = lo + i
+            total[t + 1] = total[t] + rev[r]
+            for k in range(words):
+                used[t + 1, k] = used[t, k] | keys[r, k]
+        if t + 1 == n_trains:
+            if total[n_trains] > best:
+                best = total[n_trains]
+                progress[0] = best
+                for j in range(n_trains):
+                    progress[4 + j] = idx[j] if idx[j] < group_start[group_of[j] + 1] - group_start[group_of[j]] else -1
+                progress[1] += 1
+            # stay on this train and try its next option
+            continue
+        t += 1
+        idx[t] = -1
+    progress[2] = explored
+    return True

@@ -1,0 +1,208 @@
+"""The optimizer: the best legal assignment of routes to a company's trains, with proof.
+
+solve() compiles the board into arrays (revenue.problem), enumerates every legal route of each train
+type (revenue.core.routes) and searches the best combination by branch and bound
+(revenue.core.combine). The kernels run in a worker thread without the GIL; this thread watches the
+deadline, the caller's cancel event and the shared progress array, and reports each improvement.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Callable
+
+import numpy as np
+
+from .board import build_board
+from .company import build_company
+from .core.combine import best_combination
+from .core.routes import TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes
+from .errors import InputError
+from .evaluate import route_result
+from .graph import build_graph
+from .problem import Problem, compile_problem
+
+POLL_SECONDS = 0.002
+
+
+class RouteSet:
+    """Every legal route of one train type, best first."""
+
+    def __init__(self, problem: Problem, train: str, rev, keys, start, nodes, chains, complete: bool):
+        order = np.argsort(-rev, kind="stable")
+        self.train, self.problem = train, problem
+        self.rev, self.keys, self.order = rev[order], keys[order], order
+        self.start, self.nodes, self.chains = start, nodes, chains
+        self.complete = complete
+
+    def __len__(self) -> int:
+        return len(self.rev)
+
+    def route(self, i: int) -> dict:
+        """The result entry of the i-th best route."""
+        j = self.order[i]
+        a, b = self.start[j], self.start[j + 1]
+        nodes = [int(v) for v in self.nodes[a:b]]
+        graph = self.problem.graph
+        chains = [graph.chains[int(c)] for c in self.chains[a + 1:b]]
+        return route_result(self.problem, self.problem.specs[self.train], nodes, chains)
+
+
+def adjacency(problem: Problem):
+    """CSR arrays of the chains leaving each node, with the terminal flags seen from that node."""
+    graph = problem.graph
+    start = np.zeros(len(graph.nodes) + 1, dtype=np.int64)
+    chain, other, flags = [], [], []
+    for v, cids in enumerate(graph.adjacency):
+        for cid in cids:
+            c = graph.chains[cid]
+            chain.append(cid)
+            other.append(c.other(v))
+            flags.append((TERM_HERE if c.terminal_at(v) else 0) | (TERM_THERE if c.terminal_at(c.other(v)) else 0)
+                         | (TERM_INNER if c.terminal_inner else 0))
+        start[v + 1] = len(chain)
+    return start, np.array(chain, dtype=np.int64), np.array(other, dtype=np.int64), np.array(flags, dtype=np.int64)
+
+
+def reachable(problem: Problem) -> np.ndarray:
+    """Nodes that some route through a token city can reach: beyond the token, a walk continues only
+    through nodes the company may pass (a blocked node can end a route, never be passed)."""
+    graph = problem.graph
+    seen = np.zeros(len(graph.nodes), dtype=np.bool_)
+    queue = deque(int(v) for v in np.flatnonzero(problem.token))
+    for v in queue:
+        seen[v] = True
+    while queue:
+        v = queue.popleft()
+        if problem.blocks[v] and not problem.token[v]:
+            continue
+        for cid in graph.adjacency[v]:
+            w = graph.chains[cid].other(v)
+            if not seen[w]:
+                seen[w] = True
+                queue.append(w)
+    return seen
+
+
+def _empty_result(started: float, note: str = "") -> dict:
+    result = {"revenue": 0, "routes": [], "optimal": True, "upper_bound": 0,
+              "stats": {"candidate_routes": 0, "nodes_explored": 0,
+                        "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "timed_out": False}}
+    if note:
+        result["note"] = note
+    return result
+
+
+def solve(request: dict, deadline: float | None = None, on_improve: Callable[[dict], None] | None = None,
+          cancel: threading.Event | None = None) -> dict:
+    """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
+    deadline_ms). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel the
+    answer may be the best found so far, with optimal False and a valid upper bound."""
+    started = time.perf_counter()
+    if deadline is None and request.get("deadline_ms"):
+        deadline = float(request["deadline_ms"]) / 1000.0
+    if deadline is not None and deadline <= 0:
+        raise InputError("deadline_ms", f"{deadline * 1000:g} is not > 0")
+    board = build_board(request.get("board") or {})
+    company = build_company(request.get("company") or {}, board)
+    if not company.trains:
+        return _empty_result(started, "the company has no trains")
+    graph = build_graph(board)
+    problem = compile_problem(graph, company)
+    if not problem.token.any():
+        return _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
+    return Search(problem, started, deadline, on_improve, cancel).run()
+
+
+class Search:
+    def __init__(self, problem, started, deadline, on_improve, cancel):
+        self.problem, self.started = problem, started
+        self.until = None if deadline is None else started + deadline
+        self.on_improve, self.cancel = on_improve, cancel
+        self.stop = np.zeros(1, dtype=np.int64)
+        self.sets: dict[str, RouteSet] = {}
+        self.error: BaseException | None = None
+        trains = list(problem.company.trains)
+        self.n = len(trains)
+        self.progress = np.zeros(4 + self.n, dtype=np.int64)
+        self.trains = trains
+        self.complete = False
+
+    def _work(self) -> None:
+        try:
+            p = self.problem
+            adj = adjacency(p)
+            allowed = reachable(p)
+            for name, spec in p.specs.items():
+                out = enumerate_routes(*adj, p.chain_keys, spec.row, spec.value, p.cost, spec.end_ok, p.token,
+                                       p.blocks, p.groups, spec.row_visit, spec.row_pay, allowed, self.stop)
+                self.sets[name] = RouteSet(p, name, *out)
+                if not out[-1]:
+                    return
+            # Train types with the best routes first: tighter bounds early.
+            names = sorted(self.sets, key=lambda t: -(self.sets[t].rev[0] if len(self.sets[t]) else 0))
+            self.trains.sort(key=lambda t: names.index(t.name))
+            group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
+            group_start = np.zeros(len(names) + 1, dtype=np.int64)
+            for g, name in enumerate(names):
+                group_start[g + 1] = group_start[g] + len(self.sets[name])
+            rev = np.concatenate([self.sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
+            keys = np.concatenate([self.sets[t].keys for t in names]).reshape(len(rev), p.words)
+            same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(self.n)], dtype=np.bool_)
+            best_each = np.array([self.sets[t.name].rev[0] if len(self.sets[t.name]) else 0 for t in self.trains],
+                                 dtype=np.int64)
+            self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
+            self.progress[4:] = -1
+            self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix,
+                                             self.progress, self.stop)
+        except BaseException as exc:   # surfaced by run()
+            self.error = exc
+
+    def _current(self) -> tuple[int, list[dict]]:
+        routes = []
+        for t, train in enumerate(self.trains):
+            i = int(self.progress[4 + t])
+            if i >= 0:
+                routes.append(self.sets[train.name].route(i))
+        return sum(r["revenue"] for r in routes), routes
+
+    def run(self) -> dict:
+        worker = threading.Thread(target=self._work, name="revenue-solve", daemon=True)
+        worker.start()
+        seen = 0
+        timed_out = False
+        while worker.is_alive():
+            worker.join(POLL_SECONDS)
+            if self.cancel is not None and self.cancel.is_set() or \
+                    self.until is not None and time.perf_counter() >= self.until:
+                timed_out = True
+                self.stop[0] = 1
+            if self.on_improve and self.progress[1] > seen and len(self.sets) == len(self.problem.specs):
+                seen = int(self.progress[1])
+                revenue, routes = self._current()
+                self.on_improve({"revenue": revenue, "routes": routes})
+        if self.error is not None:
+            raise self.error
+        revenue, routes = self._current() if len(self.sets) == len(self.problem.specs) else (0, [])
+        if self.on_improve and self.progress[1] > seen:
+            self.on_improve({"revenue": revenue, "routes": routes})
+        optimal = self.complete
+        if optimal:
+            bound = revenue
+        elif len(self.sets) < len(self.problem.specs):
+            bound = None       # routes not even enumerated: no bound from this search
+        else:
+            first = self.sets[self.trains[0].name]
+            i = int(self.progress[3])
+            bound = int(self.suffix[0] if i <= 0 else
+                        (first.rev[i] + self.suffix[1] if i < len(first) else self.suffix[1]))
+            bound = max(bound, revenue)
+        stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
+                 "nodes_explored": int(self.progress[2]),
+                 "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3),
+                 "timed_out": timed_out and not optimal}
+        result = {"revenue": revenue, "routes": routes, "optimal": optimal, "stats": stats}
+        if bound is not None:
+            result["upper_bound"] = bound
+        return result
