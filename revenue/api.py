@@ -1,0 +1,186 @@
+"""The proto3-JSON boundary of the library: requests in, results out, in the shapes of revenue.v1.
+
+Requests are checked against the message schema before the library sees them, so an unknown field or a
+value of the wrong type is an InputError naming the field (`board.tiles[0].rotation: "x" is not an
+integer`) rather than a protobuf parse message. The library then works on plain dicts with proto field
+names; note that proto3 drops default values (0, "", false, empty lists), so the library treats a
+missing key as its default.
+"""
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from .errors import InputError
+
+_INT_RANGES = {
+    FieldDescriptor.TYPE_INT32: (-2**31, 2**31 - 1), FieldDescriptor.TYPE_SINT32: (-2**31, 2**31 - 1),
+    FieldDescriptor.TYPE_SFIXED32: (-2**31, 2**31 - 1), FieldDescriptor.TYPE_UINT32: (0, 2**32 - 1),
+    FieldDescriptor.TYPE_FIXED32: (0, 2**32 - 1), FieldDescriptor.TYPE_INT64: (-2**63, 2**63 - 1),
+    FieldDescriptor.TYPE_SINT64: (-2**63, 2**63 - 1), FieldDescriptor.TYPE_SFIXED64: (-2**63, 2**63 - 1),
+    FieldDescriptor.TYPE_UINT64: (0, 2**64 - 1), FieldDescriptor.TYPE_FIXED64: (0, 2**64 - 1),
+}
+_FLOATS = (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
+
+
+def _is_repeated(f: FieldDescriptor) -> bool:
+    # `is_repeated` is the newer spelling; `label` is deprecated in recent protobuf releases.
+    rep = getattr(f, "is_repeated", None)
+    return rep if isinstance(rep, bool) else f.label == FieldDescriptor.LABEL_REPEATED
+
+
+def _is_map(f: FieldDescriptor) -> bool:
+    return (f.type == FieldDescriptor.TYPE_MESSAGE and f.message_type.GetOptions().map_entry
+            and _is_repeated(f))
+
+
+def _check_scalar(f: FieldDescriptor, value: Any, where: str) -> None:
+    t = f.type
+    if t == FieldDescriptor.TYPE_STRING:
+        if not isinstance(value, str):
+            raise InputError(where, f"{json.dumps(value)} is not a string")
+    elif t == FieldDescriptor.TYPE_BOOL:
+        if not isinstance(value, bool):
+            raise InputError(where, f"{json.dumps(value)} is not true or false")
+    elif t in _INT_RANGES:
+        number = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, float) and math.isfinite(value) and value == int(value):
+            number = int(value)
+        elif isinstance(value, str):   # proto3 JSON allows integers as strings ("7"), int64 is written so
+            try:
+                number = int(value)
+            except ValueError:
+                pass
+        if number is None:
+            raise InputError(where, f"{json.dumps(value)} is not an integer")
+        lo, hi = _INT_RANGES[t]
+        if not lo <= number <= hi:
+            raise InputError(where, f"{number} is out of range ({lo}..{hi})")
+    elif t in _FLOATS:
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)) or \
+            value in ("NaN", "Infinity", "-Infinity")
+        if not ok and isinstance(value, str):
+            try:
+                float(value)
+                ok = True
+            except ValueError:
+                pass
+        if not ok:
+            raise InputError(where, f"{json.dumps(value)} is not a number")
+
+
+def _check_value(f: FieldDescriptor, value: Any, where: str) -> None:
+    if f.type == FieldDescriptor.TYPE_MESSAGE:
+        _check_message(f.message_type, value, where)
+    else:
+        _check_scalar(f, value, where)
+
+
+def _check_message(desc: Descriptor, obj: Any, where: str) -> None:
+    """Walk a JSON object against a message descriptor; raise InputError at the first bad field."""
+    if not isinstance(obj, dict):
+        raise InputError(where, f"must be an object (a {desc.name}), not {json.dumps(obj)[:40]}")
+    by_name = {f.name: f for f in desc.fields}
+    by_name.update({f.json_name: f for f in desc.fields})
+    seen: dict[str, str] = {}
+    for key, value in obj.items():
+        path = f"{where}.{key}" if where else key
+        f = by_name.get(key)
+        if f is None:
+            known = ", ".join(f.name for f in desc.fields) or "none"
+            raise InputError(path, f"unknown field of {desc.name} (fields: {known})")
+        if f.name in seen:
+            raise InputError(path, f"given twice (also as {seen[f.name]})")
+        seen[f.name] = key
+        if value is None:    # proto3 JSON: null means the default
+            continue
+        if _is_map(f):
+            if not isinstance(value, dict):
+                raise InputError(path, "must be an object of key: value")
+            value_field = f.message_type.fields_by_name["value"]
+            for k, v in value.items():
+                _check_value(value_field, v, f"{path}[{k}]")
+        elif _is_repeated(f):
+            if not isinstance(value, list):
+                raise InputError(path, "must be a list")
+            for i, item in enumerate(value):
+                _check_value(f, item, f"{path}[{i}]")
+        else:
+            _check_value(f, value, path)
+
+
+def _read(path_or_text: str | pathlib.Path) -> tuple[Any, str]:
+    """JSON from a file path or from the text itself; returns (object, where it came from)."""
+    if isinstance(path_or_text, pathlib.Path) or not str(path_or_text).lstrip().startswith(("{", "[")):
+        path = pathlib.Path(path_or_text)
+        try:
+            text = path.read_text()
+        except FileNotFoundError:
+            raise InputError("", f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError("", f"{path}: cannot read ({exc})") from None
+        origin = str(path)
+    else:
+        text, origin = str(path_or_text), "request"
+    try:
+        return json.loads(text), origin
+    except json.JSONDecodeError as exc:
+        raise InputError("", f"{origin}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") \
+            from None
+
+
+def parse_request(obj: Any, message_type: type[Message]) -> dict:
+    """Check a decoded JSON object against `message_type` and return it as a dict with proto field names."""
+    _check_message(message_type.DESCRIPTOR, obj, "")
+    try:
+        message = json_format.ParseDict(obj, message_type())
+    except json_format.ParseError as exc:   # anything the walk above did not anticipate
+        raise InputError("", f"not a valid {message_type.DESCRIPTOR.name}: {exc}") from None
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def load_request(path_or_text: str | pathlib.Path, message_type: type[Message]) -> dict:
+    """Read a request (a JSON file path, or the JSON text itself) as a dict in the shape of `message_type`.
+
+    Unknown fields and wrong types raise InputError naming the field, e.g. `board.tiles[0].rotation`.
+    """
+    obj, _ = _read(path_or_text)
+    return parse_request(obj, message_type)
+
+
+def to_message(result: dict, message_type: type[Message]) -> Message:
+    """A library result dict as its proto message (raises ParseError if the library broke the contract)."""
+    return json_format.ParseDict(result, message_type())
+
+
+def to_json(result: dict, message_type: type[Message], indent: int | None = 2) -> str:
+    """A library result dict as proto3 JSON, with proto field names and default values written out."""
+    return json_format.MessageToJson(to_message(result, message_type), preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True, indent=indent)
+
+
+def list_titles() -> dict:
+    """Every title with its trains, phases and options, in the shape of revenue.v1.ListTitlesResponse."""
+    from .titles import TITLES
+
+    titles = []
+    for title in TITLES.values():
+        entry: dict[str, Any] = {"name": title.name, "description": title.description}
+        if title.name != "custom":   # the custom title's map, trains and phases come in each request
+            data = title.data()
+            entry["layout"] = data.layout
+            entry["trains"] = [{"name": t.name, "description": t.describe()} for t in data.trains.values()]
+            entry["phases"] = [{"name": p.name, "tiles": list(p.colours),
+                                **({"train_limit": p.train_limit} if isinstance(p.train_limit, int) else {})}
+                               for p in data.phases]
+        entry["options"] = [{"name": k, "description": v} for k, v in title.options.items()]
+        titles.append(entry)
+    return {"titles": titles}

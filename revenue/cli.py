@@ -1,0 +1,162 @@
+"""The `revenue` command line: titles and revenue of given routes (and, added by their own modules,
+the optimizer, benchmarks, the service and Steam deliveries).
+
+Every command reads the proto3 JSON of a revenue.v1 request. Bad input prints `error: <field>:
+<description>` on stderr and exits with status 2; no command shows a traceback for it.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from . import api
+from .errors import InputError
+
+EXIT_BAD_INPUT = 2
+
+
+def console() -> Console:
+    # Created per call so that output follows sys.stdout as it is at that moment (tests swap it).
+    return Console(highlight=False, soft_wrap=True)
+
+
+def fail(exc: InputError) -> None:
+    """Report bad input the documented way and exit 2."""
+    for field, description in exc.violations:
+        click.echo(f"error: {field}: {description}" if field else f"error: {description}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def reports_input_errors(command):
+    """Decorator for commands: InputError becomes `error: field: description` and exit status 2."""
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except InputError as exc:
+            fail(exc)
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="revenue")
+def main() -> None:
+    """Exact route optimizer and revenue calculator for 18xx railway games.
+
+    Requests are JSON files in the proto3 JSON form of the revenue.v1 messages (see the README and
+    examples/). Bad input is reported as `error: <field>: <description>` with exit status 2.
+    """
+
+
+# ---- titles -------------------------------------------------------------------------------------------
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print revenue.v1.ListTitlesResponse as proto3 JSON.")
+def titles(as_json: bool) -> None:
+    """List the titles with their trains, phases and options."""
+    from .v1 import revenue_pb2
+
+    result = api.list_titles()
+    if as_json:
+        click.echo(api.to_json(result, revenue_pb2.ListTitlesResponse))
+        return
+    out = console()
+    for t in result["titles"]:
+        out.print(f"[bold]{t['name']}[/bold]  {t['description']}")
+        if t["name"] == "custom":
+            out.print("  layout, hexes, trains and phases come in board.custom of each request")
+        else:
+            out.print(f"  layout: {t['layout']}")
+            table = Table(box=None, show_header=True, padding=(0, 2, 0, 2))
+            table.add_column("train")
+            table.add_column("distance")
+            for train in t["trains"]:
+                table.add_row(train["name"], train["description"])
+            out.print(table)
+            phases = ", ".join(f"{p['name']} ({'/'.join(p['tiles'])}"
+                               + (f", limit {p['train_limit']})" if p.get("train_limit") else ")")
+                               for p in t["phases"])
+            out.print(f"  phases: {phases}")
+        for option in t.get("options", []):
+            out.print(f"  option {option['name']}: {option['description']}")
+        out.print()
+
+
+# ---- evaluate -----------------------------------------------------------------------------------------
+
+def _locations(request: dict) -> dict[str, str]:
+    """Hex name -> location name of the request's board, for display ({} if the board does not build)."""
+    from .board import build_board
+
+    try:
+        board = build_board(request.get("board") or {})
+    except InputError:
+        return {}
+    return {name: h.location for name, h in board.hexes.items() if h.location}
+
+
+def _stop_label(node: str, locations: dict[str, str]) -> str:
+    place = locations.get(node.rsplit("-", 1)[0])
+    return f"{node} ({place})" if place else node
+
+
+def print_routes(routes: list[dict], locations: dict[str, str], out: Console) -> None:
+    """Per route: the train, its stops with their values, bonuses and revenue, or the rule it breaks."""
+    for r in routes:
+        head = f"[bold]{r.get('train', '')}[/bold] train"
+        error = r.get("error")
+        if error:
+            where = f" at {error['where']}" if error.get("where") else ""
+            out.print(f"{head}: [red]illegal[/red] ({error.get('rule', '')}{where}): {error.get('message', '')}")
+            out.print(f"  nodes: {' -> '.join(r.get('nodes', []))}")
+            continue
+        stops = []
+        for s in r.get("stops", []):
+            value = s.get("value", 0) if s.get("paid") else "passed, not paid"
+            stops.append(f"{_stop_label(s['node'], locations)} {value}")
+        out.print(f"{head}: {' -> '.join(stops)}")
+        for b in r.get("bonuses", []):
+            out.print(f"  bonus {b['name']}: +{b.get('amount', 0)}")
+        out.print(f"  revenue {r.get('revenue', 0)}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True,
+              help="Print revenue.v1.EvaluateResponse as proto3 JSON instead of text.")
+@reports_input_errors
+def evaluate(file: str, as_json: bool) -> None:
+    """Check the routes in FILE and compute their revenue.
+
+    FILE holds a revenue.v1.EvaluateRequest in proto3 JSON: the board, the company and its routes
+    (train and nodes like "F9-0", optionally the connections in the 18xx.games run_routes shape).
+    The answer gives each route's stops, bonuses and revenue, or the rule an illegal route breaks
+    (not_connected, no_token, track_reused, ...). An illegal run is an answer, not an error: the
+    exit status is 0; bad input exits with 2.
+    """
+    from .evaluate import evaluate as run
+    from .v1 import revenue_pb2
+
+    request = api.load_request(file, revenue_pb2.EvaluateRequest)
+    result = run(request)
+    if as_json:
+        click.echo(api.to_json(result, revenue_pb2.EvaluateResponse))
+        return
+    out = console()
+    board = request.get("board") or {}
+    company = request.get("company") or {}
+    out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company {company.get('id', '')}")
+    print_routes(result["routes"], _locations(request), out)
+    if result["legal"]:
+        out.print(f"[bold]total {result['revenue']}[/bold]")
+    else:
+        out.print("[bold red]illegal run[/bold red]: total 0")
+
+
+# ---- further commands -----------------------------------------------------------------------------------
+# `solve`, `bench`, `serve` and `deliveries` are defined next to the code they drive and registered here
+# with main.add_command(...), each using `reports_input_errors`, `api.load_request` and `print_routes`.
