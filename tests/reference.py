@@ -1,0 +1,224 @@
+"""A slow, obviously correct reference solver, independent of revenue.graph, revenue.problem and the
+kernels: it reads only the assembled board (tiles, rotations, tokens) and re-derives everything.
+
+Track model: a networkx MultiGraph whose vertices are revenue nodes, junctions and path *ends*
+("end", hex, map edge); its edges are tile paths, plus one "crossing" edge between the ends that face
+each other across a hex side. A route is a trail that alternates path and crossing at every end vertex,
+starts and stops at revenue nodes and passes only nodes the company may pass. Rules are applied as
+rules/base.md words them; revenue is the engine's subset search; the best run is brute force over all
+route combinations.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+import networkx as nx
+
+from revenue import hexgrid
+
+STOP_KINDS = {"city", "pass", "town", "halt", "offboard"}
+
+
+def track_graph(board) -> nx.MultiGraph:
+    g = nx.MultiGraph()
+    for name, bh in board.hexes.items():
+        parts = {n.ordinal: n for n in bh.tile.node_parts}
+        for p in bh.tile.paths:
+            ends = []
+            for e in p.ends:
+                if e.edge is not None:
+                    ends.append(("end", name, (e.edge + bh.rotation) % 6))
+                elif parts[e.node].kind == "junction":
+                    ends.append(("junction", name, e.node))
+                else:
+                    ends.append(("node", name, e.node))
+            for v in ends:
+                if v[0] == "node":
+                    g.add_node(v, part=parts[v[2]], hex=name)
+                else:
+                    g.add_node(v)
+            g.add_edge(ends[0], ends[1], key=("path", name, p.part), kind="path", terminal=p.terminal)
+    for name, bh in board.hexes.items():
+        for edge in range(6):
+            other = board.neighbours[name].get(edge)
+            a, b = ("end", name, edge), ("end", other, hexgrid.opposite(edge))
+            if other and a in g and b in g and name < other and edge not in bh.impassable \
+                    and hexgrid.opposite(edge) not in board.hexes[other].impassable:
+                g.add_edge(a, b, key=("cross", name, edge), kind="cross", terminal=False)
+    return g
+
+
+def node_name(g, v) -> str:
+    return f"{v[1]}-{g.nodes[v]['part'].part}"
+
+
+def blocks(board, g, v, company) -> bool:
+    part = g.nodes[v]["part"]
+    if part.kind == "offboard":
+        return True
+    if part.kind not in ("city", "pass"):
+        return False
+    city_index = [n.ordinal for n in board.hexes[v[1]].tile.node_parts if n.kind in ("city", "pass")].index(v[2])
+    tokens = board.tokens.get((v[1], city_index), [])
+    return company not in tokens and len(tokens) >= part.slots and len(tokens) > 0
+
+
+def has_token(board, g, v, company) -> bool:
+    part = g.nodes[v]["part"]
+    if part.kind not in ("city", "pass"):
+        return False
+    city_index = [n.ordinal for n in board.hexes[v[1]].tile.node_parts if n.kind in ("city", "pass")].index(v[2])
+    return company in board.tokens.get((v[1], city_index), [])
+
+
+def all_trails(board, g, company):
+    """Every route shape: (node vertices in order, set of used ends and node-node paths, path keys in
+    order, first/last path terminal flags). Each undirected route is listed once."""
+    out = []
+    starts = [v for v in g if v[0] == "node"]
+
+    def extend(nodes, used_paths, used_ends, path_seq, at, arrived_by_path):
+        # at: current vertex; arrived_by_path: whether we came to `at` over a path (True) or crossing
+        for _, nxt, key, data in g.edges(at, keys=True, data=True):
+            kind = data["kind"]
+            if at[0] == "end" and ((kind == "path") == arrived_by_path):
+                continue          # at an end: path must be followed by a crossing and vice versa
+            if at[0] in ("node", "junction") and kind != "path":
+                continue
+            if kind == "path" and key in used_paths:
+                continue
+            new_ends = set()
+            for v in (at, nxt):
+                if v[0] == "end" and kind == "path":
+                    new_ends.add(v)
+            if new_ends & used_ends:
+                continue
+            seq = path_seq + ([(key, data["terminal"])] if kind == "path" else [])
+            if nxt[0] == "node":
+                if nxt in nodes:
+                    continue
+                route_nodes = nodes + [nxt]
+                out.append((route_nodes, used_ends | new_ends, used_paths | {key}, seq))
+                part = g.nodes[nxt]["part"]
+                if part.kind in STOP_KINDS and not blocks(board, g, nxt, company):
+                    extend(route_nodes, used_paths | {key}, used_ends | new_ends, seq, nxt, True)
+            else:
+                extend(nodes, used_paths | ({key} if kind == "path" else set()), used_ends | new_ends, seq, nxt,
+                       kind == "path")
+
+    for s in starts:
+        extend([s], frozenset(), frozenset(), [], s, True)
+    unique = {}
+    for nodes, ends, paths, seq in out:
+        ident = frozenset(paths)
+        if nodes[0] > nodes[-1]:
+            continue
+        unique[(tuple(nodes), ident)] = (nodes, ends, paths, seq)
+    return list(unique.values())
+
+
+def engine_revenue(values, kinds, tokened, rows):
+    """rules/base.md section 5: k from min(sum pay, visited) down; the best k-subset holding a token
+    whose nodes fit rows (first fitting row, rows with fewest types first); first k with revenue > 0."""
+    order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
+    n = len(values)
+    total_pay = sum(r[1] for r in rows)
+    for k in range(min(total_pay, n), 0, -1):
+        best = None
+        for subset in combinations(range(n), k):
+            if not any(tokened[i] for i in subset):
+                continue
+            room = [rows[r][1] for r in range(len(rows))]
+            fits = True
+            for i in subset:
+                for r in order:
+                    if kinds[i] in rows[r][0] and room[r] > 0:
+                        room[r] -= 1
+                        break
+                else:
+                    fits = False
+                    break
+            if fits:
+                s = sum(values[i] for i in subset)
+                best = s if best is None else max(best, s)
+        if best is not None and best > 0:
+            return best
+    return 0
+
+
+class Rules:
+    """Base rules; titles under test subclass this with their own plain reading of the rule notes."""
+
+    def train_rows(self, train):
+        """[(kinds, pay, visit, multiplier)] of an 18xx.games train definition (dict)."""
+        d = train["distance"]
+        if isinstance(d, int):
+            return [({"city", "pass", "town", "halt", "offboard"}, 10**6, d, 1)]
+        return [(set(r["nodes"]), r["pay"], r["visit"], r.get("multiplier") or 1) for r in d]
+
+    def node_value(self, board, part):
+        return part.revenue.value(board.phase.colours)
+
+    def may_end(self, train, part) -> bool:
+        return True
+
+    def bonus(self, board, company, privates, train, stops) -> int:
+        return 0
+
+
+def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=()):
+    """Revenue of one route shape for `train`, or None when illegal for it."""
+    rows = rules.train_rows(train)
+    parts = [g.nodes[v]["part"] for v in nodes]
+    if not any(has_token(board, g, v, company) for v in nodes):
+        return None
+    groups = [grp for p in parts for grp in p.groups]
+    if len(groups) != len(set(groups)):
+        return None
+    if any(t for _, t in seq[1:-1]):
+        return None
+    for p in parts:
+        if not any(p.kind in r[0] for r in rows):
+            return None
+    for kinds, pay, visit, mult in rows:
+        if sum(p.visit_cost for p in parts if p.kind in kinds) > visit:
+            return None
+    if not rules.may_end(train, parts[0]) or not rules.may_end(train, parts[-1]):
+        return None
+    values = []
+    for p in parts:
+        mult = next(m for kinds, _, _, m in rows if p.kind in kinds)
+        values.append(rules.node_value(board, p) * mult)
+    tokened = [has_token(board, g, v, company) for v in nodes]
+    bonus_per_node = [rules.bonus(board, company, privates, train, [p]) for p in parts]
+    return engine_revenue([v + b for v, b in zip(values, bonus_per_node)], [p.kind for p in parts], tokened,
+                          [(k, pay, visit) for k, pay, visit, _ in rows])
+
+
+def best_run(board, company, trains, rules: Rules | None = None, privates=()):
+    """(best total, per-train routes as node-name lists) by brute force over every combination."""
+    rules = rules or Rules()
+    g = track_graph(board)
+    shapes = all_trails(board, g, company)
+    options = []
+    for train in trains:
+        opts = [(0, None, frozenset(), frozenset())]
+        for nodes, ends, paths, seq in shapes:
+            value = route_value(board, g, company, train, nodes, seq, rules, privates)
+            if value is not None:
+                opts.append((value, [node_name(g, v) for v in nodes], ends, paths))
+        options.append(opts)
+    best = [0, []]
+
+    def go(i, total, ends, paths, chosen):
+        if i == len(options):
+            if total > best[0]:
+                best[0], best[1] = total, list(chosen)
+            return
+        for value, names, e, p in options[i]:
+            if e & ends or p & paths:
+                continue
+            go(i + 1, total + value, ends | e, paths | p, chosen + [names])
+
+    go(0, 0, frozenset(), frozenset(), [])
+    return best[0], best[1]
