@@ -1,0 +1,1 @@
+"""Benchmarks: scenario boards per title and the tables that time the optimizer (python -m benchmarks)."""
