@@ -84,7 +84,15 @@ def _custom_data(custom: dict) -> TitleData:
     for i, t in enumerate(custom.get("trains") or ()):
         spec = {"name": t.get("name"), "multiplier": t.get("multiplier")}
         spec["distance"] = t["rows"] if t.get("rows") else t.get("distance")
-        train = train_from_dict(spec, f"board.custom.trains[{i}]")
+        try:
+            train = train_from_dict(spec, f"board.custom.trains[{i}]")
+        except InputError as exc:
+            if not t.get("rows"):
+                raise
+            # The request gives rows in `rows`, not in 18xx.games' `distance`: name the field it has.
+            old, new = f"board.custom.trains[{i}].distance", f"board.custom.trains[{i}].rows"
+            moved = [(new + f[len(old):] if f.startswith(old) else f, d) for f, d in exc.violations]
+            raise InputError(moved[0][0], moved[0][1], moved[1:]) from None
         if train.name in trains:
             raise InputError(f"board.custom.trains[{i}].name", f"{train.name!r} is defined twice")
         trains[train.name] = train

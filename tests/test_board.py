@@ -106,7 +106,7 @@ def test_custom_title_bad_input():
     bad["custom"]["trains"].append({"name": "x", "rows": [{"nodes": ["village"], "pay": 1, "visit": 1}]})
     with pytest.raises(InputError) as e:
         build_board(bad)
-    assert e.value.field == "board.custom.trains[1].distance[0].nodes"
+    assert e.value.field == "board.custom.trains[1].rows[0].nodes"
 
 
 def test_options_select_map_variants():
