@@ -101,6 +101,28 @@ def _custom_data(custom: dict) -> TitleData:
     return TitleData(layout, hexes, {}, trains, phases)
 
 
+def neighbour_map(data: TitleData) -> dict[str, dict[int, str]]:
+    """Hex name -> {edge: neighbouring hex on the map}; computed once per title data."""
+    if data.neighbours is None:
+        data.neighbours = {name: {edge: other for edge in range(6)
+                                  if (other := hexgrid.neighbour_name(name, edge, data.layout)) in data.hexes}
+                           for name in data.hexes}
+    return data.neighbours
+
+
+def _printed_hexes(title: Title, data: TitleData) -> dict[str, BoardHex]:
+    """The printed map as board hexes; computed once per title data (boards copy the dict)."""
+    if data.printed is None:
+        data.printed = {}
+        for name, mh in data.hexes.items():
+            tile = parse_tile(mh.code, f"title {title.name} hex {name}")
+            data.printed[name] = BoardHex(name, mh.location, mh.color, tile, mh.rotation, name,
+                                          frozenset((e + mh.rotation) % 6 for e, t in tile.borders
+                                                    if t == "impassable"),
+                                          tuple(icon_name(i) for i in tile.icons))
+    return data.printed
+
+
 def build_board(request: dict, where: str = "board") -> Board:
     """Assemble and check a board from its request dict. Errors name fields under `where`."""
     try:
@@ -137,12 +159,7 @@ def _build(req: dict) -> Board:
     else:
         raise InputError("board.phase", f"unknown phase {phase_name!r} (known: {', '.join(phases)})")
 
-    hexes: dict[str, BoardHex] = {}
-    for name, mh in data.hexes.items():
-        tile = parse_tile(mh.code, f"title {title.name} hex {name}")
-        hexes[name] = BoardHex(name, mh.location, mh.color, tile, mh.rotation, name,
-                               frozenset((e + mh.rotation) % 6 for e, t in tile.borders if t == "impassable"),
-                               tuple(icon_name(i) for i in tile.icons))
+    hexes = dict(_printed_hexes(title, data))
 
     laid: set[str] = set()
     for i, lay in enumerate(req.get("tiles") or ()):
@@ -177,13 +194,7 @@ def _build(req: dict) -> Board:
                                old.impassable | frozenset((e + rotation) % 6 for e, t in tile.borders
                                                           if t == "impassable"), icons)
 
-    neighbours: dict[str, dict[int, str]] = {}
-    for name in hexes:
-        neighbours[name] = {}
-        for edge in range(6):
-            other = hexgrid.neighbour_name(name, edge, data.layout)
-            if other in hexes:
-                neighbours[name][edge] = other
+    neighbours = neighbour_map(data)
 
     board = Board(title, data, phase, hexes, neighbours, {}, options)
     for i, tok in enumerate(req.get("tokens") or ()):

@@ -95,18 +95,16 @@ def build_graph(board: Board) -> Graph:
                                    n.visit_cost, city_index, bh.icons))
 
     keys: dict[tuple, int] = {}
-    key_names: list[str] = []
 
-    def key(k: tuple, label: str) -> int:
-        if k not in keys:
-            keys[k] = len(key_names)
-            key_names.append(label)
-        return keys[k]
+    def key(k: tuple) -> int:
+        return keys.setdefault(k, len(keys))
 
     def side_key(hex_name: str, edge: int) -> int:
         other = board.neighbours[hex_name].get(edge)
-        ends = sorted([(hex_name, edge)] + ([(other, hexgrid.opposite(edge))] if other else []))
-        return key(("side",) + tuple(ends), "/".join(f"{h}:{e}" for h, e in ends))
+        if other is None:
+            return key(("side", hex_name, edge))
+        mine, theirs = (hex_name, edge), (other, hexgrid.opposite(edge))
+        return key(("side",) + (mine + theirs if mine < theirs else theirs + mine))
 
     # Per hex: each path with its ends on map edges, nodes as ("node", id), junctions as ("junction", ord).
     def ends_of(hex_name: str, p: Path):
@@ -119,14 +117,15 @@ def build_graph(board: Board) -> Graph:
                 out.append(("node", node_at[(hex_name, e.node)]))
             else:
                 out.append(("junction", e.node))
-        return out
+        return tuple(out)
 
     paths_of = {h: [(p, ends_of(h, p)) for p in bh.tile.paths] for h, bh in board.hexes.items()}
+    ends_by_path = {(h, p.part): e for h, ps in paths_of.items() for p, e in ps}
 
-    def path_keys(hex_name: str, p: Path, ends) -> list[int]:
-        ks = [side_key(hex_name, v) for t, v in ends if t == "edge"]
+    def path_keys(hex_name: str, p: Path) -> list[int]:
+        ks = [side_key(hex_name, v) for t, v in ends_by_path[(hex_name, p.part)] if t == "edge"]
         if not ks:
-            ks.append(key(("path", hex_name, p.part), f"{hex_name}#{p.part}"))
+            ks.append(key(("path", hex_name, p.part)))
         return ks
 
     found: dict[tuple, Chain] = {}
@@ -142,15 +141,15 @@ def build_graph(board: Board) -> Graph:
         ident = (start, end, tuple(seq))
         if ident in found:
             return
-        ks = sorted({k for h, p in walked for k in path_keys(h, p, ends_of(h, p))})
+        ks = sorted({k for h, p in walked for k in path_keys(h, p)})
         found[ident] = Chain(len(found), start, end, tuple(seq), tuple(ks), terms[0], terms[-1],
                              any(terms[1:-1]), len(walked) == 1 and all(
-                                 t == "node" for t, _ in ends_of(walked[0][0], walked[0][1])))
+                                 t == "node" for t, _ in ends_by_path[(walked[0][0], walked[0][1].part)]))
 
     def walk(start: int, hex_name: str, p: Path, entered: tuple | None, walked: list, sides: set) -> None:
         """Follow path p of hex_name, entered from `entered` (one of its ends), until it reaches a node."""
         walked = walked + [(hex_name, p)]
-        for end in ends_of(hex_name, p):
+        for end in ends_by_path[(hex_name, p.part)]:
             if end == entered:
                 continue
             kind, value = end
@@ -184,4 +183,5 @@ def build_graph(board: Board) -> Graph:
     for c in chains:
         adjacency[c.a].append(c.id)
         adjacency[c.b].append(c.id)
+    key_names = ["/".join(map(str, k[1:])) for k in keys]
     return Graph(board, nodes, chains, key_names, adjacency, {n.name: n.id for n in nodes})

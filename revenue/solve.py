@@ -168,11 +168,15 @@ class Search:
         return sum(r["revenue"] for r in routes), routes
 
     def run(self) -> dict:
-        worker = threading.Thread(target=self._work, name="revenue-solve", daemon=True)
-        worker.start()
         seen = 0
         timed_out = False
-        while worker.is_alive():
+        if self.until is None and self.cancel is None and self.on_improve is None:
+            self._work()       # nothing to watch: no thread needed
+            worker = None
+        else:
+            worker = threading.Thread(target=self._work, name="revenue-solve", daemon=True)
+            worker.start()
+        while worker is not None and worker.is_alive():
             worker.join(POLL_SECONDS)
             if self.cancel is not None and self.cancel.is_set() or \
                     self.until is not None and time.perf_counter() >= self.until:

@@ -23,6 +23,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     Returns True when the search finished (the result is proved optimal)."""
     n_trains = group_of.shape[0]
     words = keys.shape[1]
+    same_run = np.zeros(n_trains, dtype=np.int64)   # how many trains right after t are of t's type
+    for t in range(n_trains - 2, -1, -1):
+        if same_as_prev[t + 1]:
+            same_run[t] = same_run[t + 1] + 1
     used = np.zeros((n_trains + 1, words), dtype=np.uint64)
     idx = np.full(n_trains, -1, dtype=np.int64)     # position within the group; count = "no route"
     total = np.zeros(n_trains + 1, dtype=np.int64)
@@ -45,7 +49,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 if stop[0] != 0:
                     return False
             r = lo + i
-            if total[t] + rev[r] + suffix_best[t + 1] <= best:
+            # Later trains of this same type take later (no better) routes: each earns at most rev[r].
+            rest = suffix_best[t + 1] if same_run[t] == 0 else (
+                same_run[t] * rev[r] + suffix_best[t + 1 + same_run[t]])
+            if total[t] + rev[r] + rest <= best:
                 i = count     # sorted: no later route of this train can help
                 break
             ok = True

@@ -120,6 +120,9 @@ class TitleData:
     phases: list[Phase]
     corporations: list[dict] = field(default_factory=list)
     companies: list[dict] = field(default_factory=list)
+    # derived on first use by revenue.board: neighbour map and printed board hexes
+    neighbours: dict | None = field(default=None, repr=False)
+    printed: dict | None = field(default=None, repr=False)
 
 
 def data_from_dict(d: dict) -> TitleData:
