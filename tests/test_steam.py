@@ -65,8 +65,7 @@ def test_cube_stops_at_first_city_of_its_colour():
                 [("O", "purple")], ruleset="age_of_steam")
     r = deliveries(req)
     assert r["best"]["stops"] == ["O", "X"] and r["best"]["own_points"] == 1
-    assert r["legal_deliveries"] == 1
-    assert all(d["destination"] != "Z" for d in r["deliveries"])
+    assert [d["stops"] for d in r["deliveries"]] == [["O", "X"]]
 
 
 def test_first_matching_city_blocks_only_its_own_colour():
@@ -83,8 +82,8 @@ def test_no_stop_twice_towns_included():
                [("a", "O", "T", "me"), ("b", "T", "P", "me"), ("c", "P", "T", "me"), ("d", "T", "R", "me")],
                [("O", "red")])
     r = deliveries(req)
-    assert r["best"]["stops"] == ["O", "T", "R"] and r["best"]["own_points"] == 2
-    assert r["legal_deliveries"] == 1
+    assert [d["stops"] for d in r["deliveries"]] == [["O", "T", "R"]]
+    assert r["best"]["own_points"] == 2
 
 
 def test_cube_in_city_of_its_colour_must_go_to_another_one():
@@ -183,13 +182,23 @@ def test_ranking_ties_go_to_fewer_points_for_others_then_fewer_links():
     assert r["best"]["links"] == ["o1", "o2"]
 
 
+def test_bounds_keep_a_later_tie_break_winner():
+    # Own links are searched first, so O-P-Y (1 own, 1 of A) is found before O-Q-Y (1 own, over an
+    # unowned link). The second must still win, in the list and in the plan, even with top_k 1.
+    req = make({"O": "red", "P": None, "Q": None, "Y": "yellow"},
+               [("a", "O", "P", "me"), ("b", "P", "Y", "A"), ("c", "O", "Q", None), ("d", "Q", "Y", "me")],
+               [("O", "yellow")], players={"me": 2, "A": 2}, top_k=1, max_level=2)
+    r = deliveries(req)
+    assert r["best"]["links"] == ["c", "d"] and [key(d) for d in r["deliveries"]] == [(1, 0, 2)]
+    assert r["plan"]["steps"][0]["delivery"]["links"] == ["c", "d"]
+
+
 def test_top_k_limits_the_list_and_keeps_the_order():
     req = make({"O": "red", "T": None, "Y": "yellow", "Z": "yellow"},
                [("a", "O", "T", "me"), ("b", "T", "Y", "me"), ("c", "T", "Z", "A"), ("d", "O", "Y", "me")],
                [("O", "yellow")], ruleset="age_of_steam")
     r = deliveries(req)
     assert [key(d) for d in r["deliveries"]] == [(2, 0, 2), (1, 0, 1), (1, 1, 2)]
-    assert r["legal_deliveries"] == 3
     r = deliveries({**req, "top_k": 2})
     assert [key(d) for d in r["deliveries"]] == [(2, 0, 2), (1, 0, 1)]
 
@@ -380,8 +389,11 @@ def test_kernel_matches_reference(req):
     r = deliveries(req)
     ref = Board(req)
     legal = ref.legal(ref.level)
-    assert r["legal_deliveries"] == len(legal)
     keys = sorted((d["key"] for d in legal), reverse=True)
+    # With room for every delivery the bounds never cut a listed one: the full list must match.
+    every = deliveries({**req, "top_k": 1000})["deliveries"]
+    assert sorted((tuple(d["stops"]), tuple(d["links"])) for d in every) \
+        == sorted((tuple(d["stops"]), tuple(d["links"])) for d in legal)
     assert [(d["own_points"], -d["other_points"], -len(d["links"])) for d in r["deliveries"]] \
         == keys[:req["top_k"]]
     by_path = {(tuple(d["stops"]), tuple(d["links"])): d for d in legal}

@@ -90,7 +90,7 @@ class _Checker:
         out = {}
         allowed = _FIELDS[kind]
         for key, item in value.items():
-            name = _snake(key) if isinstance(key, str) else key
+            name = key if key in allowed or not isinstance(key, str) else _snake(key)
             if name not in allowed:
                 self.add(f"{path}.{key}" if path else str(key), "unknown field")
             else:
@@ -267,8 +267,10 @@ def _parse(request) -> _Problem:
     src = np.array([e[0] for e in edges] + [e[1] for e in edges], np.int32)
     dst = np.array([e[1] for e in edges] + [e[0] for e in edges], np.int32)
     lnk = np.array([e[2] for e in edges] * 2, np.int32)
-    order = np.argsort(src, kind="stable")
     link_owner = np.array(owners, np.int32).reshape(-1)
+    # Per stop, the acting player's links first: good deliveries are found early, so the kernel's
+    # bounds cut more.
+    order = np.lexsort((link_owner[lnk] != player, src)) if len(lnk) else np.zeros(0, np.int64)
     adj_ptr = np.zeros(n + 1, np.int64)
     np.add.at(adj_ptr, src + 1, 1)
     return _Problem(
@@ -290,7 +292,7 @@ class _Search:
     g_len: np.ndarray
     g_links: np.ndarray
     g_stops: np.ndarray
-    g_legal: np.ndarray
+    g_found: np.ndarray
     t_key: np.ndarray
     t_len: np.ndarray
     t_links: np.ndarray
@@ -350,7 +352,7 @@ def _group_bests(pb: _Problem, res: _Search) -> list[tuple[int, int]]:
 def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray) -> list[dict]:
     """Why each cube group without a legal delivery has none (first matching cause in this order:
     no_link, no_destination, unreachable, too_far, own_link, own_majority)."""
-    stuck = [g for g in range(len(pb.groups)) if res.g_legal[g] == 0]
+    stuck = [g for g in range(len(pb.groups)) if res.g_found[g] == 0]
     if not stuck:
         return []
     n = len(pb.stop_ids)
@@ -393,7 +395,7 @@ def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray) -> list[d
     if ownership:
         relaxed = _run(pb, level, 0, dist, False, only_groups=ownership) if pb.require_own_link else None
         for g in ownership:
-            if relaxed is not None and relaxed.g_legal[g] > 0:
+            if relaxed is not None and relaxed.g_found[g] > 0:
                 out[g].update(reason="own_link",
                               detail=f"every route within {level} links uses none of {me}'s links")
             else:
@@ -480,7 +482,6 @@ def _solve(pb: _Problem) -> dict:
         "level": level,
         "rules": {"ruleset": pb.ruleset, "own_majority": pb.own_majority,
                   "require_own_link": pb.require_own_link, "max_level": pb.max_level},
-        "legal_deliveries": int(res.g_legal.sum()),
         "explored": explored,
     }
     if top:
@@ -528,7 +529,7 @@ def format_text(result: dict) -> str:
     lines.append(f"Best: {_describe(best, me)}" if best else "Best: no cube can be delivered")
     deliveries_ = result.get("deliveries", [])
     if len(deliveries_) > 1:
-        lines.append(f"Top {len(deliveries_)} (of {result.get('legal_deliveries', len(deliveries_))} legal):")
+        lines.append(f"Top {len(deliveries_)}:")
         for i, d in enumerate(deliveries_, 1):
             lines.append(f"  {i:>2}. {_describe(d, me)}")
     plan = result.get("plan")

@@ -89,7 +89,11 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
     All colours of one origin are searched in one walk: a colour drops out when the walk enters the
     first city of that colour (the delivery ends there), the walk goes on for the others.
 
-    Returns (group_key, group_len, group_links, group_stops, group_legal,
+    Exact for what it returns, not an enumeration: branches that cannot change any group's best or the
+    top K are cut (branch and bound), so group_found counts only the deliveries met on the way; it is
+    > 0 exactly when the group has a legal delivery.
+
+    Returns (group_key, group_len, group_links, group_stops, group_found,
              top_key, top_len, top_links, top_stops, top_group, top_size, explored);
     keys are -1 where there is no delivery.
     """
@@ -99,7 +103,7 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
     g_len = np.zeros(n_groups, np.int32)
     g_links = np.full((n_groups, level), -1, np.int32)
     g_stops = np.full((n_groups, level + 1), -1, np.int32)
-    g_legal = np.zeros(n_groups, np.int64)
+    g_found = np.zeros(n_groups, np.int64)
     t_key = np.full(top_k, -1, np.int64)
     t_len = np.zeros(top_k, np.int32)
     t_links = np.full((top_k, level), -1, np.int32)
@@ -174,7 +178,7 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
                     legal = False
                 if legal:
                     g = origin_groups[oi, col]
-                    g_legal[g] += 1
+                    g_found[g] += 1
                     key = pack_key(own, others, nd)
                     if key > g_key[g]:
                         g_key[g] = key
@@ -200,13 +204,21 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
                 need = 1
             if need > rest:
                 continue
-            reachable = False
+            # Keep a colour only if it can still reach a city of its colour and its delivery could
+            # still matter: its group has none yet (existence decides the reasons), or the best key any
+            # extension could reach (every remaining link own, no more for others, shortest length)
+            # beats its group's best or the K-th best listed. Equal keys never replace, so ties prune.
+            useful = 0
             for c in range(n_colours):
                 if (alive >> c) & 1 and dist[c, w] <= rest:
-                    reachable = True
-                    break
-            if not reachable:
+                    g = origin_groups[oi, c]
+                    bound = pack_key(own + rest, others, nd + dist[c, w])
+                    # (Missing entries hold key -1, so an empty group or list always passes.)
+                    if bound > g_key[g] or (top_k > 0 and bound > t_key[top_k - 1]):
+                        useful |= 1 << c
+            if useful == 0:
                 continue
+            alive = useful
             if q >= 0 and q != player:
                 count[q] += 1
             visited[w] = True
@@ -219,7 +231,7 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
             p_others[nd] = others
             p_maxother[nd] = maxother
             depth = nd
-    return (g_key, g_len, g_links, g_stops, g_legal,
+    return (g_key, g_len, g_links, g_stops, g_found,
             t_key, t_len, t_links, t_stops, t_group, t_size, explored)
 
 

@@ -75,7 +75,7 @@ class DeliveriesRequest(_message.Message):
     def __init__(self, stops: _Optional[_Iterable[_Union[DeliveriesRequest.Stop, _Mapping]]] = ..., links: _Optional[_Iterable[_Union[DeliveriesRequest.Link, _Mapping]]] = ..., cubes: _Optional[_Iterable[_Union[DeliveriesRequest.Cubes, _Mapping]]] = ..., players: _Optional[_Iterable[_Union[DeliveriesRequest.Player, _Mapping]]] = ..., player: _Optional[str] = ..., ruleset: _Optional[str] = ..., own_majority: _Optional[bool] = ..., require_own_link: _Optional[bool] = ..., max_level: _Optional[int] = ..., top_k: _Optional[int] = ..., round: _Optional[int] = ...) -> None: ...
 
 class DeliveriesResponse(_message.Message):
-    __slots__ = ("best", "deliveries", "undeliverable", "plan", "plan_alternatives", "player", "level", "rules", "legal_deliveries", "explored")
+    __slots__ = ("best", "deliveries", "undeliverable", "plan", "plan_alternatives", "player", "level", "rules", "explored")
     class Delivery(_message.Message):
         __slots__ = ("colour", "stops", "links", "destination", "own_points", "other_points", "points_by_owner")
         class PointsByOwnerEntry(_message.Message):
@@ -158,7 +158,6 @@ class DeliveriesResponse(_message.Message):
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
-    LEGAL_DELIVERIES_FIELD_NUMBER: _ClassVar[int]
     EXPLORED_FIELD_NUMBER: _ClassVar[int]
     best: DeliveriesResponse.Delivery
     deliveries: _containers.RepeatedCompositeFieldContainer[DeliveriesResponse.Delivery]
@@ -168,6 +167,5 @@ class DeliveriesResponse(_message.Message):
     player: str
     level: int
     rules: DeliveriesResponse.Rules
-    legal_deliveries: int
     explored: int
-    def __init__(self, best: _Optional[_Union[DeliveriesResponse.Delivery, _Mapping]] = ..., deliveries: _Optional[_Iterable[_Union[DeliveriesResponse.Delivery, _Mapping]]] = ..., undeliverable: _Optional[_Iterable[_Union[DeliveriesResponse.Undeliverable, _Mapping]]] = ..., plan: _Optional[_Union[DeliveriesResponse.Plan, _Mapping]] = ..., plan_alternatives: _Optional[_Iterable[_Union[DeliveriesResponse.Plan, _Mapping]]] = ..., player: _Optional[str] = ..., level: _Optional[int] = ..., rules: _Optional[_Union[DeliveriesResponse.Rules, _Mapping]] = ..., legal_deliveries: _Optional[int] = ..., explored: _Optional[int] = ...) -> None: ...
+    def __init__(self, best: _Optional[_Union[DeliveriesResponse.Delivery, _Mapping]] = ..., deliveries: _Optional[_Iterable[_Union[DeliveriesResponse.Delivery, _Mapping]]] = ..., undeliverable: _Optional[_Iterable[_Union[DeliveriesResponse.Undeliverable, _Mapping]]] = ..., plan: _Optional[_Union[DeliveriesResponse.Plan, _Mapping]] = ..., plan_alternatives: _Optional[_Iterable[_Union[DeliveriesResponse.Plan, _Mapping]]] = ..., player: _Optional[str] = ..., level: _Optional[int] = ..., rules: _Optional[_Union[DeliveriesResponse.Rules, _Mapping]] = ..., explored: _Optional[int] = ...) -> None: ...
