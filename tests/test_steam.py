@@ -413,3 +413,32 @@ def test_kernel_matches_reference(req):
             lvl = step["level"]
             assert (tuple(step["delivery"]["stops"]), tuple(step["delivery"]["links"])) in \
                 {(tuple(d["stops"]), tuple(d["links"])) for d in ref.legal(lvl)}
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=3),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                 max_size=3),
+                    max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_garbage_in_any_field_is_an_input_error_not_a_crash(data):
+    req = json.loads((ROOT / "examples/steam.json").read_text())
+    # Replace one value anywhere in the request by arbitrary JSON.
+    target, path = req, []
+    while True:
+        keys = list(target) if isinstance(target, dict) else list(range(len(target)))
+        k = data.draw(st.sampled_from(keys))
+        path.append(k)
+        if isinstance(target[k], (dict, list)) and target[k] and data.draw(st.booleans()):
+            target = target[k]
+            continue
+        target[k] = data.draw(JSON)
+        break
+    try:
+        r = deliveries(req)
+    except InputError as err:
+        assert err.field and err.description
+    else:
+        json_format.ParseDict(r, steam_pb2.DeliveriesResponse())
