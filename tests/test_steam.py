@@ -262,6 +262,13 @@ def test_format_text_reads_like_a_move():
     assert "yellow at Chicago (x2): the nearest yellow city is 3 links away; level is 2" in text
 
 
+def test_the_documented_request_works():
+    doc = (ROOT / "docs/steam.md").read_text()
+    req = json.loads(doc.split("```json")[1].split("```")[0])
+    best = deliveries(req)["best"]
+    assert (best["stops"], best["own_points"]) == (["Cincinnati", "Indianapolis", "Evansville"], 2)
+
+
 # ---------------------------------------------------------------- proto / JSON
 
 def test_json_round_trip_through_the_proto_messages():
