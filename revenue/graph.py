@@ -157,7 +157,7 @@ def build_graph(board: Board) -> Graph:
                 record(start, value, walked)
             elif kind == "junction":
                 for q, q_ends in paths_of[hex_name]:
-                    if q is not p and end in q_ends and all(q is not w for _, w in walked):
+                    if q is not p and end in q_ends and all((hex_name, q.part) != (h, w.part) for h, w in walked):
                         walk(start, hex_name, q, end, walked, sides)
             else:
                 bh = board.hexes[hex_name]
@@ -170,7 +170,7 @@ def build_graph(board: Board) -> Graph:
                     continue
                 for q, q_ends in paths_of[other]:
                     if ("edge", back) in q_ends and (p.gauge, q.gauge) in GAUGE_FITS \
-                            and all(q is not w for _, w in walked):
+                            and all((other, q.part) != (h, w.part) for h, w in walked):
                         walk(start, other, q, ("edge", back), walked, sides | {side})
 
     for node in nodes:

@@ -23,6 +23,15 @@ TRAIN_POOL = [
 ]
 
 
+LIBRARY = [   # like the standard 18xx tiles: straight, curves, crossings, cities and towns
+    "path=a:0,b:3", "path=a:0,b:2", "path=a:0,b:1", "path=a:0,b:3;path=a:1,b:4", "path=a:0,b:3;path=a:0,b:2",
+    "path=a:0,b:2;path=a:2,b:4;path=a:0,b:4", "city=revenue:20;path=a:0,b:_0;path=a:3,b:_0",
+    "city=revenue:30,slots:2;path=a:0,b:_0;path=a:1,b:_0;path=a:3,b:_0;path=a:4,b:_0",
+    "town=revenue:10;path=a:0,b:_0;path=a:_0,b:3", "town=revenue:10;path=a:0,b:_0;path=a:_0,b:2",
+    "city=revenue:40;city=revenue:40;path=a:0,b:_0;path=a:_0,b:2;path=a:3,b:_1;path=a:_1,b:5",
+]
+
+
 def random_tile(rng: random.Random, inward: list[int]) -> str:
     """A random tile code whose exits prefer the edges that face other hexes of the map."""
     def _edges(rng, k):
@@ -82,18 +91,27 @@ def random_board(seed: int, max_trains: int = 3) -> tuple[dict, dict, list[dict]
     for name in names:
         inward = [e for e in range(6) if hexgrid.neighbour_name(name, e, layout) in names]
         hexes.append({"hex": name, "code": random_tile(rng, inward), "color": "white"})
+    # Lay library tiles over some hexes, so identical tile codes recur at different rotations.
+    lays = []
+    for h in hexes:
+        if rng.random() < 0.4:
+            code = rng.choice(LIBRARY)
+            lays.append({"hex": h["hex"], "code": code, "rotation": rng.randint(0, 5), "color": "green"})
+            h["code"] = ""     # the printed hex is blank under a laid tile
     trains = rng.sample(TRAIN_POOL, rng.randint(1, 2))
     owned = [rng.choice(trains)["name"] for _ in range(rng.randint(1, max_trains))]
-    board = {"title": "custom", "phase": rng.choice(["yellow", "brown"]),
+    board = {"title": "custom", "phase": rng.choice(["yellow", "brown"]), "tiles": lays,
              "custom": {"layout": layout, "hexes": hexes, "trains": trains,
                         "phases": [{"name": "yellow", "tiles": ["yellow"]},
                                    {"name": "brown", "tiles": ["yellow", "green", "brown"]}]},
              "tokens": []}
     cities = []
+    laid = {lay["hex"]: lay["code"] for lay in lays}
     for h in hexes:
-        n_cities = h["code"].count("city=")
+        code = laid.get(h["hex"], h["code"])
+        n_cities = code.count("city=")
         for c in range(n_cities):
-            cities.append((h["hex"], c, 2 if "slots:2" in h["code"] and c == 0 else 1))
+            cities.append((h["hex"], c, 2 if "slots:2" in code and c == 0 else 1))
     rng.shuffle(cities)
     for i, (name, c, slots) in enumerate(cities):
         if i < rng.randint(1, 2):

@@ -71,9 +71,10 @@ def has_token(board, g, v, company) -> bool:
     return company in board.tokens.get((v[1], city_index), [])
 
 
-def all_trails(board, g, company):
+def all_trails(board, g, company, too_long=lambda parts: False):
     """Every route shape: (node vertices in order, set of used ends and node-node paths, path keys in
-    order, first/last path terminal flags). Each undirected route is listed once."""
+    order, first/last path terminal flags). Each undirected route is listed once. `too_long(parts)`
+    says when no train could visit these nodes, so the walk need not go on."""
     out = []
     starts = [v for v in g if v[0] == "node"]
 
@@ -100,7 +101,8 @@ def all_trails(board, g, company):
                 route_nodes = nodes + [nxt]
                 out.append((route_nodes, used_ends | new_ends, used_paths | {key}, seq))
                 part = g.nodes[nxt]["part"]
-                if part.kind in STOP_KINDS and not blocks(board, g, nxt, company):
+                if part.kind in STOP_KINDS and not blocks(board, g, nxt, company) \
+                        and not too_long([g.nodes[v]["part"] for v in route_nodes]):
                     extend(route_nodes, used_paths | {key}, used_ends | new_ends, seq, nxt, True)
             else:
                 extend(nodes, used_paths | ({key} if kind == "path" else set()), used_ends | new_ends, seq, nxt,
@@ -162,7 +164,8 @@ class Rules:
     def may_end(self, train, part) -> bool:
         return True
 
-    def bonus(self, board, company, privates, train, stops) -> int:
+    def node_bonus(self, board, privates, hex_name) -> int:
+        """Added to a node's value when it is a paid stop (not multiplied)."""
         return 0
 
 
@@ -190,7 +193,7 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
         mult = next(m for kinds, _, _, m in rows if p.kind in kinds)
         values.append(rules.node_value(board, p) * mult)
     tokened = [has_token(board, g, v, company) for v in nodes]
-    bonus_per_node = [rules.bonus(board, company, privates, train, [p]) for p in parts]
+    bonus_per_node = [rules.node_bonus(board, privates, v[1]) for v in nodes]
     return engine_revenue([v + b for v, b in zip(values, bonus_per_node)], [p.kind for p in parts], tokened,
                           [(k, pay, visit) for k, pay, visit, _ in rows])
 
@@ -199,7 +202,13 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
     """(best total, per-train routes as node-name lists) by brute force over every combination."""
     rules = rules or Rules()
     g = track_graph(board)
-    shapes = all_trails(board, g, company)
+    limits = [rules.train_rows(t) for t in trains]
+
+    def too_long(parts):   # every train already over some row's visit limit
+        return all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
+                   for rows in limits)
+
+    shapes = all_trails(board, g, company, too_long)
     options = []
     for train in trains:
         opts = [(0, None, frozenset(), frozenset())]
@@ -222,3 +231,16 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
 
     go(0, 0, frozenset(), frozenset(), [])
     return best[0], best[1]
+
+
+class SteamOverHollandRules(Rules):
+    """rules/steam_over_holland.md as written: no route begins or ends at a town; fl. 20 for a stop at
+    D9 (VES) or J1 (VVL) while the company owns that private, in phases 2-4 only, not multiplied."""
+
+    def may_end(self, train, part) -> bool:
+        return part.kind != "town"
+
+    def node_bonus(self, board, privates, hex_name) -> int:
+        if board.phase.name not in ("2", "3", "4"):
+            return 0
+        return 20 * ((hex_name == "D9" and "VES" in privates) + (hex_name == "J1" and "VVL" in privates))

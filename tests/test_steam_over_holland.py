@@ -1,0 +1,136 @@
+"""Steam Over Holland on its real map: each rule of rules/steam_over_holland.md on hand-checked boards,
+and the optimizer against the reference on random tile lays of the real map."""
+from __future__ import annotations
+
+import json
+import pathlib
+import random
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from benchmarks.scenarios import lay_tiles, place_tokens
+from revenue.board import build_board
+from revenue.evaluate import evaluate
+from revenue.solve import solve
+
+from .reference import SteamOverHollandRules, best_run
+
+DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/steam_over_holland.json").read_text())
+TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
+TRAIN_DEFS["3E"] = next(v for v in TRAIN_DEFS["6"]["variants"] if v["name"] == "3E")
+
+# Utrecht H9 (tile 57 rot 2: exits 2, 5) -edge 2- G8 (tile 8 rot 3: exits 3, 5) -edge 3- Amsterdam F9
+# (SOH1: city 0 on edges 0, 5; city 1 on edges 2, 1).
+UTRECHT_AMSTERDAM = [{"hex": "H9", "tile": "57", "rotation": 2}, {"hex": "G8", "tile": "8", "rotation": 3},
+                     {"hex": "F9", "tile": "SOH1", "rotation": 0}]
+
+
+def board(tiles, tokens, phase="2"):
+    return {"title": "steam_over_holland", "phase": phase, "tiles": tiles, "tokens": tokens}
+
+
+def company(cid, trains, privates=()):
+    return {"id": cid, "trains": [{"name": t} for t in trains], "privates": list(privates)}
+
+
+def test_worked_example_utrecht_amsterdam():
+    b = board(UTRECHT_AMSTERDAM, [{"hex": "H9", "city": 0, "company": "NCS"}])
+    r = evaluate({"board": b, "company": company("NCS", ["2"]), "routes": [{"train": "2", "nodes": ["H9-0", "F9-0"]}]})
+    assert r["legal"] and r["revenue"] == 50
+    best = solve({"board": b, "company": company("NCS", ["2"])})
+    assert best["revenue"] == 50 and best["optimal"]
+
+
+# The Zuiderzee ferry: Den Helder C8 (offboard 30/40, edge 0 -> D7), D7 (tile 8 rot 3: exits 3, 5) no...
+# Built by hand: E8 city (tile 57 rot 1: exits 1, 4) between D7? Instead the ferry line runs
+# E8 -edge 3- D9 (town 10, exits 0 -> E8 and 4 -> D11) -edge 4- D11 (track 1-3) -edge 3- C12.
+# E8: tile 57 rot 3 puts the city on edges 3 (to D9) and 0 (to F7). C12: tile 57 rot 4: edges 4, 1
+# (edge 1 -> D11 ... C12's W neighbour is C10? C12 edge 0 (SW) is D11). So C12 takes tile 57 rot 3:
+# edges 3 and 0; edge 0 faces D11.
+FERRY = [{"hex": "E8", "tile": "57", "rotation": 3}, {"hex": "C12", "tile": "57", "rotation": 3}]
+FERRY_ROUTE = ["E8-0", "D9-0", "C12-0"]   # 20 + 10 + 20
+
+
+def ferry_board(phase="2"):
+    return board(FERRY, [{"hex": "E8", "city": 0, "company": "HYSM"}], phase)
+
+
+def test_ferry_bonus_needs_the_private():
+    with_ves = evaluate({"board": ferry_board(), "company": company("HYSM", ["2"], ["VES"]),
+                         "routes": [{"train": "2", "nodes": FERRY_ROUTE}]})
+    assert with_ves["legal"] and with_ves["revenue"] == 70
+    assert with_ves["routes"][0]["bonuses"] == [{"name": "VES ferry", "amount": 20}]
+    without = evaluate({"board": ferry_board(), "company": company("HYSM", ["2"]),
+                        "routes": [{"train": "2", "nodes": FERRY_ROUTE}]})
+    assert without["revenue"] == 50 and without["routes"][0]["bonuses"] == []
+    # The privates close with the first 5-train: no bonus in phase 5.
+    late = evaluate({"board": ferry_board("5"), "company": company("HYSM", ["2"], ["VES"]),
+                     "routes": [{"train": "2", "nodes": FERRY_ROUTE}]})
+    assert late["revenue"] == 50
+    best = solve({"board": ferry_board(), "company": company("HYSM", ["2"], ["VES"])})
+    assert best["revenue"] == 70 and best["routes"][0]["bonuses"] == [{"name": "VES ferry", "amount": 20}]
+
+
+def test_towns_use_no_range_but_pay():
+    # A 2-train passes the town D9: two cities plus a town, all paid.
+    r = evaluate({"board": ferry_board(), "company": company("HYSM", ["2"]),
+                  "routes": [{"train": "2", "nodes": FERRY_ROUTE}]})
+    assert r["revenue"] == 50
+    assert [s["paid"] for s in r["routes"][0]["stops"]] == [True, True, True]
+
+
+def test_route_may_not_end_at_a_town():
+    r = evaluate({"board": ferry_board(), "company": company("HYSM", ["2"]),
+                  "routes": [{"train": "2", "nodes": ["E8-0", "D9-0"]}]})
+    assert r["legal"] is False and r["routes"][0]["error"]["rule"] == "bad_end"
+    assert r["routes"][0]["error"]["where"] == "D9-0"
+
+
+def test_3e_ignores_towns_doubles_cities_and_gets_no_ferry_bonus():
+    r = evaluate({"board": ferry_board(), "company": company("HYSM", ["3E"], ["VES"]),
+                  "routes": [{"train": "3E", "nodes": FERRY_ROUTE}]})
+    assert r["legal"] and r["revenue"] == 80        # (20 + 20) x 2, the town unpaid, no VES bonus
+    assert [(s["node"], s["value"], s["paid"]) for s in r["routes"][0]["stops"]] == [
+        ("E8-0", 40, True), ("D9-0", 0, False), ("C12-0", 40, True)]
+    assert r["routes"][0]["bonuses"] == []
+    best = solve({"board": ferry_board(), "company": company("HYSM", ["3E"], ["VES"])})
+    assert best["revenue"] == 80
+
+
+def test_offboard_value_changes_in_phase_5_and_vvl_bonus():
+    # Vlissingen J1 (offboard 40/60, edge 5 -> K2) - Middelburg K2 (tile 58 rot 2: town on edges 2, 4)
+    # - K4 (tile 9 rot 1: edges 1, 4) - K6 (tile 8 rot 1: edges 1, 3) - Breda J7 (tile 57: edges 0, 3).
+    tiles = [{"hex": "K2", "tile": "58", "rotation": 2}, {"hex": "K4", "tile": "9", "rotation": 1},
+             {"hex": "K6", "tile": "8", "rotation": 1}, {"hex": "J7", "tile": "57", "rotation": 0}]
+    for phase, value, bonus in (("4", 40, 20), ("5", 60, 0)):
+        b = board(tiles, [{"hex": "J7", "city": 0, "company": "AR"}], phase)
+        r = evaluate({"board": b, "company": company("AR", ["2"], ["VVL"]),
+                      "routes": [{"train": "2", "nodes": ["J1-0", "K2-0", "J7-0"]}]})
+        assert r["legal"], r
+        assert r["revenue"] == value + 10 + 20 + bonus
+        best = solve({"board": b, "company": company("AR", ["2"], ["VVL"])})
+        assert best["revenue"] == value + 10 + 20 + bonus
+
+
+def _reference_trains(names):
+    return [TRAIN_DEFS[n] for n in names]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_on_the_real_map(seed):
+    rng = random.Random(seed)
+    colours = rng.choice([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")])
+    phase = {1: "2", 2: rng.choice(["3", "4"]), 3: rng.choice(["5", "6"])}[len(colours)]
+    corp = rng.choice([c["id"] for c in DATA["corporations"]])
+    lays = lay_tiles("steam_over_holland", colours, rng.uniform(0.2, 0.45), seed)
+    tokens = place_tokens("steam_over_holland", lays, corp, rng.randint(0, 2), rng.randint(0, 6), seed)
+    trains = rng.sample(["2", "3", "4", "3E", "2", "3"], rng.randint(1, 2))
+    privates = rng.sample(["VES", "VVL", "W"], rng.randint(0, 2))
+    b = board(lays, tokens, phase)
+    result = solve({"board": b, "company": company(corp, trains, privates)})
+    expected, _ = best_run(build_board(b), corp, _reference_trains(trains), SteamOverHollandRules(), privates)
+    assert result["optimal"] and result["revenue"] == expected
+    check = evaluate({"board": b, "company": company(corp, trains, privates),
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
+    assert check["legal"] and check["revenue"] == expected
