@@ -160,3 +160,123 @@ def evaluate(file: str, as_json: bool) -> None:
 # ---- further commands -----------------------------------------------------------------------------------
 # `solve`, `bench`, `serve` and `deliveries` are defined next to the code they drive and registered here
 # with main.add_command(...), each using `reports_input_errors`, `api.load_request` and `print_routes`.
+
+
+# ---- solve --------------------------------------------------------------------------------------------
+
+def _requests(files: tuple[str, ...]):
+    """(label, request text or path) for each FILE, or each JSON line of stdin when FILES is empty or -."""
+    if not files or files == ("-",):
+        for n, line in enumerate(sys.stdin, 1):
+            if line.strip():
+                yield f"stdin line {n}", line
+        return
+    for f in files:
+        yield f, f
+
+
+def _svg_name(base: str, index: int, count: int) -> str:
+    if count == 1:
+        return base
+    stem, dot, ext = base.rpartition(".")
+    return f"{stem}-{index}.{ext}" if dot else f"{base}-{index}"
+
+
+def print_solution(request: dict, result: dict, out: Console) -> None:
+    board, company = request.get("board") or {}, request.get("company") or {}
+    trains = " ".join(t.get("name", "") for t in company.get("trains") or []) or "none"
+    out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company "
+              f"{company.get('id', '')}, trains {trains}")
+    if result.get("note"):
+        out.print(result["note"])
+    print_routes(result["routes"], _locations(request), out)
+    out.print(f"[bold]total {result['revenue']}[/bold]")
+    stats = result["stats"]
+    if result["optimal"]:
+        out.print("optimal: proved, no assignment of routes earns more")
+    else:
+        bound = result.get("upper_bound")
+        out.print("[yellow]not proved[/yellow]: stopped at the deadline"
+                  + (f"; no run earns more than {bound}" if bound is not None else ""))
+    out.print(f"[dim]{stats['candidate_routes']} candidate routes, {stats['nodes_explored']} search nodes, "
+              f"{stats['elapsed_ms']:.1f} ms[/dim]")
+
+
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--deadline-ms", type=click.IntRange(min=1), default=None,
+              help="Stop searching after this many milliseconds and answer with the best run found so far "
+                   "(optimal false, with an upper bound). Default: the request's deadline_ms, else none.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print revenue.v1.SolveResponse as proto3 JSON (one line per answer when several).")
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False),
+              help="Draw the map with each route in its own colour (OUT-2.svg, ... for further requests).")
+def solve(files: tuple[str, ...], deadline_ms: int | None, as_json: bool, svg_path: str | None) -> None:
+    """Find the best routes for the company's trains, with proof.
+
+    FILES hold revenue.v1.SolveRequest messages in proto3 JSON (board, company, optional deadline_ms).
+    With no FILES (or -), each line of standard input is one request (JSON lines), answered in turn by
+    one process that compiles the kernels once. The routes are in the 18xx.games run_routes shape
+    (nodes and connections), ready to submit. Bad input exits with 2 after answering the rest.
+    """
+    from .board import build_board
+    from .graph import build_graph
+    from .render import render_svg
+    from .solve import solve as run
+    from .v1 import revenue_pb2
+
+    items = list(_requests(files)) if files and files != ("-",) else None
+    stream = items is None
+    failed = False
+    out = console()
+    for index, (label, source) in enumerate(items if items is not None else _requests(files), 1):
+        try:
+            request = api.load_request(source, revenue_pb2.SolveRequest)
+            deadline = deadline_ms / 1000 if deadline_ms else None
+            result = run(request, deadline=deadline)
+        except InputError as exc:
+            failed = True
+            for field, description in exc.violations:
+                where = f"{field}: " if field else ""
+                click.echo(f"error: {label}: {where}{description}" if (stream or len(items) > 1)
+                           else f"error: {where}{description}", err=True)
+            continue
+        if as_json:
+            one_line = stream or len(items) > 1
+            click.echo(api.to_json(result, revenue_pb2.SolveResponse, indent=None if one_line else 2))
+        else:
+            if stream or len(items) > 1:
+                out.print(f"[bold]== {label}[/bold]")
+            print_solution(request, result, out)
+        if svg_path:
+            name = _svg_name(svg_path, index, 1 if (items is not None and len(items) == 1) else 2)
+            graph = build_graph(build_board(request.get("board") or {}))
+            company = (request.get("company") or {}).get("id", "")
+            with open(name, "w") as fh:
+                fh.write(render_svg(graph, result["routes"], f"{company}: {result['revenue']}"))
+    if failed:
+        sys.exit(EXIT_BAD_INPUT)
+
+
+# ---- Steam deliveries ---------------------------------------------------------------------------------
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print revenue.v1.DeliveriesResponse as proto3 JSON.")
+@reports_input_errors
+def deliveries(file: str, as_json: bool) -> None:
+    """Best goods deliveries in Steam (or Age of Steam) for the acting player.
+
+    FILE holds a revenue.v1.DeliveriesRequest in proto3 JSON: stops, links, cubes, players, the acting
+    player and the rule set (see docs/steam.md and examples/steam.json). The answer: the best delivery,
+    the top deliveries, why other cubes cannot move, and the best plan for the phase's two rounds.
+    """
+    from .steam import deliveries as run, format_text
+    from .v1 import steam_pb2
+
+    request = api.load_request(sys.stdin.read() if file == "-" else file, steam_pb2.DeliveriesRequest)
+    result = run(request)
+    if as_json:
+        click.echo(api.to_json(result, steam_pb2.DeliveriesResponse))
+    else:
+        click.echo(format_text(result))

@@ -123,10 +123,10 @@ class Search:
         self.stop = np.zeros(1, dtype=np.int64)
         self.sets: dict[str, RouteSet] = {}
         self.error: BaseException | None = None
-        trains = list(problem.company.trains)
-        self.n = len(trains)
+        self.trains = list(problem.company.trains)      # reordered for the search
+        self.position = list(range(len(self.trains)))  # each searched train's place in the company's list
+        self.n = len(self.trains)
         self.progress = np.zeros(4 + self.n, dtype=np.int64)
-        self.trains = trains
         self.complete = False
 
     def _work(self) -> None:
@@ -142,7 +142,9 @@ class Search:
                     return
             # Train types with the best routes first: tighter bounds early.
             names = sorted(self.sets, key=lambda t: -(self.sets[t].rev[0] if len(self.sets[t]) else 0))
-            self.trains.sort(key=lambda t: names.index(t.name))
+            order = sorted(range(self.n), key=lambda i: names.index(self.trains[i].name))
+            self.trains = [self.trains[i] for i in order]
+            self.position = order
             group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
             group_start = np.zeros(len(names) + 1, dtype=np.int64)
             for g, name in enumerate(names):
@@ -160,11 +162,12 @@ class Search:
             self.error = exc
 
     def _current(self) -> tuple[int, list[dict]]:
+        """The best run so far, its routes in the order of the company's trains."""
         routes = []
-        for t, train in enumerate(self.trains):
+        for t in sorted(range(self.n), key=lambda t: self.position[t]):
             i = int(self.progress[4 + t])
             if i >= 0:
-                routes.append(self.sets[train.name].route(i))
+                routes.append(self.sets[self.trains[t].name].route(i))
         return sum(r["revenue"] for r in routes), routes
 
     def run(self) -> dict:

@@ -223,18 +223,20 @@ class SolveStats(_message.Message):
     def __init__(self, candidate_routes: _Optional[int] = ..., nodes_explored: _Optional[int] = ..., elapsed_ms: _Optional[float] = ..., timed_out: _Optional[bool] = ...) -> None: ...
 
 class SolveResponse(_message.Message):
-    __slots__ = ("revenue", "routes", "optimal", "upper_bound", "stats")
+    __slots__ = ("revenue", "routes", "optimal", "upper_bound", "stats", "note")
     REVENUE_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
     OPTIMAL_FIELD_NUMBER: _ClassVar[int]
     UPPER_BOUND_FIELD_NUMBER: _ClassVar[int]
     STATS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     revenue: int
     routes: _containers.RepeatedCompositeFieldContainer[RouteResult]
     optimal: bool
     upper_bound: int
     stats: SolveStats
-    def __init__(self, revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., optimal: _Optional[bool] = ..., upper_bound: _Optional[int] = ..., stats: _Optional[_Union[SolveStats, _Mapping]] = ...) -> None: ...
+    note: str
+    def __init__(self, revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., optimal: _Optional[bool] = ..., upper_bound: _Optional[int] = ..., stats: _Optional[_Union[SolveStats, _Mapping]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ListTitlesRequest(_message.Message):
     __slots__ = ()
