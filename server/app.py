@@ -1,0 +1,179 @@
+"""Assembly of the gRPC server: RouteService, health, reflection, bearer-token auth, TLS, logging, and
+graceful shutdown."""
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent import futures
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from .service import SERVICE_NAME, Limits, RouteService
+
+log = logging.getLogger("revenue.server")
+
+# Threads beyond workers + queue, for calls that need no compute slot (ListTitles, health, reflection).
+SPARE_THREADS = 8
+
+
+@dataclass
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 50051                  # 0 = any free port
+    workers: int = field(default_factory=lambda: os.cpu_count() or 2)
+    max_queue: int = 32
+    max_compute_ms: int = 10_000
+    max_message_bytes: int = 4 * 1024 * 1024
+    tls_cert: str | None = None        # PEM files; both or neither
+    tls_key: str | None = None
+    auth_token: str | None = None
+    grace_seconds: float = 5.0
+    limits: Limits = field(default_factory=Limits)
+
+
+class BearerAuth(grpc.ServerInterceptor):
+    """UNAUTHENTICATED for RouteService calls without `authorization: Bearer <token>`; health and
+    reflection stay open so that load balancers and tools can see the server."""
+
+    def __init__(self, token: str):
+        self._expected = f"Bearer {token}".encode()
+
+    def intercept_service(self, continuation, details):
+        handler = continuation(details)
+        if handler is None or not details.method.startswith(f"/{SERVICE_NAME}/"):
+            return handler
+        given = next((v for k, v in details.invocation_metadata or () if k == "authorization"), "")
+        if hmac.compare_digest(given.encode() if isinstance(given, str) else given, self._expected):
+            return handler
+        method = details.method.rsplit("/", 1)[-1]
+
+        def deny(request, context):
+            log.info(json.dumps({"method": method, "code": "UNAUTHENTICATED", "elapsed_ms": 0.0,
+                                 "error": "missing or wrong bearer token"}))
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token "
+                                                           "(metadata authorization: Bearer <token>)")
+
+        if handler.response_streaming:
+            def deny_stream(request, context):
+                deny(request, context)
+                yield  # pragma: no cover  (never reached: abort raises)
+            return grpc.unary_stream_rpc_method_handler(deny_stream, handler.request_deserializer,
+                                                        handler.response_serializer)
+        return grpc.unary_unary_rpc_method_handler(deny, handler.request_deserializer, handler.response_serializer)
+
+
+class RouteServer:
+    """A started server: `port`, `wait_ready()`, `stop()`."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.service = RouteService(config.workers, config.max_queue, config.max_compute_ms, config.limits)
+        threads = config.workers + config.max_queue + SPARE_THREADS
+        self._pool = futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="revenue-rpc")
+        options = [("grpc.max_receive_message_length", config.max_message_bytes),
+                   ("grpc.max_send_message_length", 4 * config.max_message_bytes),
+                   ("grpc.so_reuseport", 0)]
+        interceptors = [BearerAuth(config.auth_token)] if config.auth_token else []
+        # Beyond the thread pool, gRPC itself refuses calls (RESOURCE_EXHAUSTED) instead of queueing them.
+        self.server = grpc.server(self._pool, handlers=[self.service.handler()], interceptors=interceptors,
+                                  options=options, maximum_concurrent_rpcs=threads)
+        self.health = health.HealthServicer(experimental_non_blocking=True,
+                                            experimental_thread_pool=futures.ThreadPoolExecutor(max_workers=1))
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            self.server)
+        address = f"{config.host}:{config.port}"
+        if config.tls_cert or config.tls_key:
+            if not (config.tls_cert and config.tls_key):
+                raise ValueError("TLS needs both a certificate and a key")
+            with open(config.tls_key, "rb") as k, open(config.tls_cert, "rb") as c:
+                credentials = grpc.ssl_server_credentials([(k.read(), c.read())])
+            self.port = self.server.add_secure_port(address, credentials)
+        else:
+            self.port = self.server.add_insecure_port(address)
+        if not self.port:
+            raise OSError(f"cannot listen on {address}")
+        self._ready = threading.Event()
+        self.warm_error: BaseException | None = None
+
+    def start(self) -> "RouteServer":
+        self.server.start()
+        threading.Thread(target=self._warm_up, name="revenue-warmup", daemon=True).start()
+        log.info(json.dumps({"event": "listening", "address": f"{self.config.host}:{self.port}",
+                             "tls": bool(self.config.tls_cert), "auth": bool(self.config.auth_token),
+                             "workers": self.config.workers, "max_queue": self.config.max_queue,
+                             "max_compute_ms": self.config.max_compute_ms}))
+        return self
+
+    def _warm_up(self) -> None:
+        started = time.perf_counter()
+        try:
+            self.service.warm_up()
+        except BaseException as exc:   # stays NOT_SERVING: a server that cannot solve must not take work
+            self.warm_error = exc
+            log.error("warm-up failed; health stays NOT_SERVING", exc_info=exc)
+            return
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._ready.set()
+        log.info(json.dumps({"event": "serving", "warm_up_ms": round((time.perf_counter() - started) * 1000, 1)}))
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(timeout)
+
+    def stop(self, grace: float | None = None) -> threading.Event:
+        """Stop accepting calls; in-flight calls get `grace` seconds, then are cancelled (which stops
+        their searches)."""
+        self.health.enter_graceful_shutdown()
+        grace = self.config.grace_seconds if grace is None else grace
+        log.info(json.dumps({"event": "stopping", "grace_seconds": grace}))
+        return self.server.stop(grace)
+
+    def wait_for_termination(self, timeout: float | None = None) -> bool:
+        """True if `timeout` passed before the server terminated (gRPC's convention)."""
+        return self.server.wait_for_termination(timeout)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """One line per call on stderr, the JSON record as the line."""
+    logger = logging.getLogger("revenue.server")
+    if not any(getattr(h, "_revenue", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._revenue = True
+        logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False
+
+
+def serve(config: Config) -> None:
+    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    configure_logging()
+    server = RouteServer(config).start()
+    stopped = threading.Event()
+
+    def on_signal(signum, frame):
+        if stopped.is_set():
+            return
+        stopped.set()
+        log.info(json.dumps({"event": "signal", "signal": signal.Signals(signum).name}))
+        server.stop()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    # Wake up now and then so that signals are handled promptly in the main thread (True = timed out).
+    while server.wait_for_termination(timeout=0.5):
+        pass
+    log.info(json.dumps({"event": "stopped"}))

@@ -1,0 +1,41 @@
+"""`revenue serve`: the click command (registered by revenue/cli.py)."""
+from __future__ import annotations
+
+import os
+
+import click
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 or [::] for every interface).")
+@click.option("--port", default=50051, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0 = any free port; the log says which).")
+@click.option("--workers", default=os.cpu_count() or 2, show_default=True, type=click.IntRange(1, 256),
+              help="Searches that compute at once (the kernels release the GIL: one per core).")
+@click.option("--max-queue", default=32, show_default=True, type=click.IntRange(0, 10000),
+              help="Calls that may wait for a worker; beyond that, RESOURCE_EXHAUSTED.")
+@click.option("--max-compute-ms", default=10_000, show_default=True, type=click.IntRange(1),
+              help="Longest search of one call, even when the client sets no deadline.")
+@click.option("--max-message-bytes", default=4 * 1024 * 1024, show_default=True, type=click.IntRange(1024),
+              help="Largest request message.")
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), help="PEM certificate chain (with --tls-key).")
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), help="PEM private key (with --tls-cert).")
+@click.option("--auth-token", envvar="REVENUE_AUTH_TOKEN", show_envvar=True,
+              help="Require metadata `authorization: Bearer <token>` (health stays open).")
+@click.option("--grace-seconds", default=5.0, show_default=True, type=click.FloatRange(0),
+              help="On SIGTERM/SIGINT, time in-flight calls get before they are cancelled.")
+def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls_cert, tls_key, auth_token,
+          grace_seconds):
+    """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),
+    with health checking and reflection. Logs one JSON line per call on stderr."""
+    from .app import Config, serve as run
+
+    if bool(tls_cert) != bool(tls_key):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    try:
+        run(Config(host=host, port=port, workers=workers, max_queue=max_queue, max_compute_ms=max_compute_ms,
+                   max_message_bytes=max_message_bytes, tls_cert=tls_cert, tls_key=tls_key,
+                   auth_token=auth_token or None, grace_seconds=grace_seconds))
+    except OSError as exc:
+        raise click.ClickException(str(exc)) from None

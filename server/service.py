@@ -1,0 +1,432 @@
+"""The RouteService servicer: proto messages in, the library's dict API, proto messages out.
+
+Every call goes through `_Call`: it decodes the request (a request that does not even parse is bad input,
+not an internal error), checks the size limits, waits for a compute slot in the bounded queue, runs the
+library, and maps the outcome to a gRPC status. InputError becomes INVALID_ARGUMENT with a
+google.rpc.BadRequest naming each field; any other exception becomes INTERNAL with a short message and
+an incident id, its traceback only in the server's log. Each call ends with one JSON log line.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import grpc
+from google.protobuf import json_format
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from revenue import api
+from revenue.errors import InputError
+from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
+
+log = logging.getLogger("revenue.server")
+
+SERVICE_NAME = "revenue.v1.RouteService"
+# gRPC reports "no deadline" as a time remaining of about the age of the universe.
+NO_DEADLINE = 1e6
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Largest request served; a bigger one is INVALID_ARGUMENT naming the field. Real games stay far
+    below: an 1830 map has 93 hexes, a late game about 80 tiles and 40 tokens."""
+    hexes: int = 400            # board.custom.hexes
+    tiles: int = 200            # board.tiles
+    tokens: int = 200           # board.tokens
+    trains: int = 20            # company.trains, and routes of an Evaluate
+    custom_trains: int = 50     # board.custom.trains
+    rows: int = 10              # board.custom.trains[i].rows
+    phases: int = 50            # board.custom.phases
+    options: int = 50           # board.options
+    privates: int = 50          # company.privates
+    route_nodes: int = 200      # routes[i].nodes and routes[i].connections
+    text: int = 4096            # any one string (tile codes included)
+
+
+class ServiceError(Exception):
+    """A call outcome other than OK or bad input: a status code and a message for the client."""
+
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class Admission:
+    """The bounded queue: at most `workers` calls compute at once, at most `max_queue` more wait; the
+    next one is RESOURCE_EXHAUSTED at once rather than waiting without bound."""
+
+    def __init__(self, workers: int, max_queue: int):
+        self.workers, self.capacity = workers, workers + max_queue
+        self._slots = threading.Semaphore(workers)
+        self._lock = threading.Lock()
+        self.admitted = 0
+
+    @contextmanager
+    def slot(self, context: grpc.ServicerContext, cancel: threading.Event):
+        with self._lock:
+            if self.admitted >= self.capacity:
+                raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                   f"server busy: {self.workers} calls computing and "
+                                   f"{self.capacity - self.workers} waiting; retry later")
+            self.admitted += 1
+        try:
+            # Wait in short steps so a deadline or a cancellation frees the caller while it queues.
+            while not self._slots.acquire(timeout=0.02):
+                if cancel.is_set() or not context.is_active():
+                    raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
+                if _remaining(context) <= 0:
+                    raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline passed while queued")
+            try:
+                yield
+            finally:
+                self._slots.release()
+        finally:
+            with self._lock:
+                self.admitted -= 1
+
+
+def _remaining(context: grpc.ServicerContext) -> float:
+    remaining = context.time_remaining()
+    return float("inf") if remaining is None or remaining > NO_DEADLINE else remaining
+
+
+def _to_dict(message) -> dict:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def _to_message(result: dict, message_type):
+    return json_format.ParseDict(result, message_type())
+
+
+class _BadRequest:
+    """What a deserializer returns for bytes that are not the request message."""
+
+    def __init__(self, message_type, error: Exception):
+        self.name = message_type.DESCRIPTOR.full_name
+        self.error = error
+
+
+def safe_deserializer(message_type) -> Callable[[bytes], Any]:
+    # gRPC answers INTERNAL when a deserializer raises; undecodable bytes are the client's error.
+    def deserialize(data: bytes):
+        try:
+            return message_type.FromString(data)
+        except Exception as exc:   # DecodeError, invalid UTF-8, recursion limit...
+            return _BadRequest(message_type, exc)
+    return deserialize
+
+
+def check_limits(request: dict, limits: Limits) -> None:
+    """INVALID_ARGUMENT (an InputError listing every field over its limit) for an oversized request."""
+    violations: list[tuple[str, str]] = []
+
+    def cap(path: str, items, most: int) -> None:
+        if items is not None and len(items) > most:
+            violations.append((path, f"{len(items)} entries; the service takes at most {most}"))
+
+    def text(path: str, value) -> None:
+        if isinstance(value, str) and len(value) > limits.text:
+            violations.append((path, f"{len(value)} characters; the service takes at most {limits.text}"))
+
+    board = request.get("board") or {}
+    cap("board.tiles", board.get("tiles"), limits.tiles)
+    cap("board.tokens", board.get("tokens"), limits.tokens)
+    cap("board.options", board.get("options"), limits.options)
+    for i, lay in enumerate(board.get("tiles") or []):
+        text(f"board.tiles[{i}].code", lay.get("code"))
+    for key, value in (board.get("options") or {}).items():
+        text(f"board.options[{key}]", value)
+    custom = board.get("custom") or {}
+    cap("board.custom.hexes", custom.get("hexes"), limits.hexes)
+    cap("board.custom.trains", custom.get("trains"), limits.custom_trains)
+    cap("board.custom.phases", custom.get("phases"), limits.phases)
+    for i, h in enumerate(custom.get("hexes") or []):
+        text(f"board.custom.hexes[{i}].code", h.get("code"))
+    for i, t in enumerate(custom.get("trains") or []):
+        cap(f"board.custom.trains[{i}].rows", t.get("rows"), limits.rows)
+    company = request.get("company") or {}
+    cap("company.trains", company.get("trains"), limits.trains)
+    cap("company.privates", company.get("privates"), limits.privates)
+    cap("routes", request.get("routes"), limits.trains)
+    for i, r in enumerate(request.get("routes") or []):
+        cap(f"routes[{i}].nodes", r.get("nodes"), limits.route_nodes)
+        cap(f"routes[{i}].connections", r.get("connections"), limits.route_nodes)
+    if violations:
+        raise InputError(violations[0][0], violations[0][1], violations[1:])
+
+
+def bad_request_status(exc: InputError) -> status_pb2.Status:
+    detail = error_details_pb2.BadRequest(field_violations=[
+        error_details_pb2.BadRequest.FieldViolation(field=f, description=d) for f, d in exc.violations])
+    status = status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=str(exc)[:1000])
+    status.details.add().Pack(detail)
+    return status
+
+
+class _Call:
+    """One call's bookkeeping: its log fields, and the mapping of its outcome to a status."""
+
+    def __init__(self, method: str, context: grpc.ServicerContext):
+        self.method, self.context = method, context
+        self.started = time.perf_counter()
+        self.fields: dict[str, Any] = {}
+        self.code = grpc.StatusCode.OK
+        self.error = ""
+
+    def describe(self, request: dict) -> None:
+        board = request.get("board") or {}
+        if board.get("title"):
+            self.fields["title"] = board["title"]
+        if (request.get("company") or {}).get("id"):
+            self.fields["company"] = request["company"]["id"]
+        if request.get("player"):
+            self.fields["player"] = request["player"]
+
+    def fail(self, exc: BaseException):
+        """Abort the call with the status `exc` stands for (raises, as context.abort does)."""
+        if isinstance(exc, InputError):
+            self.code, self.error = grpc.StatusCode.INVALID_ARGUMENT, str(exc)[:300]
+            self.context.abort_with_status(rpc_status.to_status(bad_request_status(exc)))
+        if isinstance(exc, ServiceError):
+            self.code, self.error = exc.code, exc.message
+            self.context.abort(exc.code, exc.message)
+        incident = uuid.uuid4().hex[:12]
+        self.code, self.error = grpc.StatusCode.INTERNAL, f"incident {incident}: {type(exc).__name__}"
+        log.error("incident %s in %s", incident, self.method, exc_info=exc)
+        self.context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident}); it is logged")
+
+    def finish(self) -> None:
+        record = {"method": self.method, **self.fields, "code": self.code.name,
+                  "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3)}
+        if self.error:
+            record["error"] = self.error
+        log.info(json.dumps(record))
+
+
+class RouteService:
+    """The servicer; `handler()` gives the generic handler to add to a grpc.Server."""
+
+    def __init__(self, workers: int = 2, max_queue: int = 32, max_compute_ms: int = 10_000,
+                 limits: Limits = Limits()):
+        if workers < 1 or max_queue < 0 or max_compute_ms < 1:
+            raise ValueError("workers >= 1, max_queue >= 0 and max_compute_ms >= 1 are required")
+        self.admission = Admission(workers, max_queue)
+        self.max_compute = max_compute_ms / 1000.0
+        self.limits = limits
+        self._titles: revenue_pb2.ListTitlesResponse | None = None
+        self._titles_lock = threading.Lock()
+
+    # ---- plumbing ------------------------------------------------------------------------------------
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        def unary(fn, req, resp):
+            return grpc.unary_unary_rpc_method_handler(self._unary(fn), request_deserializer=safe_deserializer(req),
+                                                       response_serializer=resp.SerializeToString)
+
+        stream = grpc.unary_stream_rpc_method_handler(
+            self._stream(self._solve_stream), request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
+            response_serializer=revenue_pb2.SolveResponse.SerializeToString)
+        return grpc.method_handlers_generic_handler(SERVICE_NAME, {
+            "Solve": unary(self._solve, revenue_pb2.SolveRequest, revenue_pb2.SolveResponse),
+            "SolveStream": stream,
+            "Evaluate": unary(self._evaluate, revenue_pb2.EvaluateRequest, revenue_pb2.EvaluateResponse),
+            "ListTitles": unary(self._list_titles, revenue_pb2.ListTitlesRequest, revenue_pb2.ListTitlesResponse),
+            "Deliveries": unary(self._deliveries, steam_pb2.DeliveriesRequest, steam_pb2.DeliveriesResponse),
+        })
+
+    def _unary(self, fn):
+        name = fn.__name__.strip("_").title().replace("_", "")
+
+        def handle(request, context):
+            call = _Call(name, context)
+            try:
+                return fn(self._decode(request), context, call)
+            except Exception as exc:
+                call.fail(exc)
+            finally:
+                call.finish()
+        return handle
+
+    def _stream(self, fn):
+        def handle(request, context):
+            call = _Call("SolveStream", context)
+            try:
+                yield from fn(self._decode(request), context, call)
+            except GeneratorExit:    # the client went away mid-stream
+                call.code, call.error = grpc.StatusCode.CANCELLED, "client went away"
+                raise
+            except Exception as exc:
+                call.fail(exc)
+            finally:
+                call.finish()
+        return handle
+
+    @staticmethod
+    def _decode(request):
+        if isinstance(request, _BadRequest):
+            raise InputError("", f"the request is not a valid {request.name} message "
+                                 f"({type(request.error).__name__})")
+        return request
+
+    def _budget(self, context, deadline_ms: int) -> tuple[float, str]:
+        """Seconds the search may take, and what sets that limit."""
+        limits = [(self.max_compute, f"the server's compute cap of {self.max_compute * 1000:g} ms")]
+        if deadline_ms:
+            limits.append((deadline_ms / 1000.0, f"deadline_ms {deadline_ms}"))
+        remaining = _remaining(context)
+        if remaining != float("inf"):
+            # Leave time to build and send the answer before the client gives up on it.
+            limits.append((remaining - min(0.02, remaining * 0.1), "the call's deadline"))
+        return min(limits)
+
+    # ---- methods -------------------------------------------------------------------------------------
+
+    def solve_dict(self, request: revenue_pb2.SolveRequest, context, call: _Call,
+                   on_improve: Callable[[dict], None] | None = None) -> dict:
+        from revenue.solve import solve
+
+        req = _to_dict(request)
+        call.describe(req)
+        check_limits(req, self.limits)
+        if request.deadline_ms < 0:
+            raise InputError("deadline_ms", f"{request.deadline_ms} is not >= 0 (0 means no deadline)")
+        cancel = threading.Event()
+        context.add_callback(cancel.set)
+        with self.admission.slot(context, cancel):
+            budget, reason = self._budget(context, request.deadline_ms)
+            if budget <= 0:
+                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
+            searching = time.perf_counter()
+            try:
+                result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
+            except InputError:
+                raise
+            except Exception:
+                # An interrupted search can fail inside the library (see the report on solve.py); when
+                # it was interrupted, that is the deadline's or the client's doing, not a server error.
+                interrupted = cancel.is_set() or time.perf_counter() - searching >= budget
+                if not interrupted:
+                    raise
+                log.warning("search failed after being interrupted", exc_info=True)
+                result = {"revenue": 0, "routes": [], "optimal": False}
+        if cancel.is_set() and not context.is_active():
+            raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call")
+        if not result.get("optimal") and not result.get("routes"):
+            raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                               f"{reason} passed before any route was found")
+        note = result.pop("note", None)
+        if note:
+            # SolveResponse has no field for it; trailing metadata keeps it visible to clients.
+            context.set_trailing_metadata((("revenue-note", note.encode("ascii", "replace").decode()),))
+            call.fields["note"] = note
+        call.fields.update(revenue=result["revenue"], optimal=bool(result["optimal"]),
+                           upper_bound=result.get("upper_bound"))
+        return result
+
+    def _solve(self, request, context, call):
+        return _to_message(self.solve_dict(request, context, call), revenue_pb2.SolveResponse)
+
+    def _solve_stream(self, request, context, call) -> Iterator[revenue_pb2.SolveResponse]:
+        # The search reports improvements on the thread that runs it; a queue hands them to this one,
+        # which alone may yield responses.
+        events: queue.Queue = queue.Queue()
+
+        def work():
+            try:
+                events.put(("final", self.solve_dict(request, context, call,
+                                                     on_improve=lambda d: events.put(("better", d)))))
+            except BaseException as exc:
+                events.put(("error", exc))
+
+        threading.Thread(target=work, name="revenue-stream", daemon=True).start()
+        best = -1
+        while True:
+            kind, value = events.get()
+            if kind == "better":
+                if value["revenue"] > best:
+                    best = value["revenue"]
+                    yield _to_message({"revenue": value["revenue"], "routes": value["routes"]},
+                                      revenue_pb2.SolveResponse)
+            elif kind == "final":
+                yield _to_message(value, revenue_pb2.SolveResponse)
+                return
+            else:
+                raise value
+
+    def _evaluate(self, request, context, call):
+        from revenue.evaluate import evaluate
+
+        req = _to_dict(request)
+        call.describe(req)
+        check_limits(req, self.limits)
+        cancel = threading.Event()
+        context.add_callback(cancel.set)
+        with self.admission.slot(context, cancel):
+            result = evaluate(req)
+        call.fields.update(revenue=result.get("revenue", 0), legal=bool(result.get("legal")))
+        return _to_message(result, revenue_pb2.EvaluateResponse)
+
+    def titles(self) -> revenue_pb2.ListTitlesResponse:
+        with self._titles_lock:
+            if self._titles is None:
+                self._titles = _to_message(api.list_titles(), revenue_pb2.ListTitlesResponse)
+            return self._titles
+
+    def _list_titles(self, request, context, call):
+        return self.titles()
+
+    def _deliveries(self, request, context, call):
+        from revenue.steam import deliveries
+
+        req = _to_dict(request)
+        call.describe(req)
+        cancel = threading.Event()
+        context.add_callback(cancel.set)
+        with self.admission.slot(context, cancel):
+            result = deliveries(req)
+        if "best" in result:
+            call.fields["own_points"] = result["best"].get("own_points", 0)
+        return _to_message(result, steam_pb2.DeliveriesResponse)
+
+    # ---- warm-up -------------------------------------------------------------------------------------
+
+    def warm_up(self) -> None:
+        """Compile the kernels and load the titles: one small solve, one evaluate, one deliveries."""
+        from revenue.evaluate import evaluate
+        from revenue.solve import solve
+        from revenue.steam import deliveries
+
+        result = solve(WARM_SOLVE, deadline=60.0, cancel=threading.Event())
+        assert result["revenue"] == 60 and result["optimal"], result
+        assert evaluate({**WARM_SOLVE, "routes": WARM_ROUTES})["revenue"] == 60
+        deliveries(WARM_DELIVERIES)
+        self.titles()
+
+
+_WARM_BOARD = {
+    "title": "custom",
+    "custom": {"hexes": [
+        {"hex": "A1", "code": "city=revenue:20;path=a:4,b:_0", "color": "gray"},
+        {"hex": "A3", "code": "path=a:1,b:4"},
+        {"hex": "A5", "code": "city=revenue:30;path=a:1,b:_0;path=a:4,b:_0", "color": "gray"},
+        {"hex": "A7", "code": "town=revenue:10;path=a:1,b:_0", "color": "gray"}],
+        "trains": [{"name": "3", "distance": 3}]},
+    "tokens": [{"hex": "A1", "city": 0, "company": "W"}],
+}
+WARM_SOLVE = {"board": _WARM_BOARD, "company": {"id": "W", "trains": [{"name": "3"}]}}
+WARM_ROUTES = [{"train": "3", "nodes": ["A1-0", "A5-0", "A7-0"]}]
+WARM_DELIVERIES = {
+    "ruleset": "steam", "player": "p",
+    "stops": [{"id": "a", "kind": "city", "colour": "red"}, {"id": "b", "kind": "city", "colour": "blue"}],
+    "links": [{"id": "ab", "a": "a", "b": "b", "owner": "p"}],
+    "cubes": [{"stop": "a", "colour": "blue"}],
+    "players": [{"id": "p", "level": 1}],
+}
