@@ -280,3 +280,19 @@ def deliveries(file: str, as_json: bool) -> None:
         click.echo(api.to_json(result, steam_pb2.DeliveriesResponse))
     else:
         click.echo(format_text(result))
+
+
+# ---- benchmarks and the service -------------------------------------------------------------------------
+
+def _register_optional() -> None:
+    """`bench` and `serve` live beside what they drive (benchmarks/, server/)."""
+    from benchmarks.report import bench
+    main.add_command(bench, "bench")
+    try:
+        from server.command import serve
+    except ImportError:   # the service package is being written
+        return
+    main.add_command(serve, "serve")
+
+
+_register_optional()

@@ -49,6 +49,29 @@ class RouteSet:
         return route_result(self.problem, self.problem.specs[self.train], nodes, chains)
 
 
+ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
+
+
+def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
+    """Every legal route of one train type (revenue.core.routes.enumerate_routes)."""
+    spec = problem.specs[train]
+    routes, nodes = ROUTE_CAPACITY, ROUTE_CAPACITY * 8
+    while True:
+        rev = np.empty(routes, dtype=np.int64)
+        keys = np.empty((routes, problem.words), dtype=np.uint64)
+        start = np.zeros(routes + 1, dtype=np.int64)
+        path_nodes = np.empty(nodes, dtype=np.int64)
+        path_chains = np.empty(nodes, dtype=np.int64)
+        count, total, stored, complete = enumerate_routes(
+            *adj, problem.chain_keys, spec.row, spec.value, problem.cost, spec.end_ok, problem.token,
+            problem.blocks, problem.groups, spec.row_visit, spec.row_pay, allowed, stop,
+            rev, keys, start, path_nodes, path_chains)
+        if stored == count or not complete:
+            return RouteSet(problem, train, rev[:stored], keys[:stored], start[: stored + 1], path_nodes,
+                            path_chains, complete)
+        routes, nodes = max(count, 1), max(total, 1)
+
+
 def adjacency(problem: Problem):
     """CSR arrays of the chains leaving each node, with the terminal flags seen from that node."""
     graph = problem.graph
@@ -128,6 +151,7 @@ class Search:
         self.n = len(self.trains)
         self.progress = np.zeros(4 + self.n, dtype=np.int64)
         self.complete = False
+        self.suffix: np.ndarray | None = None   # set when the combination search starts
 
     def _work(self) -> None:
         try:
@@ -135,10 +159,8 @@ class Search:
             adj = adjacency(p)
             allowed = reachable(p)
             for name, spec in p.specs.items():
-                out = enumerate_routes(*adj, p.chain_keys, spec.row, spec.value, p.cost, spec.end_ok, p.token,
-                                       p.blocks, p.groups, spec.row_visit, spec.row_pay, allowed, self.stop)
-                self.sets[name] = RouteSet(p, name, *out)
-                if not out[-1]:
+                self.sets[name] = all_routes(p, name, adj, allowed, self.stop)
+                if not self.sets[name].complete:
                     return
             # Train types with the best routes first: tighter bounds early.
             names = sorted(self.sets, key=lambda t: -(self.sets[t].rev[0] if len(self.sets[t]) else 0))
@@ -185,20 +207,23 @@ class Search:
                     self.until is not None and time.perf_counter() >= self.until:
                 timed_out = True
                 self.stop[0] = 1
-            if self.on_improve and self.progress[1] > seen and len(self.sets) == len(self.problem.specs):
-                seen = int(self.progress[1])
+            sequence = int(self.progress[1])
+            if self.on_improve and sequence > seen and sequence % 2 == 0 and self.suffix is not None:
                 revenue, routes = self._current()
-                self.on_improve({"revenue": revenue, "routes": routes})
+                if int(self.progress[1]) == sequence:    # not overwritten while read
+                    seen = sequence
+                    self.on_improve({"revenue": revenue, "routes": routes})
         if self.error is not None:
             raise self.error
-        revenue, routes = self._current() if len(self.sets) == len(self.problem.specs) else (0, [])
+        enumerated = len(self.sets) == len(self.problem.specs) and all(s.complete for s in self.sets.values())
+        revenue, routes = self._current() if enumerated else (0, [])
         if self.on_improve and self.progress[1] > seen:
             self.on_improve({"revenue": revenue, "routes": routes})
         optimal = self.complete
         if optimal:
             bound = revenue
-        elif len(self.sets) < len(self.problem.specs):
-            bound = None       # routes not even enumerated: no bound from this search
+        elif not enumerated or self.suffix is None:
+            bound = None       # routes not all enumerated: no bound from this search
         else:
             first = self.sets[self.trains[0].name]
             i = int(self.progress[3])

@@ -4,7 +4,8 @@ Routes of each train type are sorted by revenue (best first). Trains are searche
 also run no route. The bound at train i is `so far + best remaining route of each later train`, valid
 because a route's revenue depends on that route alone. Identical trains take routes in non-increasing
 order, so each set of routes is searched once. `progress` is shared with the calling thread:
-  progress[0] best total, progress[1] improvements so far, progress[2] nodes explored,
+  progress[0] best total, progress[1] twice the improvements so far (odd while one is being written),
+  progress[2] nodes explored,
   progress[3] index of the train-0 route being explored (for the anytime bound), progress[4:4+T] the
   chosen route of each train (-1 = none), as indices into that train's sorted routes.
 """
@@ -88,10 +89,11 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         if t + 1 == n_trains:
             if total[n_trains] > best:
                 best = total[n_trains]
+                progress[1] += 1        # odd: the routes below are being written
                 progress[0] = best
                 for j in range(n_trains):
                     progress[4 + j] = idx[j] if idx[j] < group_start[group_of[j] + 1] - group_start[group_of[j]] else -1
-                progress[1] += 1
+                progress[1] += 1        # even: a consistent best run
             # stay on this train and try its next option
             continue
         t += 1

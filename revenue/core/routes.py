@@ -6,7 +6,7 @@ Arrays (built by revenue.solve from revenue.problem.Problem):
   chain_keys[c, w]: track-key bitsets; two chains of one run may not share a bit
   row[n] (-1 = this train may not visit), value[n] (paid value), cost[n] (visit cost), end_ok[n],
   token[n], blocks[n], groups[n] (bitmask), row_visit[r], row_pay[r], allowed[n] (reachable from a token)
-Every route is found once: from its lower-numbered end node.
+Every route is found once (see enumerate_routes).
 """
 from __future__ import annotations
 
@@ -69,130 +69,182 @@ def route_revenue(path, depth, row, value, token, row_pay, scratch):
     return best
 
 
-@njit(cache=True, nogil=True)
-def _grow(a, size):
-    out = np.empty((size,) + a.shape[1:], dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
+A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
 def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row, value, cost, end_ok,
-                     token, blocks, groups, row_visit, row_pay, allowed, stop):
-    """All legal routes. Returns (revenue[R], keys[R, W], start[R+1] into path_nodes/path_chains, path_nodes,
-    path_chains, complete). `stop[0] != 0` (set by another thread) ends the walk early: complete = False."""
+                     token, blocks, groups, row_visit, row_pay, allowed, stop, rev, rkeys, rstart, pnodes, pchains):
+    """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
+    nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
+    stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
+    written and the caller calls again with larger arrays (arrays are never reallocated here: that keeps the walk fast).
+    `stop[0] != 0` (set by another thread) ends the walk early: complete = False.
+
+    Every route holds a city with the company's token; it is found from the first such city T (by node
+    number) as two arms leaving T: arm A, and for each state of A an arm B on the other side. B's first
+    chain is numbered above A's, so each route is found once; earlier token cities are off limits.
+    """
     n = adj_start.shape[0] - 1
     words = chain_keys.shape[1]
     n_rows = row_visit.shape[0]
-    max_depth = n + 1
-    path = np.empty(max_depth, dtype=np.int64)
-    via = np.empty(max_depth, dtype=np.int64)
+    max_depth = n + 2
+    # When every row pays all it may visit, a route earns the sum of its values: kept as we go.
+    all_paid = True
+    for r in range(n_rows):
+        if row_pay[r] < row_visit[r]:
+            all_paid = False
+    vsum = np.zeros(max_depth, dtype=np.int64)
+    node = np.empty(max_depth, dtype=np.int64)
+    via = np.full(max_depth, -1, dtype=np.int64)
+    kind = np.empty(max_depth, dtype=np.int64)
     it = np.empty(max_depth, dtype=np.int64)
+    extend = np.empty(max_depth, dtype=np.bool_)     # may this arm go on from node[d]?
+    launched = np.empty(max_depth, dtype=np.bool_)   # has this A frame started its B arm?
     keys = np.zeros((max_depth, words), dtype=np.uint64)
     usage = np.zeros((max_depth, n_rows), dtype=np.int64)
     grp = np.zeros(max_depth, dtype=np.int64)
-    tok = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
+    path = np.empty(max_depth, dtype=np.int64)
+    vias = np.empty(max_depth, dtype=np.int64)
 
-    cap = 1024
-    rev = np.empty(cap, dtype=np.int64)
-    rkeys = np.empty((cap, words), dtype=np.uint64)
-    rstart = np.zeros(cap + 1, dtype=np.int64)
-    ncap = 4096
-    pnodes = np.empty(ncap, dtype=np.int64)
-    pchains = np.empty(ncap, dtype=np.int64)
+    cap, ncap = rev.shape[0], pnodes.shape[0]
     count = 0
+    total = 0
+    stored = 0
+    rstart[0] = 0
+    length = 0
     steps = 0
     complete = True
 
-    for s in range(n):
-        if not allowed[s] or row[s] < 0 or not end_ok[s] or cost[s] > row_visit[row[s]]:
+    for t in range(n):
+        if not token[t] or not allowed[t] or row[t] < 0 or cost[t] > row_visit[row[t]]:
             continue
         if not complete:
             break
-        depth = 0
-        path[0] = s
-        visited[s] = True
+        for u in range(t):           # routes through an earlier token city were found from it
+            if token[u]:
+                visited[u] = True
+        visited[t] = True
+        d = 0
+        node[0] = t
+        via[0] = -1
+        kind[0] = A_FRAME
+        it[0] = adj_start[t]
+        extend[0] = True
+        launched[0] = True           # no B arm while A is empty
         keys[0, :] = 0
         usage[0, :] = 0
-        usage[0, row[s]] = cost[s]
-        grp[0] = groups[s]
-        tok[0] = 1 if token[s] else 0
-        it[0] = adj_start[s]
-        while depth >= 0:
+        usage[0, row[t]] = cost[t]
+        grp[0] = groups[t]
+        vsum[0] = value[t]
+        a_top = 0                    # depth of A's last frame while a B arm is out
+        a_first_term = False         # A's first chain is terminal at T: T must stay an end
+        while d >= 0:
             steps += 1
             if steps % STOP_CHECK == 0 and stop[0] != 0:
                 complete = False
-                for d in range(depth + 1):
-                    visited[path[d]] = False
                 break
-            v = path[depth]
-            if it[depth] >= adj_start[v + 1]:
-                visited[v] = False
-                depth -= 1
+            k = kind[d]
+            if k == A_FRAME and not launched[d]:
+                launched[d] = True
+                if not a_first_term:
+                    a_top = d
+                    d += 1
+                    kind[d] = B_ROOT
+                    node[d] = t
+                    via[d] = -1
+                    it[d] = adj_start[t]
+                    extend[d] = True
+                    keys[d, :] = keys[d - 1, :]
+                    usage[d, :] = usage[d - 1, :]
+                    grp[d] = grp[d - 1]
+                    vsum[d] = vsum[d - 1]
                 continue
-            e = it[depth]
-            it[depth] += 1
+            v = node[d]
+            if not extend[d] or it[d] >= adj_start[v + 1]:
+                if k != B_ROOT and d > 0:
+                    visited[v] = False
+                d -= 1
+                continue
+            e = it[d]
+            it[d] += 1
             w = adj_other[e]
             f = adj_flags[e]
-            if visited[w] or not allowed[w] or row[w] < 0:
+            c = adj_chain[e]
+            if visited[w] or not allowed[w] or row[w] < 0 or (f & TERM_INNER):
                 continue
-            if f & TERM_INNER:
-                continue
-            if depth > 0 and (f & TERM_HERE):
-                continue
-            if grp[depth] & groups[w]:
+            if k == B_ROOT:
+                if c <= via[1] or (f & TERM_HERE):
+                    continue         # B's first chain after A's; T is inside the route now
+            elif d > 0 and (f & TERM_HERE):
+                continue             # v would be inside the route
+            if grp[d] & groups[w]:
                 continue
             r = row[w]
-            if usage[depth, r] + cost[w] > row_visit[r]:
+            if usage[d, r] + cost[w] > row_visit[r]:
                 continue
-            c = adj_chain[e]
             clash = False
-            for k in range(words):
-                if keys[depth, k] & chain_keys[c, k]:
+            for j in range(words):
+                if keys[d, j] & chain_keys[c, j]:
                     clash = True
                     break
             if clash:
                 continue
-            d = depth + 1
-            path[d] = w
-            via[d] = c
+            nd = d + 1
+            node[nd] = w
+            via[nd] = c
+            kind[nd] = A_FRAME if k == A_FRAME else B_FRAME
+            it[nd] = adj_start[w]
+            extend[nd] = not ((f & TERM_THERE) or blocks[w])
+            launched[nd] = False
+            for j in range(words):
+                keys[nd, j] = keys[d, j] | chain_keys[c, j]
+            for j in range(n_rows):
+                usage[nd, j] = usage[d, j]
+            usage[nd, r] += cost[w]
+            grp[nd] = grp[d] | groups[w]
+            vsum[nd] = vsum[d] + value[w]
             visited[w] = True
-            for k in range(words):
-                keys[d, k] = keys[depth, k] | chain_keys[c, k]
-            for k in range(n_rows):
-                usage[d, k] = usage[depth, k]
-            usage[d, r] += cost[w]
-            grp[d] = grp[depth] | groups[w]
-            tok[d] = tok[depth] | (1 if token[w] else 0)
-            depth = d
-            if tok[d] and end_ok[w] and s < w:
-                revenue = route_revenue(path, d, row, value, token, row_pay, scratch)
-                if revenue >= 0:
-                    if count == cap:
-                        cap *= 2
-                        rev = _grow(rev, cap)
-                        rkeys = _grow(rkeys, cap)
-                        rstart = _grow(rstart, cap + 1)
-                    base = rstart[count]
-                    if base + d + 1 > ncap:
-                        ncap = max(ncap * 2, base + d + 1)
-                        pnodes = _grow(pnodes, ncap)
-                        pchains = _grow(pchains, ncap)
+            if k == A_FRAME and d == 0:
+                a_first_term = (f & TERM_HERE) != 0
+            d = nd
+            length = 0
+            if kind[d] == A_FRAME:
+                if end_ok[w] and end_ok[t]:          # the route T .. w
                     for i in range(d + 1):
-                        pnodes[base + i] = path[i]
-                        pchains[base + i] = via[i] if i > 0 else -1
-                    rev[count] = revenue
-                    rkeys[count, :] = keys[d, :]
-                    rstart[count + 1] = base + d + 1
-                    count += 1
-            if (f & TERM_THERE) or blocks[w]:
-                visited[w] = False      # an end only: a route may stop here but never pass through
-                depth -= 1
-            else:
-                it[depth] = adj_start[w]
-        visited[s] = False
-    total_nodes = rstart[count]
-    return (rev[:count].copy(), rkeys[:count].copy(), rstart[: count + 1].copy(),
-            pnodes[:total_nodes].copy(), pchains[:total_nodes].copy(), complete)
+                        path[i] = node[i]
+                        vias[i] = via[i]
+                    length = d + 1
+            elif end_ok[w] and end_ok[node[a_top]]:  # the route w .. (B arm) .. T .. (A arm) .. A's end
+                for i in range(d, a_top + 1, -1):    # B arm, from its end back to T
+                    path[length] = node[i]
+                    vias[length] = via[i + 1] if i < d else -1
+                    length += 1
+                path[length] = t
+                vias[length] = via[a_top + 2]
+                length += 1
+                for i in range(1, a_top + 1):
+                    path[length] = node[i]
+                    vias[length] = via[i]
+                    length += 1
+            if length == 0:
+                continue
+            revenue = vsum[d] if all_paid else route_revenue(path, length - 1, row, value, token, row_pay, scratch)
+            if revenue < 0:
+                continue
+            if count < cap and total + length <= ncap:
+                for i in range(length):
+                    pnodes[total + i] = path[i]
+                    pchains[total + i] = vias[i]
+                rev[count] = revenue
+                for j in range(words):
+                    rkeys[count, j] = keys[d, j]
+                rstart[count + 1] = total + length
+                stored += 1
+            count += 1
+            total += length
+        for u in range(n):
+            visited[u] = False
+    return count, total, stored, complete

@@ -1,0 +1,7 @@
+"""python -m benchmarks: the optimizer table, the Steam deliveries table and the cold start."""
+from __future__ import annotations
+
+from .report import bench
+
+if __name__ == "__main__":
+    bench(prog_name="python -m benchmarks")

@@ -1,0 +1,65 @@
+"""The `bench` command (revenue bench, python -m benchmarks): runs the benchmarks, prints tables."""
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+
+@click.command()
+@click.option("--repeats", default=20, show_default=True, help="Warm runs per scenario (fewer if slow).")
+@click.option("--only", default="", help="Only scenarios whose name contains this text.")
+@click.option("--steam/--no-steam", default=True, show_default=True, help="Also time Steam deliveries.")
+@click.option("--cold/--no-cold", default=True, show_default=True,
+              help="Also time the first solve in a new process, with and without the Numba cache.")
+@click.option("--load", "load_seconds", type=int, default=0,
+              help="Also run the gRPC load test for this many seconds (8 clients).")
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON instead of tables.")
+def bench(repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, as_json: bool) -> None:
+    """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
+    from . import solver
+
+    out = Console(highlight=False, width=max(Console().width, 120))
+    report: dict = {}
+    names = [sc.name for sc in solver.scenarios() if only.lower() in sc.name.lower()]
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("solving scenarios", total=len(names))
+        report["solver"] = solver.run(repeats, only, progress=lambda name: bar.advance(task))
+    if steam:
+        from . import steam as steam_bench
+        report["steam"] = steam_bench.run(repeats)
+    if cold:
+        report["cold_start"] = solver.cold_start()
+    if load_seconds:
+        from . import load
+        report["load"] = load.run(clients=8, seconds=load_seconds)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+
+    table = Table(title="Optimizer (warm, whole library call)")
+    for col in ("scenario", "trains", "revenue", "routes", "proved", "median ms", "max ms", "runs", "peak MB"):
+        table.add_column(col, justify="left" if col in ("scenario", "trains") else "right")
+    for r in report["solver"]:
+        table.add_row(r["scenario"], r["trains"], str(r["revenue"]), f"{r['candidate_routes']:,}",
+                      "yes" if r["optimal"] else "[red]no[/red]", f"{r['median_ms']:.2f}", f"{r['max_ms']:.2f}",
+                      str(r["runs"]), f"{r['peak_mb']:.1f}")
+    out.print(table)
+    if steam:
+        t = Table(title="Steam deliveries")
+        rows = report["steam"]
+        for col in rows[0] if rows else ():
+            t.add_column(col.replace("_", " "), justify="right")
+        for r in rows:
+            t.add_row(*[f"{v:.2f}" if isinstance(v, float) else str(v) for v in r.values()])
+        out.print(t)
+    if cold:
+        c = report["cold_start"]
+        out.print(f"First solve in a new process: {c['no_cache_ms']:.0f} ms without the Numba cache (compile), "
+                  f"{c['cached_ms']:.0f} ms with it")
+    if load_seconds:
+        out.print(report["load"])

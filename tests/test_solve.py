@@ -1,0 +1,85 @@
+"""solve(): deadlines, cancellation, improvements, anytime bounds, capacity regrowth and the answers for
+a company that cannot run."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from benchmarks.solver import custom_scenarios
+from revenue import solve as solve_module
+from revenue.board import build_board
+from revenue.errors import InputError
+from revenue.solve import solve
+
+from .boards import random_board
+from .reference import best_run
+
+HEAVY = custom_scenarios()[3].request       # two D trains on a dense 49-hex map: ~27k routes
+
+
+@pytest.fixture(scope="module")
+def heavy_optimum():
+    result = solve(HEAVY)
+    assert result["optimal"]
+    return result["revenue"]
+
+
+def test_deadline_is_honoured_with_a_valid_bound(heavy_optimum):
+    started = time.perf_counter()
+    result = solve(HEAVY, deadline=0.002)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 0.002 * 1.1 + 0.05
+    assert result["stats"]["timed_out"] is True and result["optimal"] is False
+    assert result["revenue"] <= heavy_optimum
+    if "upper_bound" in result:
+        assert result["upper_bound"] >= heavy_optimum
+    # Long enough to enumerate the routes, too short to finish the combination: a proper bound.
+    result = solve(HEAVY, deadline=0.1)
+    if not result["optimal"]:
+        assert result["revenue"] <= heavy_optimum <= result["upper_bound"]
+
+
+def test_cancel_stops_the_search(heavy_optimum):
+    cancel = threading.Event()
+    threading.Timer(0.003, cancel.set).start()
+    result = solve(HEAVY, cancel=cancel)
+    assert result["optimal"] is False or result["revenue"] == heavy_optimum
+
+
+def test_improvements_rise_to_the_optimum(heavy_optimum):
+    seen = []
+    result = solve(HEAVY, on_improve=lambda r: seen.append(r["revenue"]))
+    assert seen and seen == sorted(seen)
+    assert seen[-1] == result["revenue"] == heavy_optimum == result["upper_bound"]
+
+
+def test_route_storage_grows_when_the_first_guess_is_short(monkeypatch):
+    for seed in range(40):
+        board, company, trains = random_board(seed)
+        expected = solve({"board": board, "company": company})["revenue"]
+        monkeypatch.setattr(solve_module, "ROUTE_CAPACITY", 1)
+        assert solve({"board": board, "company": company})["revenue"] == expected
+        monkeypatch.setattr(solve_module, "ROUTE_CAPACITY", 1 << 14)
+        ref, _ = best_run(build_board(board), "A",
+                          [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains])
+        assert ref == expected
+
+
+def test_company_without_trains_or_token():
+    board = {"title": "1830", "tokens": [{"hex": "F6", "city": 0, "company": "B&O"}]}
+    none = solve({"board": board, "company": {"id": "B&O"}})
+    assert none["revenue"] == 0 and none["routes"] == [] and none["optimal"] and "no trains" in none["note"]
+    absent = solve({"board": board, "company": {"id": "PRR", "trains": [{"name": "2"}]}})
+    assert absent["revenue"] == 0 and "no token" in absent["note"]
+
+
+def test_unknown_train_and_bad_deadline():
+    board = {"title": "1830", "tokens": [{"hex": "F6", "city": 0, "company": "B&O"}]}
+    with pytest.raises(InputError) as err:
+        solve({"board": board, "company": {"id": "B&O", "trains": [{"name": "3E"}]}})
+    assert err.value.field == "company.trains[0].name"
+    with pytest.raises(InputError) as err:
+        solve({"board": board, "company": {"id": "B&O", "trains": [{"name": "2"}]}, "deadline_ms": -5})
+    assert err.value.field == "deadline_ms"
