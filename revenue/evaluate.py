@@ -15,7 +15,7 @@ from .board import build_board
 from .company import build_company
 from .errors import InputError
 from .graph import Chain, build_graph
-from .problem import Problem, TrainSpec, compile_problem, select_stops
+from .problem import Problem, TrainSpec, compile_problem, price_route
 
 
 @dataclass
@@ -89,13 +89,14 @@ def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteE
         return RouteError("too_few_stops", "Route must have at least 2 stops")
     if not any(problem.token[v] for v in nodes):
         return RouteError("no_token", "Route must contain token")
-    seen = 0
+    title = graph.board.title
+    seen: set[str] = set()
     for v in nodes:
-        g = int(problem.groups[v])
-        if seen & g:
-            group = next(x for x in graph.nodes[v].groups)
-            return RouteError("group_reused", f"Cannot use group {group} more than once", names[nodes.index(v)])
-        seen |= g
+        labels = set(title.node_groups(spec.train, graph.nodes[v]))
+        if seen & labels:
+            return RouteError("group_reused", f"Cannot use group {sorted(seen & labels)[0]} more than once",
+                              graph.nodes[v].name)
+        seen |= labels
     if not _route_choices(problem, nodes, check.options, True, False, limit=1):
         return RouteError("terminal", "A terminal location (such as an off-board) may only begin or end a route")
     dup = next((v for i, v in enumerate(nodes) if v in nodes[:i]), None)
@@ -105,14 +106,26 @@ def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteE
         if spec.row[v] < 0:
             return RouteError("cannot_visit", f"a {spec.train.name} train cannot visit a {graph.nodes[v].kind}",
                               graph.nodes[v].name)
+    rules = spec.rules
+    merged = [i > 0 and spec.merge[v] >= 0 and spec.merge[v] == spec.merge[nodes[i - 1]] for i, v in enumerate(nodes)]
+    met: set[int] = set()
+    for i, v in enumerate(nodes):
+        if spec.merge[v] >= 0 and not merged[i]:
+            if int(spec.merge[v]) in met:
+                return RouteError("merge_revisit", rules.merge_message, graph.nodes[v].name)
+            met.add(int(spec.merge[v]))
+    if spec.metro[nodes[0]] >= 0 and all(spec.metro[v] == spec.metro[nodes[0]] for v in nodes):
+        return RouteError("single_metro", rules.metro_message, graph.nodes[nodes[0]].hex)
     for r in range(len(spec.row_visit)):
-        used = sum(int(problem.cost[v]) for v in nodes if spec.row[v] == r)
+        used = sum(int(problem.cost[v]) for i, v in enumerate(nodes) if spec.row[v] == r and not merged[i])
         if used > spec.row_visit[r]:
             return RouteError("too_many_stops", f"Route has too many stops ({used} {'/'.join(spec.train.rows[r].kinds)}"
                               f" for a {spec.train.name} train, at most {spec.row_visit[r]})")
     for v in (nodes[0], nodes[-1]):
         if not spec.end_ok[v]:
             return RouteError("bad_end", f"Route cannot begin/end in a {graph.nodes[v].kind}", graph.nodes[v].name)
+    if spec.need_ends and int(spec.need[nodes[0]]) + int(spec.need[nodes[-1]]) < spec.need_ends:
+        return RouteError("bad_end", rules.need_message, names[0])
     check.choices = _route_choices(problem, nodes, check.options, True, True)
     if not check.choices:
         return RouteError("track_reused", "Route cannot reuse track", names[0])
@@ -121,6 +134,8 @@ def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteE
             what = "an off-board" if graph.nodes[v].kind == "offboard" else "a city full of other companies' tokens"
             return RouteError("passes_blocked", f"Route cannot pass through {what} ({graph.nodes[v].name})",
                               graph.nodes[v].name)
+    if price_route(problem, spec, nodes) is None:
+        return RouteError("no_token", "No choice of paid stops includes a city with the company's token")
     return None
 
 
@@ -146,21 +161,15 @@ def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
 def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: list[Chain]) -> dict:
     """The result entry of one legal route: revenue, stops, bonuses and its 18xx.games connections."""
     graph = problem.graph
-    revenue, paid = select_stops(spec, problem.token, nodes)
-    stops, bonuses = [], {}
-    for v in nodes:
-        stop = {"node": graph.nodes[v].name, "value": int(spec.base[v]) if v in paid else 0, "paid": v in paid}
-        stops.append(stop)
-        if v in paid:
-            for name, amount in spec.bonus_names.get(v, ()):
-                bonuses[name] = bonuses.get(name, 0) + amount
+    priced = price_route(problem, spec, nodes)
     return {
         "train": spec.train.name,
-        "revenue": revenue,
+        "revenue": priced.revenue,
         "nodes": [graph.nodes[v].name for v in nodes],
         "connections": [{"hexes": graph.connection(c, nodes[i])} for i, c in enumerate(chains)],
-        "stops": stops,
-        "bonuses": [{"name": k, "amount": v} for k, v in bonuses.items()],
+        "stops": [{"node": graph.nodes[v].name, "value": value if paid else 0, "paid": paid}
+                  for v, value, paid in priced.stops],
+        "bonuses": [{"name": name, "amount": amount} for name, amount in priced.bonuses],
     }
 
 

@@ -1,5 +1,6 @@
-"""Compile a board, a company and the title's rules into flat arrays: what the kernels (and the Python
-evaluator) read. Nothing here knows a title by name; titles answer through their hooks.
+"""Compile a board, a company and the title's rules into flat arrays: what the kernels read, and what
+the Python evaluator reads too (price_route), so both apply one reading of the rules. Nothing here knows
+a title by name; titles answer through their hooks (revenue.titles.base.Title).
 """
 from __future__ import annotations
 
@@ -9,24 +10,43 @@ import numpy as np
 
 from .company import Company
 from .graph import Graph
-from .titles.base import TrainType
+from .titles.base import RouteRules, TrainType
 
 
 @dataclass
 class TrainSpec:
-    """How one train type treats each node."""
+    """How one train type treats each node, and its route-level rules."""
     train: TrainType
     row: np.ndarray          # int64 [nodes]: distance row of the node's kind, -1 = may not visit
     base: np.ndarray         # int64 [nodes]: paid value (revenue x multiplier)
     bonus: np.ndarray        # int64 [nodes]: per-stop bonus, added when paid, not multiplied
     end_ok: np.ndarray       # bool [nodes]: a route may begin/end here
+    groups: np.ndarray       # int64 [nodes]: bitmask of the node's groups (at most one node per group)
     row_visit: np.ndarray    # int64 [rows]
     row_pay: np.ndarray      # int64 [rows]
+    need: np.ndarray         # bool [nodes]: with need_ends > 0, where routes must begin/end
+    need_ends: int
+    alt_mult: np.ndarray     # int64 [nodes]: value multiplier when both ends are alt_end nodes
+    alt_end: np.ndarray      # bool [nodes]
+    merge: np.ndarray        # int64 [nodes]: merge group (-1 none): consecutive visits count once
+    merge_penalty: int
+    metro: np.ndarray        # int64 [nodes]: metropolis id (-1 none): no route inside one metropolis
+    rule_class: np.ndarray   # int64 [sets, nodes]: class of a node in a bonus set (-1 = not in it)
+    rule_amount: np.ndarray  # int64 [rules]
+    rule_set: np.ndarray     # int64 [rules, clauses]: bonus set of each clause (-1 = no clause)
+    rule_min: np.ndarray     # int64 [rules, clauses]: distinct classes the clause needs
+    rules: RouteRules
     bonus_names: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
 
     @property
     def value(self) -> np.ndarray:
         return self.base + self.bonus
+
+    @property
+    def simple(self) -> bool:
+        """Every visited node is paid its value: a route's revenue is a plain sum."""
+        return bool(np.all(self.row_pay >= self.row_visit)) and self.merge_penalty == 0 \
+            and not (self.merge >= 0).any() and not self.alt_end.any()
 
 
 @dataclass
@@ -36,7 +56,6 @@ class Problem:
     token: np.ndarray        # bool [nodes]: a city holding the company's token
     blocks: np.ndarray       # bool [nodes]: the company may not pass through
     cost: np.ndarray         # int64 [nodes]: visit cost
-    groups: np.ndarray       # int64 [nodes]: bitmask of the node's groups
     specs: dict[str, TrainSpec]
     chain_a: np.ndarray      # int64 [chains]
     chain_b: np.ndarray
@@ -48,37 +67,72 @@ class Problem:
         return self.chain_keys.shape[1]
 
 
-def compile_problem(graph: Graph, company: Company) -> Problem:
-    board, title = graph.board, graph.board.title
-    nodes = graph.nodes
+def _mask(n: int, members) -> np.ndarray:
+    out = np.zeros(n, dtype=np.bool_)
+    out[list(members)] = True
+    return out
+
+
+def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
+    board, title, nodes = graph.board, graph.board.title, graph.nodes
     n = len(nodes)
-    token = np.array([company.id in nd.tokens for nd in nodes], dtype=np.bool_)
-    blocks = np.array([title.node_blocks(nd, company.id, board) for nd in nodes], dtype=np.bool_)
-    cost = np.array([nd.visit_cost for nd in nodes], dtype=np.int64)
+    row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in nodes], dtype=np.int64)
+    base = np.array([nd.value * train.multiplier_of(nd.kind) for nd in nodes], dtype=np.int64)
+    bonus = np.zeros(n, dtype=np.int64)
+    names: dict[int, list[tuple[str, int]]] = {}
+    for name, node_ids, amount in title.stop_bonuses(train, company, board, graph):
+        for i in node_ids:
+            bonus[i] += amount
+            names.setdefault(i, []).append((name, amount))
     group_ids: dict[str, int] = {}
     groups = np.zeros(n, dtype=np.int64)
     for nd in nodes:
-        for g in nd.groups:
+        for g in title.node_groups(train, nd):
             groups[nd.id] |= 1 << group_ids.setdefault(g, len(group_ids))
     if len(group_ids) > 62:
         raise ValueError("more than 62 node groups")
+    rules = title.route_rules(train, company, board, graph)
+    alt_mult = np.ones(n, dtype=np.int64)
+    for v, m in rules.alt_multiplier.items():
+        alt_mult[v] = m
+    merge = np.full(n, -1, dtype=np.int64)
+    for v, g in rules.merge.items():
+        merge[v] = g
+    metro = np.full(n, -1, dtype=np.int64)
+    for v, m in rules.metro.items():
+        metro[v] = m
+    sets: list[dict[int, int]] = []
+    clauses = max((len(b.clauses) for b in rules.bonuses), default=0)
+    rule_set = np.full((len(rules.bonuses), max(clauses, 1)), -1, dtype=np.int64)
+    rule_min = np.zeros_like(rule_set)
+    for r, b in enumerate(rules.bonuses):
+        for c, (classes, minimum) in enumerate(b.clauses):
+            if classes not in sets:
+                sets.append(classes)
+            rule_set[r, c] = sets.index(classes)
+            rule_min[r, c] = minimum
+    rule_class = np.full((max(len(sets), 1), n), -1, dtype=np.int64)
+    for s, classes in enumerate(sets):
+        for v, cls in classes.items():
+            rule_class[s, v] = cls
+    return TrainSpec(
+        train, row, base, bonus, np.array([title.end_allowed(train, nd) for nd in nodes], dtype=np.bool_), groups,
+        np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64),
+        _mask(n, rules.end_nodes), rules.need_ends, alt_mult, _mask(n, rules.alt_ends), merge, rules.merge_penalty,
+        metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min, rules,
+        names)
 
+
+def compile_problem(graph: Graph, company: Company) -> Problem:
+    board, title = graph.board, graph.board.title
+    nodes = graph.nodes
+    token = np.array([company.id in nd.tokens for nd in nodes], dtype=np.bool_)
+    blocks = np.array([title.node_blocks(nd, company.id, board) for nd in nodes], dtype=np.bool_)
+    cost = np.array([nd.visit_cost for nd in nodes], dtype=np.int64)
     specs = {}
     for train in company.trains:
-        if train.name in specs:
-            continue
-        row = np.array([train.row_of(nd.kind) for nd in nodes], dtype=np.int64)
-        base = np.array([nd.value * train.multiplier_of(nd.kind) for nd in nodes], dtype=np.int64)
-        bonus = np.zeros(n, dtype=np.int64)
-        names: dict[int, list[tuple[str, int]]] = {}
-        for name, node_ids, amount in title.stop_bonuses(train, company, board, graph):
-            for i in node_ids:
-                bonus[i] += amount
-                names.setdefault(i, []).append((name, amount))
-        end_ok = np.array([title.end_allowed(train, nd) for nd in nodes], dtype=np.bool_)
-        specs[train.name] = TrainSpec(train, row, base, bonus, end_ok,
-                                      np.array([r.visit for r in train.rows], dtype=np.int64),
-                                      np.array([r.pay for r in train.rows], dtype=np.int64), names)
+        if train.name not in specs:
+            specs[train.name] = _spec(train, company, graph)
 
     chains = graph.chains
     words = max(1, (len(graph.key_names) + 63) // 64)
@@ -88,33 +142,62 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
             chain_keys[c.id, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
     chain_term = np.array([int(c.terminal_a) | int(c.terminal_b) << 1 | int(c.terminal_inner) << 2
                            for c in chains], dtype=np.int64)
-    return Problem(graph, company, token, blocks, cost, groups, specs,
+    return Problem(graph, company, token, blocks, cost, specs,
                    np.array([c.a for c in chains], dtype=np.int64),
                    np.array([c.b for c in chains], dtype=np.int64), chain_keys, chain_term)
 
 
-def select_stops(spec: TrainSpec, token: np.ndarray, visited: list[int]) -> tuple[int, set[int]]:
-    """The engine's stop choice (rules/base.md section 5): per distance row the best `pay` visited nodes
-    are paid, and at least one paid node must be a city with the company's token. Returns (revenue, paid)."""
-    value = spec.value
+@dataclass
+class RoutePrice:
+    revenue: int
+    stops: list[tuple[int, int, bool]]   # (node, value it is worth to this train, paid)
+    bonuses: list[tuple[str, int]]
+
+
+def price_route(problem: Problem, spec: TrainSpec, nodes: list[int]) -> RoutePrice | None:
+    """Revenue of a route that passed the legality checks (the Python twin of core.routes.price): merged
+    consecutive stops, the alternative multiplier, the engine's stop choice (per distance row the best
+    `pay` nodes, one of them a city with the company's token), per-stop and route bonuses. None when no
+    choice of paid stops holds a token city."""
+    token = problem.token
+    doubled = spec.alt_end.any() and spec.alt_end[nodes[0]] and spec.alt_end[nodes[-1]]
+    worth: dict[int, int] = {}
+    kept: list[int] = []
+    for i, v in enumerate(nodes):
+        if i > 0 and spec.merge[v] >= 0 and spec.merge[v] == spec.merge[nodes[i - 1]]:
+            worth[nodes[i - 1]] -= spec.merge_penalty * (spec.alt_mult[nodes[i - 1]] if doubled else 1)
+            worth[v] = 0
+            continue
+        worth[v] = int(spec.base[v]) * (int(spec.alt_mult[v]) if doubled else 1)
+        kept.append(v)
+    value = {v: worth[v] + int(spec.bonus[v]) for v in kept}
     by_row: dict[int, list[int]] = {}
-    for v in visited:
+    for v in kept:
         by_row.setdefault(int(spec.row[v]), []).append(v)
     paid: set[int] = set()
     for r, members in by_row.items():
         members.sort(key=lambda v: -value[v])
         paid.update(members[: int(spec.row_pay[r])])
-    if any(token[v] for v in paid):
-        return int(sum(value[v] for v in paid)), paid
-    best, best_paid = 0, set()
-    for t in visited:      # force one tokened city in, in place of the weakest paid node of its row
-        r = int(spec.row[t])
-        if not token[t] or spec.row_pay[r] == 0:
-            continue
-        row_paid = [v for v in paid if spec.row[v] == r]
-        weakest = min(row_paid, key=lambda v: value[v])
-        choice = (paid - {weakest}) | {t}
-        total = int(sum(value[v] for v in choice))
-        if total > best or not best_paid:
-            best, best_paid = total, choice
-    return best, best_paid
+    if not any(token[v] for v in paid):
+        best, best_paid = -1, None
+        for t in kept:      # force one tokened city in, in place of the weakest paid node of its row
+            r = int(spec.row[t])
+            if not token[t] or spec.row_pay[r] == 0:
+                continue
+            weakest = min((v for v in paid if spec.row[v] == r), key=lambda v: value[v])
+            total = sum(value[v] for v in paid) - value[weakest] + value[t]
+            if total > best:
+                best, best_paid = total, (paid - {weakest}) | {t}
+        if best_paid is None:
+            return None
+        paid = best_paid
+    revenue = sum(value[v] for v in paid)
+    lines: dict[str, int] = {}
+    for v in paid:
+        for name, amount in spec.bonus_names.get(v, ()):
+            lines[name] = lines.get(name, 0) + amount
+    for b in spec.rules.bonuses:
+        if all(len({classes[v] for v in nodes if v in classes}) >= minimum for classes, minimum in b.clauses):
+            revenue += b.amount
+            lines[b.name] = lines.get(b.name, 0) + b.amount
+    return RoutePrice(revenue, [(v, worth[v], v in paid) for v in nodes], list(lines.items()))

@@ -17,11 +17,11 @@ import numpy as np
 from .board import build_board
 from .company import build_company
 from .core.combine import best_combination
-from .core.routes import TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes
+from .core.routes import SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes
 from .errors import InputError
 from .evaluate import route_result
 from .graph import build_graph
-from .problem import Problem, compile_problem
+from .problem import Problem, TrainSpec, compile_problem
 
 POLL_SECONDS = 0.002
 
@@ -49,6 +49,17 @@ class RouteSet:
         return route_result(self.problem, self.problem.specs[self.train], nodes, chains)
 
 
+def spec_arrays(spec: TrainSpec) -> tuple:
+    """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS)."""
+    return tuple(np.int64(getattr(spec, f)) if f in ("need_ends", "merge_penalty") else getattr(spec, f)
+                 for f in SPEC_FIELDS)
+
+
+def fast(spec: TrainSpec) -> bool:
+    """A route's revenue is the plain sum of its node values (no route-level rule applies)."""
+    return spec.simple and spec.need_ends == 0 and not (spec.metro >= 0).any() and len(spec.rule_amount) == 0
+
+
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 
 
@@ -63,9 +74,8 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
         path_nodes = np.empty(nodes, dtype=np.int64)
         path_chains = np.empty(nodes, dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
-            *adj, problem.chain_keys, spec.row, spec.value, problem.cost, spec.end_ok, problem.token,
-            problem.blocks, problem.groups, spec.row_visit, spec.row_pay, allowed, stop,
-            rev, keys, start, path_nodes, path_chains)
+            *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, allowed,
+            spec_arrays(spec), fast(spec), stop, rev, keys, start, path_nodes, path_chains)
         if stored == count or not complete:
             return RouteSet(problem, train, rev[:stored], keys[:stored], start[: stored + 1], path_nodes,
                             path_chains, complete)

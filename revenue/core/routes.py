@@ -4,8 +4,9 @@ Arrays (built by revenue.solve from revenue.problem.Problem):
   adj_start[n+1], adj_chain[e], adj_other[e], adj_flags[e]: chains leaving each node (CSR); flags bit 0 =
     terminal path at the leaving end, bit 1 = at the far end, bit 2 = inside the chain
   chain_keys[c, w]: track-key bitsets; two chains of one run may not share a bit
-  row[n] (-1 = this train may not visit), value[n] (paid value), cost[n] (visit cost), end_ok[n],
-  token[n], blocks[n], groups[n] (bitmask), row_visit[r], row_pay[r], allowed[n] (reachable from a token)
+  cost[n] (visit cost), token[n] (holds the company's token), blocks[n] (may not be passed),
+  allowed[n] (reachable from a token)
+  spec: the train's arrays, in the order of SPEC_FIELDS (revenue.problem.TrainSpec has their meaning)
 Every route is found once (see enumerate_routes).
 """
 from __future__ import annotations
@@ -15,66 +16,121 @@ from numba import njit
 
 TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
+SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay", "need", "need_ends",
+               "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
+               "rule_set", "rule_min")
 
 
 @njit(cache=True, nogil=True)
-def route_revenue(path, depth, row, value, token, row_pay, scratch):
-    """The engine's stop choice: per row the best `pay` nodes are paid and at least one paid node holds
-    the company's token. Returns -1 when no choice satisfies the token rule."""
+def price(path, length, token, spec, worth, kept, scratch):
+    """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
+    token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
+    alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
+    tokened city), then route bonuses."""
+    (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min) = spec
+    first, last = path[0], path[length - 1]
+    if need_ends > 0:
+        ends = (1 if need[first] else 0) + (1 if need[last] else 0)
+        if ends < need_ends:
+            return -1
+    if metro[first] >= 0:
+        inside = True
+        for i in range(1, length):
+            if metro[path[i]] != metro[first]:
+                inside = False
+                break
+        if inside:
+            return -1
+    doubled = alt_end[first] and alt_end[last]
+    nk = 0
+    for i in range(length):
+        v = path[i]
+        if i > 0 and merge[v] >= 0 and merge[v] == merge[path[i - 1]]:
+            worth[nk - 1] -= merge_penalty * (alt_mult[path[i - 1]] if doubled else 1)
+            continue
+        worth[nk] = base[v] * (alt_mult[v] if doubled else 1) + bonus[v]
+        kept[nk] = v
+        nk += 1
     total = 0
     has_token = False
-    n_rows = row_pay.shape[0]
-    for r in range(n_rows):
+    for r in range(row_pay.shape[0]):
         k = 0
-        for i in range(depth + 1):
-            v = path[i]
-            if row[v] == r:
-                scratch[k] = value[v]
+        for i in range(nk):
+            if row[kept[i]] == r:
+                scratch[k] = worth[i]
                 k += 1
         pay = row_pay[r]
         if k <= pay:
             for i in range(k):
                 total += scratch[i]
-            for i in range(depth + 1):
-                if row[path[i]] == r and token[path[i]] and pay > 0:
-                    has_token = True
+            threshold = -(1 << 62)
         else:
             part = np.sort(scratch[:k])[::-1]
-            threshold = part[pay - 1] if pay > 0 else 0
             for i in range(pay):
                 total += part[i]
-            for i in range(depth + 1):
-                v = path[i]
-                if row[v] == r and token[v] and pay > 0 and value[v] >= threshold:
+            threshold = part[pay - 1] if pay > 0 else (1 << 62)
+        if pay > 0:
+            for i in range(nk):
+                if row[kept[i]] == r and token[kept[i]] and worth[i] >= threshold:
                     has_token = True
-    if has_token:
-        return total
-    # Swap a tokened city in for the weakest paid node of its row.
-    best = -1
-    for i in range(depth + 1):
-        t = path[i]
-        r = row[t]
-        if not token[t] or row_pay[r] == 0:
-            continue
-        k = 0
-        for j in range(depth + 1):
-            if row[path[j]] == r:
-                scratch[k] = value[path[j]]
-                k += 1
-        part = np.sort(scratch[:k])[::-1]
-        weakest = part[row_pay[r] - 1]
-        cand = total - weakest + value[t]
-        if cand > best:
-            best = cand
-    return best
+    if not has_token:
+        # Swap a tokened city in for the weakest paid stop of its row.
+        best = -1
+        for i in range(nk):
+            t = kept[i]
+            r = row[t]
+            if not token[t] or row_pay[r] == 0:
+                continue
+            k = 0
+            for j in range(nk):
+                if row[kept[j]] == r:
+                    scratch[k] = worth[j]
+                    k += 1
+            part = np.sort(scratch[:k])[::-1]
+            cand = total - part[row_pay[r] - 1] + worth[i]
+            if cand > best:
+                best = cand
+        if best < 0:
+            return -1
+        total = best
+    return total + route_bonus(path, length, rule_class, rule_amount, rule_set, rule_min)
+
+
+@njit(cache=True, nogil=True)
+def route_bonus(path, length, rule_class, rule_amount, rule_set, rule_min):
+    """Sum of the route bonuses whose clauses all hold: each clause needs `min` distinct classes of its
+    set among the visited nodes."""
+    extra = 0
+    for b in range(rule_amount.shape[0]):
+        ok = True
+        for c in range(rule_set.shape[1]):
+            s = rule_set[b, c]
+            if s < 0:
+                continue
+            seen = np.int64(0)
+            for i in range(length):
+                cls = rule_class[s, path[i]]
+                if cls >= 0:
+                    seen |= np.int64(1) << cls
+            count = 0
+            while seen:
+                seen &= seen - 1
+                count += 1
+            if count < rule_min[b, c]:
+                ok = False
+                break
+        if ok:
+            extra += rule_amount[b]
+    return extra
 
 
 A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
-def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row, value, cost, end_ok,
-                     token, blocks, groups, row_visit, row_pay, allowed, stop, rev, rkeys, rstart, pnodes, pchains):
+def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, allowed, spec,
+                     fast, stop, rev, rkeys, rstart, pnodes, pchains):
     """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
     nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
     stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
@@ -84,17 +140,17 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row
     Every route holds a city with the company's token; it is found from the first such city T (by node
     number) as two arms leaving T: arm A, and for each state of A an arm B on the other side. B's first
     chain is numbered above A's, so each route is found once; earlier token cities are off limits.
+    With `fast` (every visited node paid, no route-level rules) a route earns the running sum of values.
     """
+    (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min) = spec
+    value = base + bonus
     n = adj_start.shape[0] - 1
     words = chain_keys.shape[1]
     n_rows = row_visit.shape[0]
     max_depth = n + 2
-    # When every row pays all it may visit, a route earns the sum of its values: kept as we go.
-    all_paid = True
-    for r in range(n_rows):
-        if row_pay[r] < row_visit[r]:
-            all_paid = False
-    vsum = np.zeros(max_depth, dtype=np.int64)
+    vsum = np.zeros(max_depth, dtype=np.int64)     # running sum of values, for `fast`
+    mgrp = np.zeros(max_depth, dtype=np.int64)     # merge groups visited
     node = np.empty(max_depth, dtype=np.int64)
     via = np.full(max_depth, -1, dtype=np.int64)
     kind = np.empty(max_depth, dtype=np.int64)
@@ -106,6 +162,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row
     grp = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
+    worth = np.empty(n + 1, dtype=np.int64)
+    kept = np.empty(n + 1, dtype=np.int64)
     path = np.empty(max_depth, dtype=np.int64)
     vias = np.empty(max_depth, dtype=np.int64)
 
@@ -139,6 +197,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row
         usage[0, row[t]] = cost[t]
         grp[0] = groups[t]
         vsum[0] = value[t]
+        mgrp[0] = (np.int64(1) << merge[t]) if merge[t] >= 0 else 0
         a_top = 0                    # depth of A's last frame while a B arm is out
         a_first_term = False         # A's first chain is terminal at T: T must stay an end
         while d >= 0:
@@ -161,6 +220,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row
                     usage[d, :] = usage[d - 1, :]
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
+                    mgrp[d] = mgrp[d - 1]
                 continue
             v = node[d]
             if not extend[d] or it[d] >= adj_start[v + 1]:
@@ -182,8 +242,13 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row
                 continue             # v would be inside the route
             if grp[d] & groups[w]:
                 continue
+            # Two consecutive nodes of one merge group count as one stop; a group is met once otherwise.
+            merged = merge[w] >= 0 and merge[w] == merge[v]
+            if merge[w] >= 0 and not merged and (mgrp[d] >> merge[w]) & 1:
+                continue
             r = row[w]
-            if usage[d, r] + cost[w] > row_visit[r]:
+            w_cost = 0 if merged else cost[w]
+            if usage[d, r] + w_cost > row_visit[r]:
                 continue
             clash = False
             for j in range(words):
@@ -203,9 +268,10 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row
                 keys[nd, j] = keys[d, j] | chain_keys[c, j]
             for j in range(n_rows):
                 usage[nd, j] = usage[d, j]
-            usage[nd, r] += cost[w]
+            usage[nd, r] += w_cost
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
+            mgrp[nd] = mgrp[d] | ((np.int64(1) << merge[w]) if merge[w] >= 0 else 0)
             visited[w] = True
             if k == A_FRAME and d == 0:
                 a_first_term = (f & TERM_HERE) != 0
@@ -231,7 +297,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, row
                     length += 1
             if length == 0:
                 continue
-            revenue = vsum[d] if all_paid else route_revenue(path, length - 1, row, value, token, row_pay, scratch)
+            revenue = vsum[d] if fast else price(path, length, token, spec, worth, kept, scratch)
             if revenue < 0:
                 continue
             if count < cap and total + length <= ncap:

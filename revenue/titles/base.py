@@ -92,6 +92,33 @@ def train_from_dict(spec: dict, field_name: str = "train") -> TrainType:
     return TrainType(name, tuple(rows), multiplier)
 
 
+@dataclass
+class RouteBonus:
+    """`amount` for a route when every clause holds. A clause (classes, minimum) counts the distinct
+    classes of the route's visited nodes that appear in `classes` (node id -> class, e.g. its hex), and
+    needs at least `minimum` of them. Example: Montan = coal hexes >= 1 and steel hexes >= 1."""
+    name: str
+    amount: int
+    clauses: list[tuple[dict[int, int], int]]
+
+
+@dataclass
+class RouteRules:
+    """Route-level rules of one train type, beyond per-node ones, as data the kernels interpret."""
+    bonuses: list[RouteBonus] = field(default_factory=list)
+    end_nodes: set[int] = field(default_factory=set)   # with need_ends: where a route must begin/end
+    need_ends: int = 0                                  # 0, 1 (one end) or 2 (both ends) in end_nodes
+    alt_multiplier: dict[int, int] = field(default_factory=dict)  # node values multiplied when both ends
+    alt_ends: set[int] = field(default_factory=set)                # ... lie in alt_ends (18Rhl RGE bonus)
+    merge: dict[int, int] = field(default_factory=dict)  # node -> group: consecutive visits count once
+    merge_penalty: int = 0                               # ... worth the first one's value minus this
+    metro: dict[int, int] = field(default_factory=dict)  # node -> hex id: a route may not lie in one
+    # what the evaluator says when a route breaks one of these
+    need_message: str = "Route must begin or end at a required location"
+    merge_message: str = "Cannot revisit a merged location except by consecutive stops"
+    metro_message: str = "Route cannot lie within one location"
+
+
 @dataclass(frozen=True)
 class Phase:
     name: str
@@ -200,6 +227,18 @@ class Title:
     def end_allowed(self, train: TrainType, node) -> bool:
         """Whether a route of `train` may begin or end at `node`."""
         return True
+
+    def visit_allowed(self, train: TrainType, node) -> bool:
+        """Whether a route of `train` may visit `node` at all (beyond its distance rows)."""
+        return True
+
+    def node_groups(self, train: TrainType, node) -> tuple[str, ...]:
+        """Labels of which a route of `train` may visit at most one node (rules/base.md section 4)."""
+        return node.groups
+
+    def route_rules(self, train: TrainType, company, board, graph) -> RouteRules:
+        """Route bonuses, required ends, merged stops and other route-level rules of `train`."""
+        return RouteRules()
 
     def stop_bonuses(self, train: TrainType, company, board, graph) -> list[tuple[str, set[int], int]]:
         """Per-stop bonuses: (name, node ids, amount added per paid stop among them)."""
