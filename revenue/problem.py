@@ -165,7 +165,8 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int]) -> RoutePri
     kept: list[int] = []
     for i, v in enumerate(nodes):
         if i > 0 and spec.merge[v] >= 0 and spec.merge[v] == spec.merge[nodes[i - 1]]:
-            worth[nodes[i - 1]] -= spec.merge_penalty * (spec.alt_mult[nodes[i - 1]] if doubled else 1)
+            penalty = spec.merge_penalty * (spec.alt_mult[nodes[i - 1]] if doubled else 1)
+            worth[nodes[i - 1]] = max(0, worth[nodes[i - 1]] - penalty)   # never below 0 (as the kernel)
             worth[v] = 0
             continue
         worth[v] = int(spec.base[v]) * (int(spec.alt_mult[v]) if doubled else 1)

@@ -149,7 +149,8 @@ def engine_revenue(values, kinds, tokened, rows):
 
 
 class Rules:
-    """Base rules; titles under test subclass this with their own plain reading of the rule notes."""
+    """Base rules; titles under test subclass this with their own plain reading of the rule notes.
+    Hooks get node names (`F9-0`) and tile parts."""
 
     def train_rows(self, train):
         """[(kinds, pay, visit, multiplier)] of an 18xx.games train definition (dict)."""
@@ -158,14 +159,33 @@ class Rules:
             return [({"city", "pass", "town", "halt", "offboard"}, 10**6, d, 1)]
         return [(set(r["nodes"]), r["pay"], r["visit"], r.get("multiplier") or 1) for r in d]
 
+    prune = True    # stop walking once no train can visit that many nodes (see best_run)
+
     def node_value(self, board, part):
         return part.revenue.value(board.phase.colours)
 
-    def may_end(self, train, part) -> bool:
+    def may_visit(self, train, part, name) -> bool:
         return True
+
+    def may_end(self, train, part, name="") -> bool:
+        return True
+
+    def groups(self, train, part, name):
+        return list(part.groups)
 
     def node_bonus(self, board, privates, hex_name) -> int:
         """Added to a node's value when it is a paid stop (not multiplied)."""
+        return 0
+
+    def route_ok(self, train, names) -> bool:
+        """Further route-level conditions."""
+        return True
+
+    def stops(self, train, names, values):
+        """The stop list: (names, values) after any merging of stops; None if the route is illegal."""
+        return names, values
+
+    def route_bonus(self, train, names) -> int:
         return 0
 
 
@@ -173,29 +193,94 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     """Revenue of one route shape for `train`, or None when illegal for it."""
     rows = rules.train_rows(train)
     parts = [g.nodes[v]["part"] for v in nodes]
+    names = [node_name(g, v) for v in nodes]
     if not any(has_token(board, g, v, company) for v in nodes):
         return None
-    groups = [grp for p in parts for grp in p.groups]
+    groups = [grp for p, name in zip(parts, names) for grp in rules.groups(train, p, name)]
     if len(groups) != len(set(groups)):
         return None
     if any(t for _, t in seq[1:-1]):
         return None
-    for p in parts:
-        if not any(p.kind in r[0] for r in rows):
+    for p, name in zip(parts, names):
+        if not any(p.kind in r[0] for r in rows) or not rules.may_visit(train, p, name):
             return None
-    for kinds, pay, visit, mult in rows:
-        if sum(p.visit_cost for p in parts if p.kind in kinds) > visit:
-            return None
-    if not rules.may_end(train, parts[0]) or not rules.may_end(train, parts[-1]):
+    if not rules.may_end(train, parts[0], names[0]) or not rules.may_end(train, parts[-1], names[-1]):
+        return None
+    if not rules.route_ok(train, names):
         return None
     values = []
     for p in parts:
         mult = next(m for kinds, _, _, m in rows if p.kind in kinds)
         values.append(rules.node_value(board, p) * mult)
-    tokened = [has_token(board, g, v, company) for v in nodes]
-    bonus_per_node = [rules.node_bonus(board, privates, v[1]) for v in nodes]
-    return engine_revenue([v + b for v, b in zip(values, bonus_per_node)], [p.kind for p in parts], tokened,
-                          [(k, pay, visit) for k, pay, visit, _ in rows])
+    listed = rules.stops(train, names, values)
+    if listed is None:
+        return None
+    kept, kept_values = listed
+    by_name = dict(zip(names, nodes))
+    kept_parts = [g.nodes[by_name[n]]["part"] for n in kept]
+    for kinds, pay, visit, mult in rows:
+        if sum(p.visit_cost for p in kept_parts if p.kind in kinds) > visit:
+            return None
+    tokened = [has_token(board, g, by_name[n], company) for n in kept]
+    bonus_per_node = [rules.node_bonus(board, privates, n.rsplit("-", 1)[0]) for n in kept]
+    revenue = engine_revenue([v + b for v, b in zip(kept_values, bonus_per_node)], [p.kind for p in kept_parts],
+                             tokened, [(k, pay, visit) for k, pay, visit, _ in rows])
+    return revenue + rules.route_bonus(train, names)
+
+
+class DataRules(Rules):
+    """Route-level rules given as plain data keyed by node names, read the obvious way (for property
+    tests of the kernels' generic rules): forbid, no_end, groups, need (names, count), alt (end names,
+    multipliers), merge (groups, penalty), metro, bonuses [(amount, [(classes, minimum)])]."""
+
+    def __init__(self, data: dict):
+        self.d = data
+        self.prune = not data.get("merge", ({}, 0))[0]    # merged stops count once: no early stop
+
+    def may_visit(self, train, part, name):
+        return name not in self.d.get("forbid", ())
+
+    def may_end(self, train, part, name=""):
+        return name not in self.d.get("no_end", ())
+
+    def groups(self, train, part, name):
+        return list(part.groups) + list(self.d.get("groups", {}).get(name, ()))
+
+    def route_ok(self, train, names):
+        need, count = self.d.get("need", (set(), 0))
+        if (names[0] in need) + (names[-1] in need) < count:
+            return False
+        metro = self.d.get("metro", {})
+        if names[0] in metro and all(metro.get(n) == metro[names[0]] for n in names):
+            return False
+        return True
+
+    def stops(self, train, names, values):
+        ends, mult = self.d.get("alt", (set(), {}))
+        doubled = names[0] in ends and names[-1] in ends
+        if doubled:
+            values = [v * mult.get(n, 1) for n, v in zip(names, values)]
+        merge, penalty = self.d.get("merge", ({}, 0))
+        kept, kept_values, met = [], [], set()
+        for i, (n, v) in enumerate(zip(names, values)):
+            grp = merge.get(n)
+            if grp is not None and i > 0 and merge.get(names[i - 1]) == grp:
+                kept_values[-1] = max(0, kept_values[-1] - penalty * (mult.get(names[i - 1], 1) if doubled else 1))
+                continue
+            if grp is not None:
+                if grp in met:
+                    return None
+                met.add(grp)
+            kept.append(n)
+            kept_values.append(v)
+        return kept, kept_values
+
+    def route_bonus(self, train, names):
+        total = 0
+        for amount, clauses in self.d.get("bonuses", ()):
+            if all(len({classes[n] for n in names if n in classes}) >= minimum for classes, minimum in clauses):
+                total += amount
+        return total
 
 
 def best_run(board, company, trains, rules: Rules | None = None, privates=()):
@@ -205,7 +290,7 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
     limits = [rules.train_rows(t) for t in trains]
 
     def too_long(parts):   # every train already over some row's visit limit
-        return all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
+        return rules.prune and all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
                    for rows in limits)
 
     shapes = all_trails(board, g, company, too_long)
@@ -213,9 +298,12 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
     for train in trains:
         opts = [(0, None, frozenset(), frozenset())]
         for nodes, ends, paths, seq in shapes:
-            value = route_value(board, g, company, train, nodes, seq, rules, privates)
-            if value is not None:
-                opts.append((value, [node_name(g, v) for v in nodes], ends, paths))
+            # A route may be submitted either way round; some rules (merged stops) care which.
+            values = [route_value(board, g, company, train, n, q, rules, privates)
+                      for n, q in ((nodes, seq), (nodes[::-1], seq[::-1]))]
+            values = [v for v in values if v is not None]
+            if values:
+                opts.append((max(values), [node_name(g, v) for v in nodes], ends, paths))
         options.append(opts)
     best = [0, []]
 
@@ -237,7 +325,7 @@ class SteamOverHollandRules(Rules):
     """rules/steam_over_holland.md as written: no route begins or ends at a town; fl. 20 for a stop at
     D9 (VES) or J1 (VVL) while the company owns that private, in phases 2-4 only, not multiplied."""
 
-    def may_end(self, train, part) -> bool:
+    def may_end(self, train, part, name="") -> bool:
         return part.kind != "town"
 
     def node_bonus(self, board, privates, hex_name) -> int:

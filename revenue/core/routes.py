@@ -47,7 +47,8 @@ def price(path, length, token, spec, worth, kept, scratch):
     for i in range(length):
         v = path[i]
         if i > 0 and merge[v] >= 0 and merge[v] == merge[path[i - 1]]:
-            worth[nk - 1] -= merge_penalty * (alt_mult[path[i - 1]] if doubled else 1)
+            # never below 0: the engine would then drop the stop, which no title's values lead to
+            worth[nk - 1] = max(0, worth[nk - 1] - merge_penalty * (alt_mult[path[i - 1]] if doubled else 1))
             continue
         worth[nk] = base[v] * (alt_mult[v] if doubled else 1) + bonus[v]
         kept[nk] = v
@@ -150,6 +151,11 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     n_rows = row_visit.shape[0]
     max_depth = n + 2
     vsum = np.zeros(max_depth, dtype=np.int64)     # running sum of values, for `fast`
+    back = np.empty(max_depth, dtype=np.int64)
+    has_merge = False
+    for v in range(n):
+        if merge[v] >= 0:
+            has_merge = True
     mgrp = np.zeros(max_depth, dtype=np.int64)     # merge groups visited
     node = np.empty(max_depth, dtype=np.int64)
     via = np.full(max_depth, -1, dtype=np.int64)
@@ -297,7 +303,25 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     length += 1
             if length == 0:
                 continue
-            revenue = vsum[d] if fast else price(path, length, token, spec, worth, kept, scratch)
+            if fast:
+                revenue = vsum[d]
+            else:
+                revenue = price(path, length, token, spec, worth, kept, scratch)
+                if has_merge:
+                    # Merged stops depend on the direction (the first of a pair is kept): take the
+                    # better one, and store the route that way round.
+                    for i in range(length):
+                        back[i] = path[length - 1 - i]
+                    backward = price(back, length, token, spec, worth, kept, scratch)
+                    if backward > revenue:
+                        revenue = backward
+                        for i in range(length):
+                            path[i] = back[i]
+                        for i in range(1, length):
+                            back[i] = vias[length - i]
+                        vias[0] = -1
+                        for i in range(1, length):
+                            vias[i] = back[i]
             if revenue < 0:
                 continue
             if count < cap and total + length <= ncap:

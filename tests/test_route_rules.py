@@ -1,0 +1,99 @@
+"""The kernels' generic route-level rules (revenue.titles.base.RouteRules and the per-node hooks) against
+the reference's plain reading of the same rules, on random boards with random rules."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from revenue.board import build_board
+from revenue.evaluate import evaluate
+from revenue.graph import build_graph
+from revenue.solve import solve
+from revenue.titles import TITLES
+from revenue.titles.base import RouteBonus, RouteRules
+
+from .boards import random_board
+from .reference import DataRules, best_run
+
+
+def random_rules(seed: int, names: list[str]) -> dict:
+    """Random rules over the board's node names (each kind of rule present about half the time)."""
+    rng = random.Random(seed)
+    pick = lambda k: sorted(rng.sample(names, min(k, len(names))))   # sorted: no hash order
+    data: dict = {}
+    if rng.random() < 0.3:
+        data["forbid"] = set(pick(1))
+    if rng.random() < 0.4:
+        data["no_end"] = set(pick(rng.randint(1, 3)))
+    if rng.random() < 0.3:
+        data["groups"] = {n: ["X"] for n in pick(2)}
+    if rng.random() < 0.4:
+        data["need"] = (set(pick(rng.randint(1, 4))), rng.choice([1, 1, 2]))
+    if rng.random() < 0.4:
+        ends = set(pick(rng.randint(2, 5)))
+        data["alt"] = (ends, {n: rng.choice([2, 3]) for n in pick(3)})
+    if rng.random() < 0.5:
+        grouped = list(pick(rng.randint(2, 6)))
+        data["merge"] = ({n: i % 2 for i, n in enumerate(grouped)}, rng.choice([0, 10]))
+    if rng.random() < 0.3:
+        data["metro"] = {n: 0 for n in pick(3)}
+    if rng.random() < 0.6:
+        bonuses = []
+        for _ in range(rng.randint(1, 3)):
+            clauses = [({n: rng.randint(0, 2) for n in pick(rng.randint(1, 4))}, rng.randint(1, 2))
+                       for _ in range(rng.randint(1, 2))]
+            bonuses.append((rng.choice([10, 20, 40]), clauses))
+        data["bonuses"] = bonuses
+    return data
+
+
+def install(monkeypatch, data: dict) -> None:
+    """Give the custom title hooks that apply `data` (by node name) through the generic mechanisms."""
+    custom = TITLES["custom"]
+
+    def route_rules(train, company, board, graph):
+        ids = graph.by_name
+        need, count = data.get("need", (set(), 0))
+        ends, mult = data.get("alt", (set(), {}))
+        merge, penalty = data.get("merge", ({}, 0))
+        return RouteRules(
+            bonuses=[RouteBonus(f"bonus {i}", amount, [({ids[n]: c for n, c in classes.items()}, minimum)
+                                                      for classes, minimum in clauses])
+                     for i, (amount, clauses) in enumerate(data.get("bonuses", ()))],
+            end_nodes={ids[n] for n in need}, need_ends=count,
+            alt_multiplier={ids[n]: m for n, m in mult.items()}, alt_ends={ids[n] for n in ends},
+            merge={ids[n]: g for n, g in merge.items()}, merge_penalty=penalty,
+            metro={ids[n]: m for n, m in data.get("metro", {}).items()})
+
+    monkeypatch.setattr(custom, "route_rules", route_rules, raising=False)
+    monkeypatch.setattr(custom, "visit_allowed", lambda train, node: node.name not in data.get("forbid", ()),
+                        raising=False)
+    monkeypatch.setattr(custom, "end_allowed", lambda train, node: node.name not in data.get("no_end", ()),
+                        raising=False)
+    monkeypatch.setattr(custom, "node_groups",
+                        lambda train, node: tuple(node.groups) + tuple(data.get("groups", {}).get(node.name, ())),
+                        raising=False)
+
+
+@settings(max_examples=int(__import__("os").environ.get("RULES_EXAMPLES", 200)), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 2**31 - 1))
+def test_generic_rules_match_reference(monkeypatch, seed):
+    board_req, company_req, trains = random_board(seed, max_trains=2)
+    names = list(build_graph(build_board(board_req)).by_name)
+    if not names:
+        return
+    data = random_rules(seed, names)
+    with monkeypatch.context() as m:
+        install(m, data)
+        result = solve({"board": board_req, "company": company_req})
+        expected, _ = best_run(build_board(board_req), "A",
+                               [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains],
+                               DataRules(data))
+        assert result["optimal"] and result["revenue"] == expected, (seed, data)
+        check = evaluate({"board": board_req, "company": company_req,
+                          "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
+        assert check["legal"] and check["revenue"] == expected
+        assert [r["revenue"] for r in check["routes"]] == [r["revenue"] for r in result["routes"]]
