@@ -1,13 +1,149 @@
-"""18Rhl (Rhineland): map, manifest, trains and phases. Its special rules (Trajekt, Montan and other
-bonuses, the Rheingold-Express) come with the 18Rhl issue; until then towns follow the base rules."""
-from .base import Title
+"""18Rhl (Rhineland), rules/18rhl.md sections 5-8, through the generic hooks:
+
+* towns pay but use no range (the distance rows) and no normal route begins or ends at one (end_allowed);
+* A14/B15/C2 holding another company's token may not end a route: both ends must lie elsewhere
+  (RouteRules.end_nodes with need_ends 2, only when such a token exists);
+* at most one of C14/D15, of L11/L13 and of A4/A6 (per-train groups; the 8-train keeps only NorthWest);
+* no route inside one Rhine metropolis (RouteRules.metro), the Trajekt in green metropolises (merged
+  consecutive stops at -10, a second non-consecutive visit illegal) and their neutral tokens (node_blocks);
+* Montan, Eastern Ruhr, Iron Rhine and Ratingen bonuses as route bonuses over classes of visited nodes;
+* the 8-train (Rheingold-Express): one end on an RGE hex, no other red hex, towns unpaid (its distance
+  row), best 8 paid, D9/F9/I10 doubled when both ends are RGE hexes, no bonuses.
+"""
+from __future__ import annotations
+
+from ..errors import InputError
+from .base import RouteBonus, RouteRules, Title
+
+METROPOLISES = ("D9", "F9", "I10")
+RGE_HEXES = ("A4", "A6", "L11", "L13")
+EASTERN_RUHR = ("C14", "D15")
+OUT_TOKENED = ("A14", "B15", "C2")
+ROERMOND = "G2"
+RATINGEN = "E12"
+# The city (part index) of each Eastern Ruhr hex reached from the coal / steel side.
+COAL_SIDE = {"C14": 1, "D15": 0}
+STEEL_SIDE = {"C14": 0, "D15": 1}
+# Tile exits (map edges) that record an Eastern Ruhr link when built.
+LINK_SIDES = (("C12", 4), ("D13", 3), ("D13", 4), ("E14", 3))
+# The engine's variable coal mine / steel mill placements (game.rb setup).
+COAL_HEXES = ("J3", "K4", "D9", "C12", "D11")
+STEEL_HEXES = ("E6", "D9", "D13")
+
+
+def _is_rge(train) -> bool:
+    return train.name == "8"
 
 
 class G18Rhl(Title):
     name = "18rhl"
-    description = "18Rhl: Rhineland (data; special route rules pending)"
-    options = {"ratingen_variant": "Ratingen variant", "promotion_tiles": "promotion tiles",
+    description = "18Rhl: Rhineland"
+    options = {"ratingen_variant": "Ratingen variant (Ratingen bonus)", "promotion_tiles": "promotion tiles",
                "optional_2_train": "optional 2-train"}
 
     def free_options(self):
         return ("coal", "steel")
+
+    # ---- the printed map ----------------------------------------------------------------------------
+    def _red(self) -> frozenset[str]:
+        if not hasattr(self, "_red_hexes"):
+            self._red_hexes = frozenset(h["name"] for h in self.raw()["hexes"] if h.get("color") == "red")
+        return self._red_hexes
+
+    def check_board(self, board) -> None:
+        for key, allowed in (("coal", COAL_HEXES), ("steel", STEEL_HEXES)):
+            value = board.options.get(key)
+            if value is not None and value not in allowed:
+                raise InputError(f"board.options[{key}]", f"{value!r} is not a hex the variable "
+                                 f"{'coal mine' if key == 'coal' else 'steel mill'} can be on "
+                                 f"({', '.join(allowed)})")
+
+    # ---- per-node rules ------------------------------------------------------------------------------
+    def node_blocks(self, node, company, board) -> bool:
+        """Green metropolis tokens are neutral unless the hex holds 3 tokens, none of the operator's."""
+        if node.hex in METROPOLISES and board.hexes[node.hex].color == "green":
+            tokens = [c for (h, _), cs in board.tokens.items() if h == node.hex for c in cs]
+            if len(tokens) < 3 or company in tokens:
+                return False
+        return super().node_blocks(node, company, board)
+
+    def end_allowed(self, train, node) -> bool:
+        return _is_rge(train) or node.kind != "town"
+
+    def visit_allowed(self, train, node) -> bool:
+        return not _is_rge(train) or node.hex not in self._red() or node.hex in RGE_HEXES
+
+    def node_groups(self, train, node):
+        groups = tuple(node.groups)
+        if not _is_rge(train):
+            if node.hex in EASTERN_RUHR:
+                groups += ("EasternRuhr",)
+            elif node.hex in ("L11", "L13"):
+                groups += ("South",)
+        return groups
+
+    # ---- route-level rules ---------------------------------------------------------------------------
+    def route_rules(self, train, company, board, graph) -> RouteRules:
+        nodes = graph.nodes
+        rge = _is_rge(train)
+        rules = RouteRules(metro={n.id: METROPOLISES.index(n.hex) for n in nodes if n.hex in METROPOLISES},
+                           metro_message="Route cannot consist of only one Rhine metropolis",
+                           merge_message="Must use Trajekt for a revisiting route")
+        # The Trajekt: two consecutive stops in a green metropolis count once, worth 10 less; the 8-train
+        # ignores towns, so only cities merge for it.
+        for n in nodes:
+            if n.hex in METROPOLISES and board.hexes[n.hex].color != "yellow" and not (rge and n.kind == "town"):
+                rules.merge[n.id] = METROPOLISES.index(n.hex)
+        rules.merge_penalty = 10 if rules.merge else 0
+        if rge:
+            rules.end_nodes = {n.id for n in nodes if n.hex in RGE_HEXES}
+            rules.need_ends = 1
+            rules.need_message = "Route for 8 trains must begin/end in an RGE hex"
+            rules.alt_ends = set(rules.end_nodes)
+            rules.alt_multiplier = {n.id: 2 for n in nodes if n.hex in METROPOLISES}
+            return rules
+
+        out = {n.id for n in nodes if n.hex in OUT_TOKENED and n.city_index == 0
+               and any(c != company.id for c in n.tokens)}
+        if out:
+            rules.end_nodes = {n.id for n in nodes} - out
+            rules.need_ends = 2
+            rules.need_message = "Route to out-tokened off-board hex not allowed"
+
+        coal_hexes = {h for h, bh in board.hexes.items() if "K" in bh.icons}
+        steel_hexes = {h for h, bh in board.hexes.items() if "S" in bh.icons}
+        if board.options.get("coal"):
+            coal_hexes.add(board.options["coal"])
+        if board.options.get("steel"):
+            steel_hexes.add(board.options["steel"])
+        # Classes are small bit numbers in the kernel: number the icon hexes only.
+        hex_class = {h: i for i, h in enumerate(sorted(coal_hexes | steel_hexes))}
+        east = len(hex_class)       # one more class: the Eastern Ruhr coal or steel side
+        coal = {n.id: hex_class[n.hex] for n in nodes if n.hex in coal_hexes}
+        steel = {n.id: hex_class[n.hex] for n in nodes if n.hex in steel_hexes}
+        for n in nodes:
+            if n.hex in EASTERN_RUHR:
+                if n.part == COAL_SIDE[n.hex]:
+                    coal[n.id] = east
+                if n.part == STEEL_SIDE[n.hex]:
+                    steel[n.id] = east
+        montan = 40 if int(board.phase.name) >= 5 else 20
+        ruhr = {n.id: 0 for n in nodes if n.hex in EASTERN_RUHR}
+        rules.bonuses.append(RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]))
+        rules.bonuses.append(RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)]))
+        links = sum(1 for h, edge in LINK_SIDES
+                    if edge in {board.hexes[h].map_edge(e) for e in board.hexes[h].tile.exits()})
+        if links and ruhr:
+            rules.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
+                                            [(ruhr, 1)]))
+        roermond = {n.id: 0 for n in nodes if n.hex == ROERMOND}
+        if roermond and ruhr:
+            rules.bonuses.append(RouteBonus("Iron Rhine", 80, [(roermond, 1), (ruhr, 1)]))
+        ratingen = {n.id: 0 for n in nodes if n.hex == RATINGEN}
+        if _on(board.options.get("ratingen_variant")) and ratingen:
+            rules.bonuses.append(RouteBonus("Ratingen", 30, [(ratingen, 1), (steel, 1)]))
+        return rules
+
+
+def _on(value) -> bool:
+    return value is not None and str(value).lower() not in ("", "0", "false", "no")
