@@ -105,7 +105,8 @@ class RouteServer:
             self.port = self.server.add_insecure_port(address)
         if not self.port:
             raise OSError(f"cannot listen on {address}")
-        self._ready = threading.Event()
+        self._ready = threading.Event()      # warmed up and SERVING
+        self._settled = threading.Event()    # warm-up over, whether it worked or not
         self.warm_error: BaseException | None = None
 
     def start(self) -> "RouteServer":
@@ -124,14 +125,18 @@ class RouteServer:
         except BaseException as exc:   # stays NOT_SERVING: a server that cannot solve must not take work
             self.warm_error = exc
             log.error("warm-up failed; health stays NOT_SERVING", exc_info=exc)
+            self._settled.set()
             return
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._ready.set()
+        self._settled.set()
         log.info(json.dumps({"event": "serving", "warm_up_ms": round((time.perf_counter() - started) * 1000, 1)}))
 
     def wait_ready(self, timeout: float | None = None) -> bool:
-        return self._ready.wait(timeout)
+        """True once SERVING; False if the warm-up failed (see warm_error) or `timeout` passed."""
+        self._settled.wait(timeout)
+        return self._ready.is_set()
 
     def stop(self, grace: float | None = None) -> threading.Event:
         """Stop accepting calls; in-flight calls get `grace` seconds, then are cancelled (which stops

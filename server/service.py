@@ -284,7 +284,7 @@ class RouteService:
         remaining = _remaining(context)
         if remaining != float("inf"):
             # Leave time to build and send the answer before the client gives up on it.
-            limits.append((remaining - min(0.02, remaining * 0.1), "the call's deadline"))
+            limits.append((remaining - min(0.05, remaining * 0.2), "the call's deadline"))
         return min(limits)
 
     # ---- methods -------------------------------------------------------------------------------------
@@ -310,14 +310,15 @@ class RouteService:
             except InputError:
                 raise
             except Exception:
-                # An interrupted search can fail inside the library (see the report on solve.py); when
-                # it was interrupted, that is the deadline's or the client's doing, not a server error.
+                # A search stopped midway must not turn the deadline or the client's cancel into INTERNAL
+                # (an early solve() failed this way when stopped during route enumeration); it is logged.
                 interrupted = cancel.is_set() or time.perf_counter() - searching >= budget
                 if not interrupted:
                     raise
                 log.warning("search failed after being interrupted", exc_info=True)
                 result = {"revenue": 0, "routes": [], "optimal": False}
-        if cancel.is_set() and not context.is_active():
+        # The call ends (and sets `cancel`) at its deadline too: only time left means the client left.
+        if cancel.is_set() and not context.is_active() and _remaining(context) > 0.01:
             raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call")
         if not result.get("optimal") and not result.get("routes"):
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED,

@@ -1,0 +1,477 @@
+"""The gRPC service through real channels to a real server on a free localhost port: every method equals
+the library, streaming, deadlines, cancellation, the bounded queue, limits, health, reflection, auth,
+TLS, logs and shutdown."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import pytest
+from google.protobuf import descriptor_pool, json_format
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+from benchmarks.scenarios import title_scenarios
+from revenue import api
+from revenue.client import RouteClient, ServiceError
+from revenue.evaluate import evaluate
+from revenue.solve import solve
+from revenue.steam import deliveries
+from revenue.v1 import revenue_pb2, steam_pb2
+
+from .server_helpers import (CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub,
+                             unproved_request)
+
+SCENARIOS = title_scenarios()
+A_1830_HEX = SCENARIOS[0].request["board"]["tiles"][0]["hex"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running(workers=2, max_queue=8, max_compute_ms=10_000) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def rpc(server):
+    service, channel = stub(server)
+    yield service
+    channel.close()
+
+
+def solve_message(request: dict) -> revenue_pb2.SolveRequest:
+    return json_format.ParseDict(request, revenue_pb2.SolveRequest())
+
+
+def without_stats(message):
+    out = type(message)()
+    out.CopyFrom(message)
+    out.ClearField("stats")
+    return out
+
+
+def violations(error: grpc.RpcError) -> list[tuple[str, str]]:
+    status = rpc_status.from_call(error)
+    assert status is not None and status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    out = []
+    for detail in status.details:
+        bad = error_details_pb2.BadRequest()
+        assert detail.Unpack(bad)
+        out += [(v.field, v.description) for v in bad.field_violations]
+    return out
+
+
+# ---- every method equals the library -------------------------------------------------------------------
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+def test_solve_equals_library(rpc, scenario):
+    got = rpc.Solve(solve_message(scenario.request), timeout=30)
+    want = api.to_message(solve(scenario.request), revenue_pb2.SolveResponse)
+    assert without_stats(got) == without_stats(want)
+    assert got.optimal and got.upper_bound == got.revenue == want.revenue
+    assert got.stats.candidate_routes == want.stats.candidate_routes
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("evaluate_*.json")), ids=lambda p: p.stem)
+def test_evaluate_equals_library(rpc, path):
+    request = json_format.Parse(path.read_text(), revenue_pb2.EvaluateRequest())
+    got = rpc.Evaluate(request, timeout=30)
+    want = api.to_message(evaluate(api.load_request(path, revenue_pb2.EvaluateRequest)), revenue_pb2.EvaluateResponse)
+    assert got == want and got.legal and got.revenue > 0
+
+
+def test_list_titles_equals_library(rpc):
+    got = rpc.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=10)
+    assert got == api.to_message(api.list_titles(), revenue_pb2.ListTitlesResponse)
+    assert {t.name for t in got.titles} >= {"1830", "steam_over_holland", "18rhl", "1860", "custom"}
+
+
+def test_deliveries_equals_library(rpc):
+    raw = json.loads((EXAMPLES / "steam.json").read_text())
+    got = rpc.Deliveries(json_format.ParseDict(raw, steam_pb2.DeliveriesRequest()), timeout=30)
+    assert got == json_format.ParseDict(deliveries(raw), steam_pb2.DeliveriesResponse())
+    assert got.best.own_points > 0
+
+
+def test_python_client_equals_library(server):
+    scenario = SCENARIOS[2]
+    with RouteClient(f"127.0.0.1:{server.port}") as client:
+        got = client.solve(scenario.request, timeout=30)
+        want = solve(scenario.request)
+        assert (got["revenue"], got["optimal"], got["upper_bound"]) == (want["revenue"], True, want["revenue"])
+        assert [r["nodes"] for r in got["routes"]] == [r["nodes"] for r in want["routes"]]
+        raw = json.loads((EXAMPLES / "evaluate_1830.json").read_text())
+        assert client.evaluate(raw)["revenue"] == evaluate(raw)["revenue"] == 210
+        assert len(client.list_titles()["titles"]) == len(api.list_titles()["titles"])
+        steam = json.loads((EXAMPLES / "steam.json").read_text())
+        assert client.deliveries(steam)["best"] == json.loads(json.dumps(deliveries(steam)["best"]))
+        stream = list(client.solve_stream(scenario.request))
+        assert stream[-1]["revenue"] == want["revenue"] and stream[-1]["optimal"]
+        with pytest.raises(ServiceError) as bad:
+            client.solve({"board": {"title": "1830", "tiles": [{"hex": "Z99", "tile": "7"}]}, "company": {"id": "PRR"}})
+        assert bad.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert bad.value.violations[0][0] == "board.tiles[0].hex"
+
+
+def test_note_of_an_empty_answer_is_trailing_metadata(rpc):
+    request = {"board": SCENARIOS[0].request["board"], "company": {"id": "PRR"}}
+    response, call = rpc.Solve.with_call(solve_message(request), timeout=10)
+    assert response.revenue == 0 and response.optimal and not response.routes
+    assert dict(call.trailing_metadata())["revenue-note"] == "the company has no trains"
+
+
+# ---- streaming ------------------------------------------------------------------------------------------
+
+def test_stream_improves_then_proves(rpc):
+    request = stream_request()
+    responses = list(rpc.SolveStream(solve_message(request), timeout=60))
+    revenues = [r.revenue for r in responses]
+    assert len(responses) >= 3, revenues                     # improvements came before the proof
+    assert revenues == sorted(revenues) and len(set(revenues[:-1])) == len(revenues) - 1
+    assert all(not r.optimal and r.upper_bound == 0 for r in responses[:-1]) and all(r.routes for r in responses)
+    final = responses[-1]
+    assert final.optimal and final.revenue == final.upper_bound == solve(request)["revenue"]
+    assert sum(r.revenue for r in final.routes) == final.revenue
+
+
+# ---- deadlines and cancellation -------------------------------------------------------------------------
+
+def test_tiny_deadline_is_deadline_exceeded(rpc):
+    started = time.perf_counter()
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Solve(solve_message(heavy_request()), timeout=0.05)
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert time.perf_counter() - started < 1.0
+    assert wait_until(lambda: CALL_LOG.calls("Solve")[-1]["code"] == "DEADLINE_EXCEEDED")
+
+
+def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
+    request = unproved_request()
+    got = rpc.Solve(solve_message(request), timeout=1.0)    # the answer arrived within the deadline
+    assert not got.optimal and got.stats.timed_out and got.routes
+    assert got.revenue == sum(r.revenue for r in got.routes) < got.upper_bound
+    # The routes are a legal run worth what the server says ...
+    check = evaluate({**request, "routes": [{"train": r.train, "nodes": list(r.nodes)} for r in got.routes]})
+    assert check["legal"] and check["revenue"] == got.revenue
+    # ... and the bound holds against what a longer search finds.
+    longer = solve(request, deadline=2.0)
+    assert longer["revenue"] <= got.upper_bound
+
+
+def test_deadline_ms_field_is_a_search_deadline(rpc):
+    request = {**heavy_request(), "deadline_ms": 50}
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Solve(solve_message(request), timeout=30)
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert "deadline_ms 50" in err.value.details()
+
+
+def test_compute_cap_without_client_deadline():
+    with running(workers=1, max_queue=0, max_compute_ms=300) as s:
+        service, channel = stub(s)
+        started = time.perf_counter()
+        with pytest.raises(grpc.RpcError) as err:
+            service.Solve(solve_message(heavy_request()))        # no client deadline at all
+        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert "compute cap of 300 ms" in err.value.details()
+        assert time.perf_counter() - started < 3.0
+        channel.close()
+
+
+def wait_until(predicate, timeout=5.0):
+    end = time.perf_counter() + timeout
+    while time.perf_counter() < end:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_cancellation_stops_the_search(server, rpc):
+    assert server.service.admission.admitted == 0
+    future = rpc.Solve.future(solve_message(heavy_request()), timeout=60)
+    assert wait_until(lambda: server.service.admission.admitted == 1)
+    time.sleep(0.3)
+    future.cancel()
+    # The worker slot frees within a few polls of the search, far before the heavy search would end.
+    assert wait_until(lambda: server.service.admission.admitted == 0, timeout=3.0)
+    assert wait_until(lambda: any(r.get("code") == "CANCELLED" for r in CALL_LOG.calls("Solve")))
+
+
+def test_abandoned_stream_stops_the_search(server, rpc):
+    stream = rpc.SolveStream(solve_message(heavy_request()), timeout=60)
+    assert wait_until(lambda: server.service.admission.admitted == 1)
+    stream.cancel()
+    assert wait_until(lambda: server.service.admission.admitted == 0, timeout=3.0)
+
+
+# ---- the bounded queue and limits -------------------------------------------------------------------------
+
+def test_full_queue_is_resource_exhausted():
+    with running(workers=1, max_queue=1, max_compute_ms=10_000) as s:
+        service, channel = stub(s)
+        first = service.Solve.future(solve_message(heavy_request()), timeout=30)
+        assert wait_until(lambda: s.service.admission.admitted == 1)
+        second = service.Solve.future(solve_message(heavy_request()), timeout=30)
+        assert wait_until(lambda: s.service.admission.admitted == 2)
+        started = time.perf_counter()
+        with pytest.raises(grpc.RpcError) as err:
+            service.Solve(solve_message(SCENARIOS[0].request), timeout=30)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert time.perf_counter() - started < 1.0              # refused at once, not after waiting
+        # ListTitles needs no worker: it is answered while the queue is full.
+        assert s.service.admission.admitted == 2
+        assert service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=5).titles
+        first.cancel()
+        second.cancel()
+        assert wait_until(lambda: s.service.admission.admitted == 0)
+        assert service.Solve(solve_message(SCENARIOS[0].request), timeout=30).optimal
+        channel.close()
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda r: r["board"].update(tiles=[{"hex": "F9", "tile": "7"}] * 201), "board.tiles"),
+    (lambda r: r["board"].update(tokens=[{"hex": "F9", "city": 0, "company": "X"}] * 201), "board.tokens"),
+    (lambda r: r["company"].update(trains=[{"name": "2"}] * 21), "company.trains"),
+    (lambda r: r["board"].update(title="custom", custom={"hexes": [{"hex": "A1"}] * 401}), "board.custom.hexes"),
+    (lambda r: r["board"].update(tiles=[{"hex": "F9", "code": "x" * 5000}]), "board.tiles[0].code"),
+])
+def test_board_size_limits(rpc, mutate, field):
+    request = json.loads(json.dumps(SCENARIOS[0].request))
+    mutate(request)
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Solve(solve_message(request), timeout=10)
+    assert [f for f, _ in violations(err.value)] == [field]
+
+
+def test_message_size_limit(rpc):
+    request = {"board": {"title": "1830", "options": {"x": "y" * (5 * 1024 * 1024)}}}
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Solve(solve_message(request), timeout=10)
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+# ---- bad input ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("request_dict, field", [
+    ({"board": {"title": "nope"}, "company": {"id": "PRR"}}, "board.title"),
+    ({"board": {"title": "1830", "tiles": [{"hex": "Z99", "tile": "7"}]}, "company": {"id": "PRR"}},
+     "board.tiles[0].hex"),
+    ({"board": {"title": "1830", "tiles": [{"hex": A_1830_HEX, "tile": "7", "rotation": 9}]},
+      "company": {"id": "PRR"}},
+     "board.tiles[0].rotation"),
+    ({"board": {"title": "1830"}, "company": {"id": "PRR", "trains": [{"name": "99"}]}}, "company.trains[0].name"),
+    ({"board": {"title": "1830"}, "company": {"id": "PRR"}, "deadline_ms": -5}, "deadline_ms"),
+])
+def test_bad_input_names_the_field(rpc, request_dict, field):
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Solve(solve_message(request_dict), timeout=10)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    found = violations(err.value)
+    assert found and found[0][0] == field and found[0][1]
+
+
+def test_bad_evaluate_and_deliveries_name_the_field(rpc):
+    request = json.loads((EXAMPLES / "evaluate_1830.json").read_text())
+    request["routes"][0]["train"] = "99"
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Evaluate(json_format.ParseDict(request, revenue_pb2.EvaluateRequest()), timeout=10)
+    assert violations(err.value)[0][0].startswith("routes[0]")
+    steam = json.loads((EXAMPLES / "steam.json").read_text())
+    steam["links"][0]["a"] = "Atlantis"
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Deliveries(json_format.ParseDict(steam, steam_pb2.DeliveriesRequest()), timeout=10)
+    assert violations(err.value)[0][0] == "links[0].a"
+
+
+def test_undecodable_bytes_are_invalid_argument(server):
+    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+    raw = channel.unary_unary("/revenue.v1.RouteService/Solve")    # bytes in, bytes out
+    with pytest.raises(grpc.RpcError) as err:
+        raw(b"\x0a\xff\xff\xff\xff\x0f", timeout=10)                 # field 1 with a length past the end
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "not a valid revenue.v1.SolveRequest" in err.value.details()
+    channel.close()
+
+
+def test_internal_errors_hide_the_traceback(server, rpc, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr("revenue.evaluate.evaluate", broken)
+    request = json_format.Parse((EXAMPLES / "evaluate_1830.json").read_text(), revenue_pb2.EvaluateRequest())
+    with pytest.raises(grpc.RpcError) as err:
+        rpc.Evaluate(request, timeout=10)
+    assert err.value.code() == grpc.StatusCode.INTERNAL
+    assert "secret" not in err.value.details() and "Traceback" not in err.value.details()
+    assert "incident" in err.value.details()
+    assert any("secret detail" in str(r) or "incident" in r.get("text", "") for r in CALL_LOG.errors())
+
+
+# ---- health, reflection, logs ---------------------------------------------------------------------------------
+
+def test_health_serving_after_warm_up(server):
+    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+    health = health_pb2_grpc.HealthStub(channel)
+    for name in ("", "revenue.v1.RouteService"):
+        answer = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    channel.close()
+
+
+def test_health_not_serving_before_warm_up(monkeypatch):
+    from server import Config, RouteServer
+
+    release = threading.Event()
+    monkeypatch.setattr("server.service.RouteService.warm_up", lambda self: release.wait(10))
+    s = RouteServer(Config(port=0)).start()
+    try:
+        channel = grpc.insecure_channel(f"127.0.0.1:{s.port}")
+        health = health_pb2_grpc.HealthStub(channel)
+        request = health_pb2.HealthCheckRequest(service="revenue.v1.RouteService")
+        assert health.Check(request, timeout=5).status == health_pb2.HealthCheckResponse.NOT_SERVING
+        release.set()
+        assert s.wait_ready(5)
+        assert health.Check(request, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+        channel.close()
+    finally:
+        s.stop(0).wait(5)
+
+
+def test_reflection_lists_and_describes_the_service(server):
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+    db = ProtoReflectionDescriptorDatabase(channel)
+    assert {"revenue.v1.RouteService", "grpc.health.v1.Health"} <= set(db.get_services())
+    pool = descriptor_pool.DescriptorPool(db)
+    service = pool.FindServiceByName("revenue.v1.RouteService")
+    assert {m.name for m in service.methods} == {"Solve", "SolveStream", "Evaluate", "ListTitles", "Deliveries"}
+    assert service.methods_by_name["SolveStream"].output_type.fields_by_name["upper_bound"].number == 4
+    channel.close()
+
+
+def test_each_call_logs_one_json_line(rpc):
+    before = len(CALL_LOG.calls("Solve"))
+    rpc.Solve(solve_message(SCENARIOS[2].request), timeout=30)
+    records = CALL_LOG.calls("Solve")
+    assert len(records) == before + 1
+    last = records[-1]
+    want = solve(SCENARIOS[2].request)
+    assert last["title"] == "1830" and last["company"] == "PRR" and last["code"] == "OK"
+    assert last["revenue"] == want["revenue"] and last["optimal"] is True and last["elapsed_ms"] > 0
+
+
+# ---- auth and TLS -----------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is needed to make a test certificate")
+    d = tmp_path_factory.mktemp("tls")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem"), "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    return d / "cert.pem", d / "key.pem"
+
+
+def test_auth_token_over_tls(certificate):
+    cert, key = certificate
+    with running(auth_token="s3cret", tls_cert=str(cert), tls_key=str(key)) as s:
+        roots = cert.read_bytes()
+        creds = grpc.ssl_channel_credentials(root_certificates=roots)
+        channel = grpc.secure_channel(f"localhost:{s.port}", creds)
+        service, _ = stub(s, channel)
+        request = solve_message(SCENARIOS[0].request)
+        for metadata in [(), (("authorization", "Bearer wrong"),), (("authorization", "s3cret"),)]:
+            with pytest.raises(grpc.RpcError) as err:
+                service.Solve(request, timeout=10, metadata=metadata)
+            assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(grpc.RpcError) as err:
+            list(service.SolveStream(request, timeout=10))
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        good = (("authorization", "Bearer s3cret"),)
+        assert service.Solve(request, timeout=10, metadata=good).revenue == solve(SCENARIOS[0].request)["revenue"]
+        # Health stays open without the token.
+        health = health_pb2_grpc.HealthStub(channel)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
+            health_pb2.HealthCheckResponse.SERVING
+        # The Python client sends the token and trusts the given certificate.
+        with RouteClient(f"localhost:{s.port}", token="s3cret", root_certificates=roots) as client:
+            assert client.list_titles()["titles"]
+        with RouteClient(f"localhost:{s.port}", root_certificates=roots) as client:
+            with pytest.raises(ServiceError) as bad:
+                client.list_titles()
+            assert bad.value.code == grpc.StatusCode.UNAUTHENTICATED
+        # A plaintext client cannot talk to the TLS port.
+        plain = grpc.insecure_channel(f"127.0.0.1:{s.port}")
+        with pytest.raises(grpc.RpcError) as err:
+            stub(s, plain)[0].ListTitles(revenue_pb2.ListTitlesRequest(), timeout=3, metadata=good)
+        assert err.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+        plain.close()
+        channel.close()
+
+
+# ---- shutdown -----------------------------------------------------------------------------------------------------
+
+def test_stop_cancels_in_flight_calls_after_the_grace_period():
+    with running(workers=1, max_queue=1) as s:
+        service, channel = stub(s)
+        future = service.Solve.future(solve_message(heavy_request()), timeout=60)
+        assert wait_until(lambda: s.service.admission.admitted == 1)
+        started = time.perf_counter()
+        s.stop(0.3).wait(5)
+        assert time.perf_counter() - started < 3.0
+        with pytest.raises(grpc.RpcError):
+            future.result(timeout=5)
+        assert wait_until(lambda: s.service.admission.admitted == 0, timeout=3.0)
+        with pytest.raises(grpc.RpcError) as err:
+            service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=2)
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        channel.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_serve_command_stops_on_sigterm():
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--workers", "1"], cwd=ROOT,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        health = health_pb2_grpc.HealthStub(channel)
+
+        def serving():
+            try:
+                return health.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
+                    health_pb2.HealthCheckResponse.SERVING
+            except grpc.RpcError:
+                return False
+
+        assert wait_until(serving, timeout=60)
+        with RouteClient(f"127.0.0.1:{port}") as client:
+            assert client.solve(SCENARIOS[0].request, timeout=30)["optimal"]
+        channel.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+        lines = [json.loads(line) for line in proc.stderr.read().splitlines() if line.startswith("{")]
+        events = [line.get("event") for line in lines]
+        assert events[0] == "listening" and "serving" in events and events[-1] == "stopped"
+        assert any(line.get("method") == "Solve" and line["code"] == "OK" for line in lines)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,210 @@
+"""Fuzz: thousands of malformed or random requests to every method of a real server. Every answer must be
+OK or INVALID_ARGUMENT (never INTERNAL, never a hang), and the server must stay up and correct."""
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import random
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from benchmarks.scenarios import title_scenarios
+from revenue.solve import solve
+from revenue.v1 import revenue_pb2, steam_pb2
+
+from .server_helpers import CALL_LOG, EXAMPLES, running
+
+N_REQUESTS = 2400
+ALLOWED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT}
+
+METHODS = {
+    "Solve": (revenue_pb2.SolveRequest, False),
+    "SolveStream": (revenue_pb2.SolveRequest, True),
+    "Evaluate": (revenue_pb2.EvaluateRequest, False),
+    "Deliveries": (steam_pb2.DeliveriesRequest, False),
+    "ListTitles": (revenue_pb2.ListTitlesRequest, False),
+}
+
+
+@functools.lru_cache(maxsize=1)
+def bases() -> dict[str, list[dict]]:
+    """Valid requests to mutate (never changed in place), kept small so that every mutant solves fast."""
+    early = [s.request for s in title_scenarios() if "early" in s.name or "mid" in s.name]
+    evaluates = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("evaluate_*.json"))]
+    small_solves = [{"board": e["board"], "company": e["company"]} for e in evaluates]
+    return {"Solve": early + small_solves, "SolveStream": small_solves, "Evaluate": evaluates,
+            "Deliveries": [json.loads((EXAMPLES / "steam.json").read_text())], "ListTitles": [{}]}
+
+
+def random_scalar(rng: random.Random):
+    return rng.choice([
+        lambda: rng.randint(-2**31, 2**31 - 1), lambda: rng.randint(-3, 12), lambda: "",
+        lambda: "".join(rng.choice("ABCDEFGHIJK0123456789-_ ;:=,.|é") for _ in range(rng.randint(1, 12))),
+        lambda: rng.choice(["F9", "E11", "G7-0", "A1", "city=revenue:20", "path=a:0,b:9", "city=revenue:x;path=a:_0,b:_0",
+                            "town=revenue:10;path=a:0,b:_0;path=a:_0,b:_0", "offboard=revenue:yellow_20|brown_x",
+                            "D", "2+1", "999", "custom", "1830", "flat", "pointy", "yellow", "age_of_steam"]),
+        lambda: rng.random() < 0.5, lambda: [], lambda: {}, lambda: None,
+        lambda: "\x00\ud7ff" * rng.randint(1, 3),
+    ])()
+
+
+def paths(obj, prefix=()):
+    """Every (container, key) inside a JSON value."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield obj, k
+            yield from paths(v, prefix + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield obj, i
+            yield from paths(v, prefix + (i,))
+
+
+def mutate(request: dict, rng: random.Random) -> dict:
+    out = copy.deepcopy(request)
+    for _ in range(rng.randint(1, 4)):
+        spots = list(paths(out))
+        if not spots:
+            out[rng.choice(["board", "company", "routes", "stops", "x"])] = random_scalar(rng)
+            continue
+        container, key = rng.choice(spots)
+        action = rng.random()
+        if action < 0.5:
+            container[key] = random_scalar(rng)
+        elif action < 0.65 and isinstance(container, dict):
+            del container[key]
+        elif action < 0.8 and isinstance(container, list):
+            container.extend(copy.deepcopy(container) * rng.randint(1, 3))   # duplicates
+        elif action < 0.9 and isinstance(container[key], dict):
+            container[key][rng.choice(["hex", "tile", "rotation", "city", "company", "name", "nodes", "a", "b",
+                                       "colour", "level", "count", "bogus"])] = random_scalar(rng)
+        else:
+            container[key] = copy.deepcopy(rng.choice([v for _, v in [(c, c[k]) for c, k in spots]]))
+    return out
+
+
+def huge(request: dict, rng: random.Random) -> dict:
+    out = copy.deepcopy(request)
+    board = out.setdefault("board", {})
+    choice = rng.randrange(4)
+    if choice == 0:
+        board["tiles"] = [{"hex": "F9", "tile": "7", "rotation": rng.randint(0, 5)}] * rng.randint(201, 2000)
+    elif choice == 1:
+        board["tokens"] = [{"hex": "F9", "city": 0, "company": "X"}] * rng.randint(201, 2000)
+    elif choice == 2:
+        board["title"] = "custom"
+        board["custom"] = {"hexes": [{"hex": f"A{2 * i + 1}", "code": "city=revenue:10"} for i in range(401)]}
+    else:
+        out.setdefault("company", {})["trains"] = [{"name": "2"}] * rng.randint(21, 500)
+    return out
+
+
+def encode(request: dict, message_type, rng: random.Random) -> bytes:
+    """The mutant as wire bytes: through the message when it fits the schema; otherwise the fields that
+    fit, with a field of the wrong wire type added (what a client with another schema would send)."""
+    try:
+        return json_format.ParseDict(request, message_type(), ignore_unknown_fields=True).SerializeToString()
+    except (json_format.ParseError, ValueError, TypeError, OverflowError, RecursionError):
+        field = rng.randint(1, 12)
+        wire = rng.choice([0, 1, 2, 5])
+        tag = bytes([(field << 3) | wire])
+        payload = {0: b"\x96\x01", 1: bytes(8), 2: b"\x03abc", 5: bytes(4)}[wire]
+        return tag + payload
+
+
+def corrupt(data: bytes, rng: random.Random) -> bytes:
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        if not data:
+            break
+        i = rng.randrange(len(data))
+        r = rng.random()
+        if r < 0.5:
+            data[i] = rng.randrange(256)
+        elif r < 0.75:
+            del data[i:]
+        else:
+            data[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 5)))
+    return bytes(data)
+
+
+def make_requests(n: int, seed: int = 1830) -> list[tuple[str, bytes, str]]:
+    rng = random.Random(seed)
+    by_method = bases()
+    out = []
+    kinds = ["mutant", "mutant", "mutant", "corrupt", "random_bytes", "huge", "random_dict"]
+    for i in range(n):
+        method = rng.choice(list(METHODS))
+        message_type = METHODS[method][0]
+        base = rng.choice(by_method[method])
+        kind = kinds[i % len(kinds)]
+        if kind == "mutant":
+            data = encode(mutate(base, rng), message_type, rng)
+        elif kind == "corrupt":
+            data = corrupt(json_format.ParseDict(base, message_type()).SerializeToString(), rng)
+        elif kind == "random_bytes":
+            data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 300)))
+        elif kind == "huge":
+            method = rng.choice(["Solve", "Evaluate"])
+            data = encode(huge(rng.choice(by_method[method]), rng), METHODS[method][0], rng)
+        else:
+            keys = ["board", "company", "routes", "deadline_ms", "stops", "links", "cubes", "players", "player",
+                    "title", "tiles", "tokens", "custom", "trains", "ruleset", "top_k", "round", "max_level"]
+            obj = {rng.choice(keys): random_scalar(rng) for _ in range(rng.randint(0, 5))}
+            if rng.random() < 0.5:
+                obj["board"] = {rng.choice(keys): random_scalar(rng) for _ in range(rng.randint(1, 4))}
+            data = encode(obj, message_type, rng)
+        out.append((method, data, kind))
+    return out
+
+
+def call(channel: grpc.Channel, method: str, data: bytes) -> grpc.StatusCode:
+    path = f"/revenue.v1.RouteService/{method}"
+    try:
+        if METHODS[method][1]:
+            for _ in channel.unary_stream(path)(data, timeout=30):
+                pass
+        else:
+            channel.unary_unary(path)(data, timeout=30)
+        return grpc.StatusCode.OK
+    except grpc.RpcError as exc:
+        return exc.code()
+
+
+def test_fuzz_every_answer_is_ok_or_invalid_argument():
+    requests = make_requests(N_REQUESTS)
+    assert len(requests) >= 2000
+    errors_before = len(CALL_LOG.errors())
+    with running(workers=2, max_queue=64, max_compute_ms=5000) as server:
+        channel = grpc.insecure_channel(f"127.0.0.1:{server.port}",
+                                        options=[("grpc.max_send_message_length", 64 * 1024 * 1024)])
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            codes = list(pool.map(lambda r: call(channel, r[0], r[1]), requests))
+        bad = [(r[0], r[2], c.name) for r, c in zip(requests, codes) if c not in ALLOWED]
+        assert not bad, f"{len(bad)} answers were neither OK nor INVALID_ARGUMENT, e.g. {bad[:5]}"
+        tally = Counter((r[2], c.name) for r, c in zip(requests, codes))
+        # The fuzz reached the library, not only the decoder: both outcomes occur for mutants.
+        assert tally[("mutant", "OK")] > 50 and tally[("mutant", "INVALID_ARGUMENT")] > 50, tally
+        assert tally[("huge", "INVALID_ARGUMENT")] == sum(1 for r in requests if r[2] == "huge")
+        # Still up, and still right.
+        health = health_pb2_grpc.HealthStub(channel)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
+            health_pb2.HealthCheckResponse.SERVING
+        request = title_scenarios()[2].request
+        answer = revenue_pb2.SolveResponse.FromString(channel.unary_unary("/revenue.v1.RouteService/Solve")(
+            json_format.ParseDict(request, revenue_pb2.SolveRequest()).SerializeToString(), timeout=30))
+        assert answer.optimal and answer.revenue == solve(request)["revenue"]
+        assert server.service.admission.admitted == 0
+        channel.close()
+    assert len(CALL_LOG.errors()) == errors_before, CALL_LOG.errors()[errors_before:][:3]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fuzz_corpus_is_deterministic(seed):
+    assert make_requests(50, seed) == make_requests(50, seed)
