@@ -16,6 +16,7 @@ from .company import build_company
 from .errors import InputError
 from .graph import Chain, build_graph
 from .problem import Problem, TrainSpec, compile_problem, price_route
+from .titles.base import BYPASS_FLAG
 
 
 @dataclass
@@ -129,8 +130,12 @@ def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteE
     check.choices = _route_choices(problem, nodes, check.options, True, True)
     if not check.choices:
         return RouteError("track_reused", "Route cannot reuse track", names[0])
+    passed = 0
     for v in nodes[1:-1]:
         if problem.blocks[v]:
+            passed += 1
+            if problem.bypassable[v] and passed <= spec.bypass:
+                continue
             what = "an off-board" if graph.nodes[v].kind == "offboard" else "a city full of other companies' tokens"
             return RouteError("passes_blocked", f"Route cannot pass through {what} ({graph.nodes[v].name})",
                               graph.nodes[v].name)
@@ -215,6 +220,8 @@ def evaluate(request: dict) -> dict:
         for check in checks:
             check.error = RouteError("track_reused", "Route cannot reuse track (another train of the company"
                                      " uses the same hex side)", graph.nodes[check.nodes[0]].name)
+    run_error = _check_run(problem, checks) if legal and joint is not None else None
+    legal = legal and run_error is None
     total = 0
     for i, check in enumerate(checks):
         spec = problem.specs[check.train]
@@ -226,4 +233,41 @@ def evaluate(request: dict) -> dict:
                      "connections": [], "stops": [], "bonuses": [],
                      "error": check.error.to_dict() if check.error else None}
         results.append(entry)
-    return {"legal": legal, "revenue": total if legal else 0, "routes": results}
+    out = {"legal": legal, "revenue": total if legal else 0, "routes": results}
+    if run_error is not None:
+        out["run_error"] = run_error.to_dict()
+    return out
+
+
+def route_flags(problem: Problem, spec: TrainSpec, nodes: list[int]) -> int:
+    """The flag bits of a legal route (revenue.titles.base.RunRules): bypass, and those of its nodes."""
+    flags = BYPASS_FLAG if any(problem.blocks[v] for v in nodes[1:-1]) else 0
+    for v in nodes:
+        flags |= int(spec.flag_on[v])
+    return flags
+
+
+def _check_run(problem: Problem, checks: list[RouteCheck]) -> RouteError | None:
+    """The run-level rules over the (individually legal) routes of a run."""
+    run = problem.run
+    if not checks:
+        return None
+    flags = [route_flags(problem, problem.specs[c.train], c.nodes) for c in checks]
+    for bit, cap in run.flag_max.items():
+        if sum((f >> bit) & 1 for f in flags) > cap:
+            return RouteError("run_flag_max", run.messages["flag_max"])
+    for bit, least in run.flag_min.items():
+        if sum((f >> bit) & 1 for f in flags) < least:
+            return RouteError("run_flag_min", run.messages["flag_min"])
+    if run.connected:
+        sets = [set(c.nodes) for c in checks]
+        reached, grown = {0}, True
+        while grown:
+            grown = False
+            for j in range(len(sets)):
+                if j not in reached and any(sets[j] & sets[i] for i in reached):
+                    reached.add(j)
+                    grown = True
+        if len(reached) < len(sets):
+            return RouteError("run_connected", run.messages["connected"])
+    return None

@@ -10,7 +10,7 @@ import numpy as np
 
 from .company import Company
 from .graph import Graph
-from .titles.base import RouteRules, TrainType
+from .titles.base import RouteRules, RunRules, TrainType
 
 
 @dataclass
@@ -35,6 +35,8 @@ class TrainSpec:
     rule_amount: np.ndarray  # int64 [rules]
     rule_set: np.ndarray     # int64 [rules, clauses]: bonus set of each clause (-1 = no clause)
     rule_min: np.ndarray     # int64 [rules, clauses]: distinct classes the clause needs
+    bypass: int              # blocked cities a route may pass
+    flag_on: np.ndarray      # int64 [nodes]: flag bits a route visiting the node carries
     rules: RouteRules
     bonus_names: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
 
@@ -55,12 +57,14 @@ class Problem:
     company: Company
     token: np.ndarray        # bool [nodes]: a city holding the company's token
     blocks: np.ndarray       # bool [nodes]: the company may not pass through
+    bypassable: np.ndarray   # bool [nodes]: blocked cities (not off-boards): passable within RouteRules.bypass
     cost: np.ndarray         # int64 [nodes]: visit cost
     specs: dict[str, TrainSpec]
     chain_a: np.ndarray      # int64 [chains]
     chain_b: np.ndarray
     chain_keys: np.ndarray   # uint64 [chains, words]: track-key bitsets
     chain_term: np.ndarray   # int64 [chains]: bit0 path at a terminal, bit1 at b, bit2 inside
+    run: RunRules
 
     @property
     def words(self) -> int:
@@ -111,6 +115,9 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
                 sets.append(classes)
             rule_set[r, c] = sets.index(classes)
             rule_min[r, c] = minimum
+    flag_on = np.zeros(n, dtype=np.int64)
+    for v, bits in rules.flags.items():
+        flag_on[v] |= bits
     rule_class = np.full((max(len(sets), 1), n), -1, dtype=np.int64)
     for s, classes in enumerate(sets):
         for v, cls in classes.items():
@@ -119,8 +126,8 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
         train, row, base, bonus, np.array([title.end_allowed(train, nd) for nd in nodes], dtype=np.bool_), groups,
         np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64),
         _mask(n, rules.end_nodes), rules.need_ends, alt_mult, _mask(n, rules.alt_ends), merge, rules.merge_penalty,
-        metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min, rules,
-        names)
+        metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min,
+        rules.bypass, flag_on, rules, names)
 
 
 def compile_problem(graph: Graph, company: Company) -> Problem:
@@ -128,6 +135,7 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
     nodes = graph.nodes
     token = np.array([company.id in nd.tokens for nd in nodes], dtype=np.bool_)
     blocks = np.array([title.node_blocks(nd, company.id, board) for nd in nodes], dtype=np.bool_)
+    bypassable = blocks & np.array([nd.kind in ("city", "pass") for nd in nodes], dtype=np.bool_)
     cost = np.array([nd.visit_cost for nd in nodes], dtype=np.int64)
     specs = {}
     for train in company.trains:
@@ -142,9 +150,10 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
             chain_keys[c.id, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
     chain_term = np.array([int(c.terminal_a) | int(c.terminal_b) << 1 | int(c.terminal_inner) << 2
                            for c in chains], dtype=np.int64)
-    return Problem(graph, company, token, blocks, cost, specs,
+    return Problem(graph, company, token, blocks, bypassable, cost, specs,
                    np.array([c.a for c in chains], dtype=np.int64),
-                   np.array([c.b for c in chains], dtype=np.int64), chain_keys, chain_term)
+                   np.array([c.b for c in chains], dtype=np.int64), chain_keys, chain_term,
+                   title.run_rules(company, board, graph))
 
 
 @dataclass

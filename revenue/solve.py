@@ -16,7 +16,7 @@ import numpy as np
 
 from .board import build_board
 from .company import build_company
-from .core.combine import best_combination
+from .core.combine import FLAG_BITS, best_combination
 from .core.routes import SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes
 from .errors import InputError
 from .evaluate import route_result
@@ -29,15 +29,24 @@ POLL_SECONDS = 0.002
 class RouteSet:
     """Every legal route of one train type, best first."""
 
-    def __init__(self, problem: Problem, train: str, rev, keys, start, nodes, chains, complete: bool):
+    def __init__(self, problem: Problem, train: str, rev, keys, flags, start, nodes, chains, complete: bool):
         order = np.argsort(-rev, kind="stable")
         self.train, self.problem = train, problem
-        self.rev, self.keys, self.order = rev[order], keys[order], order
+        self.rev, self.keys, self.flags, self.order = rev[order], keys[order], flags[order], order
         self.start, self.nodes, self.chains = start, nodes, chains
         self.complete = complete
 
     def __len__(self) -> int:
         return len(self.rev)
+
+    def node_sets(self) -> np.ndarray:
+        """uint64 [routes, words]: the nodes each route visits, in sorted order (for run rules)."""
+        words = max(1, (len(self.problem.graph.nodes) + 63) // 64)
+        out = np.zeros((len(self), words), dtype=np.uint64)
+        for i, j in enumerate(self.order):
+            for v in self.nodes[self.start[j]:self.start[j + 1]]:
+                out[i, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+        return out
 
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
@@ -51,7 +60,7 @@ class RouteSet:
 
 def spec_arrays(spec: TrainSpec) -> tuple:
     """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS)."""
-    return tuple(np.int64(getattr(spec, f)) if f in ("need_ends", "merge_penalty") else getattr(spec, f)
+    return tuple(np.int64(getattr(spec, f)) if f in ("need_ends", "merge_penalty", "bypass") else getattr(spec, f)
                  for f in SPEC_FIELDS)
 
 
@@ -70,15 +79,16 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
     while True:
         rev = np.empty(routes, dtype=np.int64)
         keys = np.empty((routes, problem.words), dtype=np.uint64)
+        flags = np.zeros(routes, dtype=np.int64)
         start = np.zeros(routes + 1, dtype=np.int64)
         path_nodes = np.empty(nodes, dtype=np.int64)
         path_chains = np.empty(nodes, dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
-            *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, allowed,
-            spec_arrays(spec), fast(spec), stop, rev, keys, start, path_nodes, path_chains)
+            *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
+            spec_arrays(spec), fast(spec), stop, rev, keys, flags, start, path_nodes, path_chains)
         if stored == count or not complete:
-            return RouteSet(problem, train, rev[:stored], keys[:stored], start[: stored + 1], path_nodes,
-                            path_chains, complete)
+            return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[: stored + 1],
+                            path_nodes, path_chains, complete)
         routes, nodes = max(count, 1), max(total, 1)
 
 
@@ -106,9 +116,10 @@ def reachable(problem: Problem) -> np.ndarray:
     queue = deque(int(v) for v in np.flatnonzero(problem.token))
     for v in queue:
         seen[v] = True
+    bypass = max((spec.bypass for spec in problem.specs.values()), default=0)
     while queue:
         v = queue.popleft()
-        if problem.blocks[v] and not problem.token[v]:
+        if problem.blocks[v] and not problem.token[v] and not (bypass and problem.bypassable[v]):
             continue
         for cid in graph.adjacency[v]:
             w = graph.chains[cid].other(v)
@@ -188,8 +199,18 @@ class Search:
                                  dtype=np.int64)
             self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
             self.progress[4:] = -1
-            self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix,
-                                             self.progress, self.stop)
+            run = p.run
+            flags = np.concatenate([self.sets[t].flags for t in names])
+            flag_max = np.full(FLAG_BITS, -1, dtype=np.int64)
+            flag_min = np.zeros(FLAG_BITS, dtype=np.int64)
+            for bit, cap in run.flag_max.items():
+                flag_max[bit] = cap
+            for bit, least in run.flag_min.items():
+                flag_min[bit] = least
+            node_sets = (np.concatenate([self.sets[t].node_sets() for t in names]) if run.connected
+                         else np.zeros((len(rev), 1), dtype=np.uint64))
+            self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix, flags,
+                                             flag_max, flag_min, run.connected, node_sets, self.progress, self.stop)
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 

@@ -12,7 +12,7 @@ from revenue.evaluate import evaluate
 from revenue.graph import build_graph
 from revenue.solve import solve
 from revenue.titles import TITLES
-from revenue.titles.base import RouteBonus, RouteRules
+from revenue.titles.base import RouteBonus, RouteRules, RunRules
 
 from .boards import random_board
 from .reference import DataRules, best_run
@@ -39,6 +39,16 @@ def random_rules(seed: int, names: list[str]) -> dict:
         data["merge"] = ({n: i % 2 for i, n in enumerate(grouped)}, rng.choice([0, 10]))
     if rng.random() < 0.3:
         data["metro"] = {n: 0 for n in pick(3)}
+    if rng.random() < 0.4:
+        data["bypass"] = 1
+    if rng.random() < 0.4:
+        data["flags"] = {n: rng.choice([2, 4]) for n in pick(rng.randint(1, 4))}
+    if rng.random() < 0.4:
+        data["flag_max"] = {rng.choice([0, 1, 2]): rng.choice([0, 1])}
+    if rng.random() < 0.3:
+        data["flag_min"] = {rng.choice([1, 2]): 1}
+    if rng.random() < 0.4:
+        data["connected"] = True
     if rng.random() < 0.6:
         bonuses = []
         for _ in range(rng.randint(1, 3)):
@@ -65,9 +75,15 @@ def install(monkeypatch, data: dict) -> None:
             end_nodes={ids[n] for n in need}, need_ends=count,
             alt_multiplier={ids[n]: m for n, m in mult.items()}, alt_ends={ids[n] for n in ends},
             merge={ids[n]: g for n, g in merge.items()}, merge_penalty=penalty,
-            metro={ids[n]: m for n, m in data.get("metro", {}).items()})
+            metro={ids[n]: m for n, m in data.get("metro", {}).items()},
+            bypass=data.get("bypass", 0), flags={ids[n]: f for n, f in data.get("flags", {}).items()})
+
+    def run_rules(company, board, graph):
+        return RunRules(flag_max=data.get("flag_max", {}), flag_min=data.get("flag_min", {}),
+                        connected=data.get("connected", False))
 
     monkeypatch.setattr(custom, "route_rules", route_rules, raising=False)
+    monkeypatch.setattr(custom, "run_rules", run_rules, raising=False)
     monkeypatch.setattr(custom, "visit_allowed", lambda train, node: node.name not in data.get("forbid", ()),
                         raising=False)
     monkeypatch.setattr(custom, "end_allowed", lambda train, node: node.name not in data.get("no_end", ()),
@@ -81,7 +97,7 @@ def install(monkeypatch, data: dict) -> None:
                                                                   HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 2**31 - 1))
 def test_generic_rules_match_reference(monkeypatch, seed):
-    board_req, company_req, trains = random_board(seed, max_trains=2)
+    board_req, company_req, trains = random_board(seed, max_trains=3)
     names = list(build_graph(build_board(board_req)).by_name)
     if not names:
         return

@@ -2,12 +2,18 @@
 
 Routes of each train type are sorted by revenue (best first). Trains are searched in order; a train may
 also run no route. The bound at train i is `so far + best remaining route of each later train`, valid
-because a route's revenue depends on that route alone. Identical trains take routes in non-increasing
-order, so each set of routes is searched once. `progress` is shared with the calling thread:
+because a route's revenue depends on that route alone (run-level rules only forbid runs, so the bound of
+the unconstrained problem still holds). Identical trains take routes in non-increasing order, so each set
+of routes is searched once.
+
+Run-level rules: each route carries flag bits (rflags); `flag_max[b]` caps how many routes of a run have
+bit b (-1 = no cap), `flag_min[b]` asks that at least that many do (checked on non-empty runs), and with
+`connected` the routes must form one group through shared nodes (rnodes: node bitsets).
+
+`progress` is shared with the calling thread:
   progress[0] best total, progress[1] twice the improvements so far (odd while one is being written),
-  progress[2] nodes explored,
-  progress[3] index of the train-0 route being explored (for the anytime bound), progress[4:4+T] the
-  chosen route of each train (-1 = none), as indices into that train's sorted routes.
+  progress[2] nodes explored, progress[3] index of the train-0 route being explored (for the anytime
+  bound), progress[4:4+T] the chosen route of each train (-1 = none), as indices into its sorted routes.
 """
 from __future__ import annotations
 
@@ -15,10 +21,47 @@ import numpy as np
 from numba import njit
 
 STOP_CHECK = 1024
+FLAG_BITS = 8
 
 
 @njit(cache=True, nogil=True)
-def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best, progress, stop):
+def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
+    """Leaf checks of a complete run: minimum flag counts and connectedness through shared nodes."""
+    if n_chosen == 0:
+        return True
+    for b in range(FLAG_BITS):
+        if flag_min[b] > 0:
+            count = 0
+            for i in range(n_chosen):
+                count += (rflags[chosen[i]] >> b) & 1
+            if count < flag_min[b]:
+                return False
+    if connected and n_chosen > 1:
+        reached = np.zeros(n_chosen, dtype=np.bool_)
+        reached[0] = True
+        grown = True
+        while grown:
+            grown = False
+            for i in range(n_chosen):
+                if not reached[i]:
+                    continue
+                for j in range(n_chosen):
+                    if reached[j]:
+                        continue
+                    for k in range(rnodes.shape[1]):
+                        if rnodes[chosen[i], k] & rnodes[chosen[j], k]:
+                            reached[j] = True
+                            grown = True
+                            break
+        for i in range(n_chosen):
+            if not reached[i]:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best, rflags, flag_max, flag_min,
+                     connected, rnodes, progress, stop):
     """group_of[t]: route group of train t; routes of group g are rev/keys[group_start[g]:group_start[g+1]],
     sorted by revenue descending. suffix_best[t] = sum over trains t.. of their group's best revenue.
     Returns True when the search finished (the result is proved optimal)."""
@@ -28,9 +71,15 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     for t in range(n_trains - 2, -1, -1):
         if same_as_prev[t + 1]:
             same_run[t] = same_run[t + 1] + 1
+    capped = False
+    for b in range(FLAG_BITS):
+        if flag_max[b] >= 0:
+            capped = True
     used = np.zeros((n_trains + 1, words), dtype=np.uint64)
+    flags_used = np.zeros((n_trains + 1, FLAG_BITS), dtype=np.int64)
     idx = np.full(n_trains, -1, dtype=np.int64)     # position within the group; count = "no route"
     total = np.zeros(n_trains + 1, dtype=np.int64)
+    chosen = np.empty(n_trains, dtype=np.int64)
     best = progress[0]
     explored = 0
     t = 0
@@ -61,6 +110,11 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 if used[t, k] & keys[r, k]:
                     ok = False
                     break
+            if ok and capped:
+                for b in range(FLAG_BITS):
+                    if flag_max[b] >= 0 and flags_used[t, b] + ((rflags[r] >> b) & 1) > flag_max[b]:
+                        ok = False
+                        break
             if ok:
                 found = True
                 break
@@ -75,6 +129,8 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                     total[t + 1] = total[t]
                     for k in range(words):
                         used[t + 1, k] = used[t, k]
+                    for b in range(FLAG_BITS):
+                        flags_used[t + 1, b] = flags_used[t, b]
                     found = True
             if not found:
                 idx[t] = -1
@@ -86,14 +142,24 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
             total[t + 1] = total[t] + rev[r]
             for k in range(words):
                 used[t + 1, k] = used[t, k] | keys[r, k]
+            for b in range(FLAG_BITS):
+                flags_used[t + 1, b] = flags_used[t, b] + ((rflags[r] >> b) & 1)
         if t + 1 == n_trains:
             if total[n_trains] > best:
-                best = total[n_trains]
-                progress[1] += 1        # odd: the routes below are being written
-                progress[0] = best
+                n_chosen = 0
                 for j in range(n_trains):
-                    progress[4 + j] = idx[j] if idx[j] < group_start[group_of[j] + 1] - group_start[group_of[j]] else -1
-                progress[1] += 1        # even: a consistent best run
+                    gj = group_of[j]
+                    if idx[j] < group_start[gj + 1] - group_start[gj]:
+                        chosen[n_chosen] = group_start[gj] + idx[j]
+                        n_chosen += 1
+                if _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
+                    best = total[n_trains]
+                    progress[1] += 1        # odd: the routes below are being written
+                    progress[0] = best
+                    for j in range(n_trains):
+                        gj = group_of[j]
+                        progress[4 + j] = idx[j] if idx[j] < group_start[gj + 1] - group_start[gj] else -1
+                    progress[1] += 1        # even: a consistent best run
             # stay on this train and try its next option
             continue
         t += 1

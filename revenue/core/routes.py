@@ -18,7 +18,8 @@ TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
 SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay", "need", "need_ends",
                "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
-               "rule_set", "rule_min")
+               "rule_set", "rule_min", "bypass", "flag_on")
+BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
 
 
 @njit(cache=True, nogil=True)
@@ -28,7 +29,7 @@ def price(path, length, token, spec, worth, kept, scratch):
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
     tokened city), then route bonuses."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
-     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min) = spec
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on) = spec
     first, last = path[0], path[length - 1]
     if need_ends > 0:
         ends = (1 if need[first] else 0) + (1 if need[last] else 0)
@@ -130,8 +131,8 @@ A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
-def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, allowed, spec,
-                     fast, stop, rev, rkeys, rstart, pnodes, pchains):
+def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
+                     allowed, spec, fast, stop, rev, rkeys, rflags, rstart, pnodes, pchains):
     """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
     nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
     stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
@@ -142,9 +143,10 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     number) as two arms leaving T: arm A, and for each state of A an arm B on the other side. B's first
     chain is numbered above A's, so each route is found once; earlier token cities are off limits.
     With `fast` (every visited node paid, no route-level rules) a route earns the running sum of values.
+    A route may pass up to `bypass` blocked cities (bypassable); rflags gets its flag bits.
     """
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
-     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min) = spec
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on) = spec
     value = base + bonus
     n = adj_start.shape[0] - 1
     words = chain_keys.shape[1]
@@ -157,6 +159,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         if merge[v] >= 0:
             has_merge = True
     mgrp = np.zeros(max_depth, dtype=np.int64)     # merge groups visited
+    byp = np.zeros(max_depth, dtype=np.int64)      # blocked cities passed
     node = np.empty(max_depth, dtype=np.int64)
     via = np.full(max_depth, -1, dtype=np.int64)
     kind = np.empty(max_depth, dtype=np.int64)
@@ -204,6 +207,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         grp[0] = groups[t]
         vsum[0] = value[t]
         mgrp[0] = (np.int64(1) << merge[t]) if merge[t] >= 0 else 0
+        byp[0] = 0
         a_top = 0                    # depth of A's last frame while a B arm is out
         a_first_term = False         # A's first chain is terminal at T: T must stay an end
         while d >= 0:
@@ -227,6 +231,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
                     mgrp[d] = mgrp[d - 1]
+                    byp[d] = byp[d - 1]
                 continue
             v = node[d]
             if not extend[d] or it[d] >= adj_start[v + 1]:
@@ -268,7 +273,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             via[nd] = c
             kind[nd] = A_FRAME if k == A_FRAME else B_FRAME
             it[nd] = adj_start[w]
-            extend[nd] = not ((f & TERM_THERE) or blocks[w])
+            # v is inside the route now: passing it uses the bypass when it is blocked
+            byp[nd] = byp[d] + (1 if k != B_ROOT and d > 0 and blocks[v] else 0)
+            extend[nd] = not ((f & TERM_THERE) or (blocks[w] and not (bypassable[w] and byp[nd] < bypass)))
             launched[nd] = False
             for j in range(words):
                 keys[nd, j] = keys[d, j] | chain_keys[c, j]
@@ -331,6 +338,10 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                 rev[count] = revenue
                 for j in range(words):
                     rkeys[count, j] = keys[d, j]
+                fl = BYPASS_FLAG if byp[d] > 0 else 0
+                for i in range(length):
+                    fl |= flag_on[path[i]]
+                rflags[count] = fl
                 rstart[count + 1] = total + length
                 stored += 1
             count += 1

@@ -113,10 +113,28 @@ class RouteRules:
     merge: dict[int, int] = field(default_factory=dict)  # node -> group: consecutive visits count once
     merge_penalty: int = 0                               # ... worth the first one's value minus this
     metro: dict[int, int] = field(default_factory=dict)  # node -> hex id: a route may not lie in one
+    bypass: int = 0                                      # blocked cities a route may pass (1860: one)
+    flags: dict[int, int] = field(default_factory=dict)  # node -> flag bits of routes visiting it (see RunRules)
     # what the evaluator says when a route breaks one of these
     need_message: str = "Route must begin or end at a required location"
     merge_message: str = "Cannot revisit a merged location except by consecutive stops"
     metro_message: str = "Route cannot lie within one location"
+
+
+BYPASS_FLAG = 1   # flag bit 0: the route passes a blocked city (RouteRules.bypass)
+
+
+@dataclass
+class RunRules:
+    """Rules over all routes of a run. Routes carry flag bits (bit 0 = BYPASS_FLAG, others from
+    RouteRules.flags): at most flag_max[bit] routes may have a bit, at least flag_min[bit] must (in a
+    non-empty run); with `connected` the routes must form one group through shared nodes."""
+    flag_max: dict[int, int] = field(default_factory=dict)
+    flag_min: dict[int, int] = field(default_factory=dict)
+    connected: bool = False
+    messages: dict[str, str] = field(default_factory=lambda: {
+        "flag_max": "Too many routes of one kind", "flag_min": "A required route is missing",
+        "connected": "Routes must intersect with each other"})
 
 
 @dataclass(frozen=True)
@@ -239,6 +257,10 @@ class Title:
     def route_rules(self, train: TrainType, company, board, graph) -> RouteRules:
         """Route bonuses, required ends, merged stops and other route-level rules of `train`."""
         return RouteRules()
+
+    def run_rules(self, company, board, graph) -> RunRules:
+        """Rules over the whole run of the company (see RunRules)."""
+        return RunRules()
 
     def stop_bonuses(self, train: TrainType, company, board, graph) -> list[tuple[str, set[int], int]]:
         """Per-stop bonuses: (name, node ids, amount added per paid stop among them)."""

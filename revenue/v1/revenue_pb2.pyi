@@ -191,14 +191,16 @@ class EvaluateRequest(_message.Message):
     def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., routes: _Optional[_Iterable[_Union[Route, _Mapping]]] = ...) -> None: ...
 
 class EvaluateResponse(_message.Message):
-    __slots__ = ("legal", "revenue", "routes")
+    __slots__ = ("legal", "revenue", "routes", "run_error")
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     REVENUE_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
+    RUN_ERROR_FIELD_NUMBER: _ClassVar[int]
     legal: bool
     revenue: int
     routes: _containers.RepeatedCompositeFieldContainer[RouteResult]
-    def __init__(self, legal: _Optional[bool] = ..., revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ...) -> None: ...
+    run_error: RouteError
+    def __init__(self, legal: _Optional[bool] = ..., revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., run_error: _Optional[_Union[RouteError, _Mapping]] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
     __slots__ = ("board", "company", "deadline_ms")
