@@ -24,6 +24,7 @@ from .graph import build_graph
 from .problem import Problem, TrainSpec, compile_problem
 
 POLL_SECONDS = 0.002
+STOP_GRACE_SECONDS = 0.02
 
 
 class RouteSet:
@@ -223,9 +224,18 @@ class Search:
                 routes.append(self.sets[self.trains[t].name].route(i))
         return sum(r["revenue"] for r in routes), routes
 
+    def _snapshot(self) -> tuple[int, list[dict]] | None:
+        """The best run so far if the kernel is not writing it at this moment (progress[1] even)."""
+        sequence = int(self.progress[1])
+        if self.suffix is None or sequence % 2:
+            return None
+        current = self._current()
+        return current if int(self.progress[1]) == sequence else None
+
     def run(self) -> dict:
         seen = 0
         timed_out = False
+        best: tuple[int, list[dict]] = (0, [])
         if self.until is None and self.cancel is None and self.on_improve is None:
             self._work()       # nothing to watch: no thread needed
             worker = None
@@ -238,19 +248,25 @@ class Search:
                     self.until is not None and time.perf_counter() >= self.until:
                 timed_out = True
                 self.stop[0] = 1
+                # The kernels stop within microseconds; a first call may still be loading or compiling
+                # them, which cannot be interrupted: answer now and let the worker end on its own.
+                worker.join(STOP_GRACE_SECONDS)
+                break
             sequence = int(self.progress[1])
-            if self.on_improve and sequence > seen and sequence % 2 == 0 and self.suffix is not None:
-                revenue, routes = self._current()
-                if int(self.progress[1]) == sequence:    # not overwritten while read
-                    seen = sequence
-                    self.on_improve({"revenue": revenue, "routes": routes})
+            if sequence > seen and (snapshot := self._snapshot()) is not None:
+                seen, best = sequence, snapshot
+                if self.on_improve:
+                    self.on_improve({"revenue": best[0], "routes": best[1]})
         if self.error is not None:
             raise self.error
+        finished = worker is None or not worker.is_alive()
         enumerated = len(self.sets) == len(self.problem.specs) and all(s.complete for s in self.sets.values())
-        revenue, routes = self._current() if enumerated else (0, [])
-        if self.on_improve and self.progress[1] > seen:
+        if finished and enumerated and self.suffix is not None:
+            best = self._current()
+        revenue, routes = best
+        if self.on_improve and int(self.progress[1]) > seen and finished:
             self.on_improve({"revenue": revenue, "routes": routes})
-        optimal = self.complete
+        optimal = finished and self.complete
         if optimal:
             bound = revenue
         elif not enumerated or self.suffix is None:
