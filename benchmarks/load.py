@@ -1,0 +1,213 @@
+"""Load test of the gRPC service: start `python -m server` in a subprocess, run N concurrent clients for a
+bounded time on the title scenarios (early, mid and late game of every title), and report throughput,
+latency percentiles and errors.
+
+    python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--target HOST:PORT] [--json]
+
+Each client has its own channel and sends Solve calls back to back, cycling through the scenarios from
+its own starting point. Every answer is checked against the proved optimum the server gave for that
+scenario in the warm-up pass: a different revenue counts as an error. `run()` is what `revenue bench
+--load` calls.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+
+import click
+import grpc
+from rich.console import Console
+from rich.table import Table
+
+from .scenarios import title_scenarios
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOLVE = "/revenue.v1.RouteService/Solve"
+CALL_TIMEOUT = 10.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    i = min(len(sorted_values) - 1, max(0, round(q / 100 * len(sorted_values) + 0.5) - 1))
+    return sorted_values[i]
+
+
+class _Server:
+    """`python -m server` on a free port, until stopped (SIGTERM, then the logs are dropped)."""
+
+    def __init__(self, workers: int | None, max_queue: int):
+        self.port = _free_port()
+        self.log = tempfile.TemporaryFile(mode="w+")
+        args = [sys.executable, "-m", "server", "--port", str(self.port), "--max-queue", str(max_queue)]
+        if workers:
+            args += ["--workers", str(workers)]
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.log)
+        self.target = f"127.0.0.1:{self.port}"
+
+    def wait_serving(self, timeout: float) -> float:
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        started = time.perf_counter()
+        with grpc.insecure_channel(self.target) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            while time.perf_counter() - started < timeout:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"the server exited ({self.proc.returncode}):\n{self.tail()}")
+                try:
+                    if health.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
+                            health_pb2.HealthCheckResponse.SERVING:
+                        return time.perf_counter() - started
+                except grpc.RpcError:
+                    pass
+                time.sleep(0.1)
+        raise RuntimeError(f"the server was not SERVING after {timeout:g} s:\n{self.tail()}")
+
+    def tail(self, n: int = 20) -> str:
+        self.log.seek(0)
+        return "".join(self.log.readlines()[-n:])
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
+        max_queue: int = 64, start_timeout: float = 300.0) -> dict:
+    """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers."""
+    from google.protobuf import json_format
+
+    from revenue.v1 import revenue_pb2
+
+    scenarios = title_scenarios()
+    payloads = [json_format.ParseDict(s.request, revenue_pb2.SolveRequest()).SerializeToString()
+                for s in scenarios]
+    server = None if target else _Server(workers, max_queue)
+    try:
+        startup = server.wait_serving(start_timeout) if server else 0.0
+        target = target or server.target
+        # Warm-up pass: the optimum of each scenario (the reference for every later answer).
+        expected = []
+        with grpc.insecure_channel(target) as channel:
+            solve = channel.unary_unary(SOLVE)
+            for s, payload in zip(scenarios, payloads):
+                answer = revenue_pb2.SolveResponse.FromString(solve(payload, timeout=60))
+                expected.append((answer.revenue, answer.optimal))
+
+        latencies: list[list[tuple[int, float]]] = [[] for _ in range(clients)]
+        errors: list[Counter] = [Counter() for _ in range(clients)]
+        go = threading.Barrier(clients + 1)
+        stop_at = [0.0]
+
+        def client(k: int) -> None:
+            with grpc.insecure_channel(target) as channel:
+                solve = channel.unary_unary(SOLVE)
+                grpc.channel_ready_future(channel).result(timeout=10)
+                i = k
+                go.wait()
+                while time.perf_counter() < stop_at[0]:
+                    j = i % len(payloads)
+                    i += 1
+                    t = time.perf_counter()
+                    try:
+                        answer = revenue_pb2.SolveResponse.FromString(solve(payloads[j], timeout=CALL_TIMEOUT))
+                    except grpc.RpcError as exc:
+                        errors[k][exc.code().name] += 1
+                        continue
+                    elapsed = (time.perf_counter() - t) * 1000
+                    if (answer.revenue, answer.optimal) != expected[j]:
+                        errors[k]["WRONG_ANSWER"] += 1
+                    latencies[k].append((j, elapsed))
+
+        threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(clients)]
+        for t in threads:
+            t.start()
+        stop_at[0] = time.perf_counter() + seconds + 3600   # set for real once every client is connected
+        go.wait()
+        began = time.perf_counter()
+        stop_at[0] = began + seconds
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - began
+    finally:
+        if server:
+            server.stop()
+
+    everything = sorted(ms for per in latencies for _, ms in per)
+    error_count = Counter()
+    for c in errors:
+        error_count.update(c)
+    per_scenario = []
+    for j, s in enumerate(scenarios):
+        values = sorted(ms for per in latencies for jj, ms in per if jj == j)
+        per_scenario.append({"scenario": s.name, "trains": s.trains, "revenue": expected[j][0],
+                             "optimal": expected[j][1], "calls": len(values),
+                             "p50_ms": round(_percentile(values, 50), 2), "p99_ms": round(_percentile(values, 99), 2)})
+    return {
+        "clients": clients, "seconds": round(wall, 2), "server_workers": workers or os.cpu_count(),
+        "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
+        "throughput_per_s": round(len(everything) / wall, 1) if wall else 0.0,
+        "p50_ms": round(_percentile(everything, 50), 2), "p90_ms": round(_percentile(everything, 90), 2),
+        "p99_ms": round(_percentile(everything, 99), 2), "max_ms": round(everything[-1], 2) if everything else None,
+        "errors": sum(error_count.values()), "errors_by_code": dict(error_count), "scenarios": per_scenario,
+    }
+
+
+def print_report(report: dict, console: Console | None = None) -> None:
+    console = console or Console(highlight=False)
+    summary = Table(title=f"gRPC load: {report['clients']} clients for {report['seconds']} s "
+                          f"({report['server_workers']} server workers, {report['cores']} cores)")
+    for column in ("calls", "throughput/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors"):
+        summary.add_column(column, justify="right")
+    errors = str(report["errors"]) + (f" {report['errors_by_code']}" if report["errors"] else "")
+    summary.add_row(str(report["calls"]), f"{report['throughput_per_s']:.1f}", f"{report['p50_ms']:.2f}",
+                    f"{report['p90_ms']:.2f}", f"{report['p99_ms']:.2f}", f"{report['max_ms']:.2f}", errors)
+    console.print(summary)
+    table = Table(title="per scenario (Solve, proved optimum checked on every answer)")
+    for column, justify in (("scenario", "left"), ("trains", "left"), ("revenue", "right"), ("calls", "right"),
+                            ("p50 ms", "right"), ("p99 ms", "right")):
+        table.add_column(column, justify=justify)
+    for s in report["scenarios"]:
+        table.add_row(s["scenario"], s["trains"], f"{s['revenue']}{'' if s['optimal'] else ' (not proved)'}",
+                      str(s["calls"]), f"{s['p50_ms']:.2f}", f"{s['p99_ms']:.2f}")
+    console.print(table)
+
+
+@click.command()
+@click.option("--clients", default=8, show_default=True, type=click.IntRange(1, 256))
+@click.option("--seconds", default=10.0, show_default=True, type=click.FloatRange(0.5, 3600))
+@click.option("--workers", type=click.IntRange(1, 256), help="Server workers (default: one per core).")
+@click.option("--target", help="Load an already running server at HOST:PORT instead of starting one.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def main(clients: int, seconds: float, workers: int | None, target: str | None, as_json: bool) -> None:
+    """Load test of the gRPC service on the title scenarios."""
+    report = run(clients=clients, seconds=seconds, workers=workers, target=target)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        print_report(report)
+    if report["errors"]:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(prog_name="python -m benchmarks.load")
