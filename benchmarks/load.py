@@ -62,18 +62,18 @@ class _Server:
         from grpc_health.v1 import health_pb2, health_pb2_grpc
 
         started = time.perf_counter()
-        with grpc.insecure_channel(self.target) as channel:
-            health = health_pb2_grpc.HealthStub(channel)
-            while time.perf_counter() - started < timeout:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"the server exited ({self.proc.returncode}):\n{self.tail()}")
+        while time.perf_counter() - started < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited ({self.proc.returncode}):\n{self.tail()}")
+            # A fresh channel each time: a channel that failed to connect backs off for longer and longer.
+            with grpc.insecure_channel(self.target) as channel:
                 try:
-                    if health.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
-                            health_pb2.HealthCheckResponse.SERVING:
+                    if health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1).status \
+                            == health_pb2.HealthCheckResponse.SERVING:
                         return time.perf_counter() - started
                 except grpc.RpcError:
                     pass
-                time.sleep(0.1)
+            time.sleep(0.1)
         raise RuntimeError(f"the server was not SERVING after {timeout:g} s:\n{self.tail()}")
 
     def tail(self, n: int = 20) -> str:

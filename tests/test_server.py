@@ -450,27 +450,30 @@ def test_serve_command_stops_on_sigterm():
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--workers", "1"], cwd=ROOT,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines: list[dict] = []
+
+    def read():
+        for line in proc.stderr:
+            if line.startswith("{"):
+                lines.append(json.loads(line))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     try:
+        assert wait_until(lambda: any(r.get("event") == "serving" for r in lines), timeout=120), lines
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         health = health_pb2_grpc.HealthStub(channel)
-
-        def serving():
-            try:
-                return health.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
-                    health_pb2.HealthCheckResponse.SERVING
-            except grpc.RpcError:
-                return False
-
-        assert wait_until(serving, timeout=60)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == \
+            health_pb2.HealthCheckResponse.SERVING
+        channel.close()
         with RouteClient(f"127.0.0.1:{port}") as client:
             assert client.solve(SCENARIOS[0].request, timeout=30)["optimal"]
-        channel.close()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
-        lines = [json.loads(line) for line in proc.stderr.read().splitlines() if line.startswith("{")]
-        events = [line.get("event") for line in lines]
+        reader.join(5)
+        events = [r.get("event") for r in lines]
         assert events[0] == "listening" and "serving" in events and events[-1] == "stopped"
-        assert any(line.get("method") == "Solve" and line["code"] == "OK" for line in lines)
+        assert [r["code"] for r in lines if r.get("method") == "Solve"] == ["OK"]
     finally:
         if proc.poll() is None:
             proc.kill()
