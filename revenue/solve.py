@@ -93,6 +93,23 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
         routes, nodes = max(count, 1), max(total, 1)
 
 
+INDEX_LIMIT = 1 << 26   # routes x key slots beyond which the last train is searched without bitmaps
+
+
+def key_index(keys: np.ndarray) -> np.ndarray:
+    """Per track key, a bitmap of the routes (rows of `keys`, in order) that use it: uint64 [keys, words].
+    Lets the last train's search test 64 routes at a time (core.combine). A (1, 1) array when too big."""
+    routes, words = keys.shape
+    if routes == 0 or routes * words * 64 > INDEX_LIMIT:
+        return np.zeros((1, 1), dtype=np.uint64)
+    bits = (keys[:, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)      # [routes, words, 64]
+    uses = bits.reshape(routes, words * 64).T.astype(np.uint8)                    # [keys, routes]
+    packed = np.packbits(uses, axis=1, bitorder="little")
+    padded = np.zeros((uses.shape[0], ((routes + 63) // 64) * 8), dtype=np.uint8)
+    padded[:, : packed.shape[1]] = packed
+    return padded.view(np.uint64)
+
+
 def adjacency(problem: Problem):
     """CSR arrays of the chains leaving each node, with the terminal flags seen from that node."""
     graph = problem.graph
@@ -210,8 +227,11 @@ class Search:
                 flag_min[bit] = least
             node_sets = (np.concatenate([self.sets[t].node_sets() for t in names]) if run.connected
                          else np.zeros((len(rev), 1), dtype=np.uint64))
+            g = group_of[-1]
+            index = key_index(keys[group_start[g]:group_start[g + 1]])
             self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix, flags,
-                                             flag_max, flag_min, run.connected, node_sets, self.progress, self.stop)
+                                             flag_max, flag_min, run.connected, node_sets, index, self.progress,
+                                             self.stop)
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 

@@ -60,8 +60,33 @@ def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
 
 
 @njit(cache=True, nogil=True)
+def _first_free(index, klist, nk, i, end):
+    """The first route position p in [i, end) of the last train's group whose bit is clear in the
+    bitmaps of all keys in klist[:nk] (index[k, word]: routes lo.. that use key k), or `end`. Looks at 64
+    routes per step: the last train needs only the best route that fits, so this scan is the hot loop."""
+    w = i >> 6
+    last = (end - 1) >> 6
+    while w <= last:
+        m = np.uint64(0)
+        for x in range(nk):
+            m |= index[klist[x], w]
+        free = ~m
+        if w == (i >> 6):
+            free &= ~np.uint64(0) << np.uint64(i & 63)
+        if w == last and (end & 63) != 0:
+            free &= (np.uint64(1) << np.uint64(end & 63)) - np.uint64(1)
+        if free != 0:
+            j = 0
+            while not (free >> np.uint64(j)) & np.uint64(1):
+                j += 1
+            return (w << 6) + j
+        w += 1
+    return end
+
+
+@njit(cache=True, nogil=True)
 def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best, rflags, flag_max, flag_min,
-                     connected, rnodes, progress, stop):
+                     connected, rnodes, index, progress, stop):
     """group_of[t]: route group of train t; routes of group g are rev/keys[group_start[g]:group_start[g+1]],
     sorted by revenue descending. suffix_best[t] = sum over trains t.. of their group's best revenue.
     Returns True when the search finished (the result is proved optimal)."""
@@ -80,6 +105,8 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     idx = np.full(n_trains, -1, dtype=np.int64)     # position within the group; count = "no route"
     total = np.zeros(n_trains + 1, dtype=np.int64)
     chosen = np.empty(n_trains, dtype=np.int64)
+    klist = np.empty(words * 64, dtype=np.int64)
+    indexed = index.shape[0] > 1      # the key bitmaps of the last train's routes are given
     best = progress[0]
     explored = 0
     t = 0
@@ -92,7 +119,50 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         if same_as_prev[t] and t > 0 and idx[t] == -1:
             i = idx[t - 1] if idx[t - 1] < count else count   # symmetry: not better than the previous train
         found = False
-        while i < count:
+        if indexed and t == n_trains - 1 and i < count:
+            # Only routes that beat the best can matter: those before `end` (revenue sorted).
+            need = best - total[t]
+            a, b = i, count
+            while a < b:
+                mid = (a + b) // 2
+                if rev[lo + mid] > need:
+                    a = mid + 1
+                else:
+                    b = mid
+            end = a
+            nk = 0
+            for k in range(words):
+                bits = used[t, k]
+                j = 0
+                while bits:
+                    if bits & np.uint64(1):
+                        klist[nk] = k * 64 + j
+                        nk += 1
+                    bits >>= np.uint64(1)
+                    j += 1
+            while True:
+                explored += 1
+                if explored % STOP_CHECK == 0:
+                    progress[2] = explored
+                    if stop[0] != 0:
+                        return False
+                p = _first_free(index, klist, nk, i, end)
+                if p >= end:
+                    i = count
+                    break
+                r = lo + p
+                ok = True
+                if capped:
+                    for b in range(FLAG_BITS):
+                        if flag_max[b] >= 0 and flags_used[t, b] + ((rflags[r] >> b) & 1) > flag_max[b]:
+                            ok = False
+                            break
+                if ok:
+                    i = p
+                    found = True
+                    break
+                i = p + 1
+        while not found and i < count:
             explored += 1
             if explored % STOP_CHECK == 0:
                 progress[2] = explored
