@@ -135,6 +135,49 @@ def place_tokens(title_name: str, lays: list[dict], company: str, extra: int, ot
     return tokens
 
 
+# 18Rhl hexes whose upgrades the shape rule of lay_tiles cannot find: the Rhine metropolises (three
+# yellow cities become two green ones joined by the Trajekt, then one brown city) and Moers (brown 947).
+RHL_SPECIAL = {"D9": ("X925", "X926", "929"), "F9": ("X921", "X922", "927"), "I10": ("X923", "X924", "928"),
+               "D7": ("947",)}
+
+
+def rhl_lays(colours: tuple[str, ...], fraction: float, seed: int, options: dict | None = None) -> list[dict]:
+    """18Rhl tile lays: lay_tiles, then each of RHL_SPECIAL with probability `fraction` takes its newest
+    tile within `colours`, keeping the printed exits and facing as much laid track as it can."""
+    lays = lay_tiles("18rhl", colours, fraction, seed, options)
+    rng = random.Random(seed * 7 + 1)
+    data = get_title("18rhl").data(options or {})
+    exits = {}
+    for name, mh in data.hexes.items():
+        exits[name] = {(e + mh.rotation) % 6 for e in parse_tile(mh.code).exits()}
+    for lay in lays:
+        exits[lay["hex"]] = {(e + lay["rotation"]) % 6 for e in parse_tile(data.manifest[lay["tile"]]["code"]).exits()}
+    for name, tiles in RHL_SPECIAL.items():
+        if rng.random() > fraction:
+            continue
+        options_ = [data.manifest[t] for t in tiles if t in data.manifest and data.manifest[t]["color"] in colours
+                    and COLOURS.index(data.manifest[t]["color"]) > COLOURS.index(data.hexes[name].color)]
+        if not options_:
+            continue
+        newest = max(COLOURS.index(t["color"]) for t in options_)
+        best = None
+        for t in options_:
+            if COLOURS.index(t["color"]) != newest:
+                continue
+            for rot in range(6):
+                ex = {(e + rot) % 6 for e in parse_tile(t["code"]).exits()}
+                if not exits[name] <= ex:
+                    continue
+                score = rng.random() * 0.3 + sum(
+                    2.0 for e in ex if hexgrid.opposite(e) in exits.get(hexgrid.neighbour_name(name, e, data.layout), ()))
+                if best is None or score > best[0]:
+                    best = (score, t["name"], rot, ex)
+        if best:
+            lays.append({"hex": name, "tile": best[1], "rotation": best[2]})
+            exits[name] = best[3]
+    return lays
+
+
 @dataclass
 class Scenario:
     name: str

@@ -71,11 +71,10 @@ def has_token(board, g, v, company) -> bool:
     return company in board.tokens.get((v[1], city_index), [])
 
 
-def all_trails(board, g, company, too_long=lambda parts: False, bypass=0):
+def all_trails(board, g, company, too_long=lambda parts: False):
     """Every route shape: (node vertices in order, set of used ends and node-node paths, path keys in
     order, first/last path terminal flags). Each undirected route is listed once. `too_long(parts)`
-    says when no train could visit these nodes, so the walk need not go on; up to `bypass` blocked
-    cities (not off-boards) may be passed."""
+    says when no train could visit these nodes, so the walk need not go on."""
     out = []
     starts = [v for v in g if v[0] == "node"]
 
@@ -102,9 +101,7 @@ def all_trails(board, g, company, too_long=lambda parts: False, bypass=0):
                 route_nodes = nodes + [nxt]
                 out.append((route_nodes, used_ends | new_ends, used_paths | {key}, seq))
                 part = g.nodes[nxt]["part"]
-                passed = sum(blocks(board, g, v, company) for v in route_nodes[1:])
-                passable = not blocks(board, g, nxt, company) or (part.kind in ("city", "pass") and passed <= bypass)
-                if part.kind in STOP_KINDS and passable \
+                if part.kind in STOP_KINDS and not blocks(board, g, nxt, company) \
                         and not too_long([g.nodes[v]["part"] for v in route_nodes]):
                     extend(route_nodes, used_paths | {key}, used_ends | new_ends, seq, nxt, True)
             else:
@@ -191,18 +188,6 @@ class Rules:
     def route_bonus(self, train, names) -> int:
         return 0
 
-    def bypass(self, train) -> int:
-        """How many blocked cities a route may pass."""
-        return 0
-
-    def route_flags(self, names, bypassed) -> int:
-        """Flag bits of a route (bit 0: it passes a blocked city)."""
-        return 1 if bypassed else 0
-
-    def run_ok(self, routes) -> bool:
-        """Rules over a whole run: `routes` is a list of (names, flags) of the non-empty routes."""
-        return True
-
 
 def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=()):
     """Revenue of one route shape for `train`, or None when illegal for it."""
@@ -215,8 +200,6 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     if len(groups) != len(set(groups)):
         return None
     if any(t for _, t in seq[1:-1]):
-        return None
-    if sum(blocks(board, g, v, company) for v in nodes[1:-1]) > rules.bypass(train):
         return None
     for p, name in zip(parts, names):
         if not any(p.kind in r[0] for r in rows) or not rules.may_visit(train, p, name):
@@ -292,34 +275,6 @@ class DataRules(Rules):
             kept_values.append(v)
         return kept, kept_values
 
-    def bypass(self, train):
-        return self.d.get("bypass", 0)
-
-    def route_flags(self, names, bypassed):
-        flags = 1 if bypassed else 0
-        for n in names:
-            flags |= self.d.get("flags", {}).get(n, 0)
-        return flags
-
-    def run_ok(self, routes):
-        if not routes:
-            return True
-        for bit, cap in self.d.get("flag_max", {}).items():
-            if sum((f >> bit) & 1 for _, f in routes) > cap:
-                return False
-        for bit, least in self.d.get("flag_min", {}).items():
-            if sum((f >> bit) & 1 for _, f in routes) < least:
-                return False
-        if self.d.get("connected"):
-            graph = nx.Graph()
-            graph.add_nodes_from(range(len(routes)))
-            for i in range(len(routes)):
-                for j in range(i):
-                    if set(routes[i][0]) & set(routes[j][0]):
-                        graph.add_edge(i, j)
-            return nx.is_connected(graph)
-        return True
-
     def route_bonus(self, train, names):
         total = 0
         for amount, clauses in self.d.get("bonuses", ()):
@@ -338,7 +293,7 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
         return rules.prune and all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
                    for rows in limits)
 
-    shapes = all_trails(board, g, company, too_long, max(rules.bypass(t) for t in trains) if trains else 0)
+    shapes = all_trails(board, g, company, too_long)
     options = []
     for train in trains:
         opts = [(0, None, frozenset(), frozenset())]
@@ -348,21 +303,19 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
                       for n, q in ((nodes, seq), (nodes[::-1], seq[::-1]))]
             values = [v for v in values if v is not None]
             if values:
-                names = [node_name(g, v) for v in nodes]
-                flags = rules.route_flags(names, any(blocks(board, g, v, company) for v in nodes[1:-1]))
-                opts.append((max(values), (names, flags), ends, paths))
+                opts.append((max(values), [node_name(g, v) for v in nodes], ends, paths))
         options.append(opts)
     best = [0, []]
 
     def go(i, total, ends, paths, chosen):
         if i == len(options):
-            if total > best[0] and rules.run_ok([c for c in chosen if c is not None]):
-                best[0], best[1] = total, [c and c[0] for c in chosen]
+            if total > best[0]:
+                best[0], best[1] = total, list(chosen)
             return
-        for value, route, e, p in options[i]:
+        for value, names, e, p in options[i]:
             if e & ends or p & paths:
                 continue
-            go(i + 1, total + value, ends | e, paths | p, chosen + [route])
+            go(i + 1, total + value, ends | e, paths | p, chosen + [names])
 
     go(0, 0, frozenset(), frozenset(), [])
     return best[0], best[1]

@@ -1,0 +1,352 @@
+"""18Rhl on its real map: each route rule of rules/18rhl.md sections 5-8 on small hand-checked boards
+(evaluate and solve), and the optimizer against the reference's plain reading of the rules on random
+boards. Map edges: 0 SW, 1 W, 2 NW, 3 NE, 4 E, 5 SE; a tile rotated r shows local edge e on (e + r) % 6."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from benchmarks.scenarios import place_tokens, rhl_lays
+from revenue.board import build_board
+from revenue.company import build_company
+from revenue.errors import InputError
+from revenue.evaluate import evaluate
+from revenue.graph import build_graph
+from revenue.solve import solve
+
+from .reference import G18RhlRules, best_run, g18rhl_board
+
+DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/18rhl.json").read_text())
+TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
+
+
+def board(tiles, tokens, phase="2", options=None):
+    return {"title": "18rhl", "phase": phase, "options": options or {},
+            "tiles": [{"hex": h, "tile": t, "rotation": r} for h, t, r in tiles],
+            "tokens": [{"hex": h, "city": c, "company": who} for h, c, who in tokens]}
+
+
+def company(cid, trains):
+    return {"id": cid, "trains": [{"name": t} for t in trains]}
+
+
+def run(b, cid, routes):
+    """Evaluate routes [(train, nodes)] for company cid."""
+    trains = [t for t, _ in routes]
+    return evaluate({"board": b, "company": company(cid, trains),
+                     "routes": [{"train": t, "nodes": n} for t, n in routes]})
+
+
+def best(b, cid, trains):
+    r = solve({"board": b, "company": company(cid, trains)})
+    assert r["optimal"]
+    return r
+
+
+def error(result):
+    assert result["legal"] is False
+    return result["routes"][0]["error"]["rule"]
+
+
+def bonuses(result, i=0):
+    return {x["name"]: x["amount"] for x in result["routes"][i]["bonuses"]}
+
+
+# ---- towns: paid, no range, no route ends there -----------------------------------------------------
+# Aachen K2 (city 20, edges 3, 4) -4- K4 (tile 4 rot 1: town on edges 1, 4) -4- Düren K6 (city 20, edges 1, 4)
+# -4- K8 (tile 9 rot 1: edges 1, 4) -4- Bonn K10 (tile 57 rot 1: city on edges 1, 4).
+AACHEN = [("K4", "4", 1), ("K8", "9", 1), ("K10", "57", 1)]
+
+
+def test_worked_example_aachen_duren_through_a_town():
+    b = board(AACHEN, [("K2", 0, "ADR")])
+    r = run(b, "ADR", [("2", ["K2-0", "K4-0", "K6-0"])])
+    assert r["legal"] and r["revenue"] == 50                      # 20 + 10 + 20
+    assert [(s["node"], s["value"], s["paid"]) for s in r["routes"][0]["stops"]] == [
+        ("K2-0", 20, True), ("K4-0", 10, True), ("K6-0", 20, True)]
+    assert best(b, "ADR", ["2"])["revenue"] == 50                  # a 2-train: K10 is a third city
+
+
+def test_towns_use_no_range_but_cities_do():
+    b = board(AACHEN, [("K2", 0, "ADR")])
+    assert error(run(b, "ADR", [("2", ["K2-0", "K4-0", "K6-0", "K10-0"])])) == "too_many_stops"
+    r = run(b, "ADR", [("3", ["K2-0", "K4-0", "K6-0", "K10-0"])])
+    assert r["legal"] and r["revenue"] == 20 + 10 + 20 + 20
+    assert best(b, "ADR", ["3"])["revenue"] == 70
+
+
+def test_no_route_begins_or_ends_at_a_town():
+    b = board(AACHEN, [("K2", 0, "ADR")])
+    r = run(b, "ADR", [("2", ["K2-0", "K4-0"])])
+    assert error(r) == "bad_end" and r["routes"][0]["error"]["message"] == "Route cannot begin/end in a town"
+
+
+# ---- Montan, Eastern Ruhr -------------------------------------------------------------------------------
+# Oberhausen D11 (937 rot 0: city 1 on edge 4) -4- Essen D13 (201 rot 1: city 30 on edges 1, 2).
+MONTAN = [("D11", "937", 0), ("D13", "201", 1)]
+
+
+@pytest.mark.parametrize("phase, bonus", [("2", 20), ("4", 20), ("5", 40), ("8", 40)])
+def test_montan_bonus_by_phase(phase, bonus):
+    b = board(MONTAN, [("D11", 1, "KEG")], phase, {"coal": "D11", "steel": "D13"})
+    r = run(b, "KEG", [("2", ["D11-1", "D13-0"])])
+    assert r["legal"] and r["revenue"] == 20 + 30 + bonus
+    assert bonuses(r) == {"Montan": bonus}
+    s = best(b, "KEG", ["2"])
+    assert s["revenue"] == 50 + bonus and bonuses(s) == {"Montan": bonus}
+
+
+def test_montan_needs_coal_and_steel():
+    for options in ({"coal": "D11"}, {"steel": "D13"}, {}, {"coal": "C12", "steel": "D13"}):
+        b = board(MONTAN, [("D11", 1, "KEG")], "3", options)
+        r = run(b, "KEG", [("2", ["D11-1", "D13-0"])])
+        assert r["revenue"] == 50 and bonuses(r) == {}
+
+
+def test_bad_coal_or_steel_hex_names_the_option():
+    with pytest.raises(InputError) as e:
+        build_board(board(MONTAN, [], "2", {"coal": "Z99"}))
+    assert e.value.field == "board.options[coal]"
+    with pytest.raises(InputError) as e:
+        build_board(board(MONTAN, [], "2", {"steel": "J3"}))       # J3 can hold the coal mine, not the mill
+    assert e.value.field == "board.options[steel]"
+
+
+# Moers D7 (947 rot 1: exits 1, 3, 4, 0) -4- Duisburg D9 (929: one city 50) -4- D11 (916: city 0 on edges 1, 4)
+# -4- Essen D13 (216: city 50 on edges 0-4) -3- C14 city 0 (the steel side, 10). Coal: D7 (printed K) and D11
+# (variable mine); steel: D9 (variable mill) and the Eastern Ruhr steel side. D13's exits 3 and 4 are links.
+DOUBLE = [("D7", "947", 1), ("D9", "929", 0), ("D11", "916", 0), ("D13", "216", 0)]
+DOUBLE_ROUTE = ["D7-0", "D9-0", "D11-0", "D13-0", "C14-0"]
+
+
+def test_montan_doubled_and_eastern_ruhr_links():
+    b = board(DOUBLE, [("D7", 0, "KEG")], "5", {"coal": "D11", "steel": "D9"})
+    r = run(b, "KEG", [("5", DOUBLE_ROUTE)])
+    assert r["legal"] and r["revenue"] == 30 + 50 + 40 + 50 + 10 + 80 + 20
+    assert bonuses(r) == {"Montan": 40, "Montan doubled": 40, "Eastern Ruhr (2 links)": 20}
+    assert best(b, "KEG", ["5"])["revenue"] == 280
+    # The coal side of C14 (city 1, from C12) is not reached: with steel only from D9 the bonus is single.
+    single = run(board(DOUBLE, [("D7", 0, "KEG")], "5", {"coal": "D11", "steel": "E6"}), "KEG", [("5", DOUBLE_ROUTE)])
+    assert bonuses(single) == {"Montan": 40, "Eastern Ruhr (2 links)": 20}      # coal 2, steel 1 (ER side)
+    # Without the Eastern Ruhr stop: no link bonus, and steel 1 only.
+    short = run(b, "KEG", [("4", DOUBLE_ROUTE[:4])])
+    assert short["revenue"] == 170 + 40 and bonuses(short) == {"Montan": 40}
+
+
+def test_eastern_ruhr_pair_is_one_route_end_only():
+    # C14 city 0 -3- D13 (201 rot 3: city 30 on edges 3, 4) -4- D15 city 1: both Eastern Ruhr hexes.
+    b = board([("D13", "201", 3)], [("D13", 0, "BME")], "3")
+    r = run(b, "BME", [("3", ["C14-0", "D13-0", "D15-1"])])
+    assert error(r) == "group_reused"
+    r = run(b, "BME", [("2", ["C14-0", "D13-0"])])
+    assert r["revenue"] == 10 + 30 + 20 and bonuses(r) == {"Eastern Ruhr (2 links)": 20}   # D13 exits 3 and 4
+    assert best(b, "BME", ["3"])["revenue"] == 60
+
+
+# ---- Iron Rhine, Ratingen ---------------------------------------------------------------------------
+# Roermond G2 -4- G4 (8 rot 1: 1, 3) -3- F5 (tile 1: town 1 on edges 0, 4) -4- F7 (9 rot 1: 1, 4) -4- Düsseldorf
+# F9 (927 rot 1: one city 50) -3- E10 (8 rot 4: 4, 0) -4- Ratingen E12 (55: town 1 on edges 1, 4) -4- E14
+# (8 rot 1: 1, 3) -3- D15 city 0 (the coal side). E14's exit 3 is one Eastern Ruhr link.
+IRON = [("G4", "8", 1), ("F5", "1", 0), ("F7", "9", 1), ("F9", "927", 1), ("E10", "8", 4), ("E12", "55", 0),
+        ("E14", "8", 1)]
+IRON_ROUTE = ["G2-0", "F5-1", "F9-0", "E12-1", "D15-0"]
+
+
+def test_iron_rhine_bonus():
+    b = board(IRON, [("F9", 0, "DEE")], "5")
+    r = run(b, "DEE", [("3", IRON_ROUTE)])
+    assert r["legal"] and r["revenue"] == 20 + 10 + 50 + 10 + 10 + 80 + 10
+    assert bonuses(r) == {"Eastern Ruhr (1 link)": 10, "Iron Rhine": 80}
+    assert best(b, "DEE", ["3"])["revenue"] == 190
+
+
+def test_ratingen_bonus_needs_the_variant_and_steel():
+    # Elberfeld F13 city 0 (printed, edges 1, 2) -2- Ratingen E12 (56 rot 3: town 0 on edges 3, 5) -3- Essen D13
+    # (201: city 30 on edges 0, 1), the variable steel mill.
+    tiles = [("E12", "56", 3), ("D13", "201", 0)]
+    route = [("2", ["F13-0", "E12-0", "D13-0"])]
+    plain = run(board(tiles, [("F13", 0, "BME")], "3", {"steel": "D13"}), "BME", route)
+    assert plain["revenue"] == 70 and bonuses(plain) == {}
+    variant = board(tiles, [("F13", 0, "BME")], "3", {"steel": "D13", "ratingen_variant": "true"})
+    r = run(variant, "BME", route)
+    assert r["legal"] and r["revenue"] == 100 and bonuses(r) == {"Ratingen": 30}
+    assert best(variant, "BME", ["2"])["revenue"] == 100
+    no_steel = run(board(tiles, [("F13", 0, "BME")], "3", {"ratingen_variant": "true"}), "BME", route)
+    assert no_steel["revenue"] == 70
+
+
+# ---- Rhine metropolises -----------------------------------------------------------------------------
+# Düsseldorf F9 (X921: city 0 on edge 0, city 1 (2 slots) on 3, 4, 5) -5- G10 (4 rot 2: town on 2, 5) -5- H11
+# (8: 0, 2) -0- Köln I10 (X923: city 0 (2 slots) on 0, 1, 2; city 1 on 3), the Trajekt joining its cities.
+TRAJEKT = [("F9", "X921", 0), ("G10", "4", 2), ("H11", "8", 0), ("I10", "X923", 0)]
+
+
+def test_trajekt_counts_once_at_minus_10():
+    # The engine's action 187: RhE 2-train F9 40 + G10 10 + I10 (40 - 10) = 80.
+    b = board(TRAJEKT, [("I10", 0, "RhE")], "3")
+    r = run(b, "RhE", [("2", ["I10-0", "I10-1", "G10-0", "F9-1"])])
+    assert r["legal"] and r["revenue"] == 80
+    assert [(s["node"], s["value"], s["paid"]) for s in r["routes"][0]["stops"]] == [
+        ("I10-0", 30, True), ("I10-1", 0, False), ("G10-0", 10, True), ("F9-1", 40, True)]
+    assert best(b, "RhE", ["2"])["revenue"] == 80
+
+
+def test_route_inside_one_metropolis_is_illegal():
+    b = board(TRAJEKT, [("I10", 0, "RhE")], "3")
+    r = run(b, "RhE", [("2", ["I10-0", "I10-1"])])
+    assert error(r) == "single_metro"
+    assert r["routes"][0]["error"]["message"] == "Route cannot consist of only one Rhine metropolis"
+
+
+def test_green_metropolis_met_again_must_use_the_trajekt():
+    # Add a loop Köln I10 city 0 -2- H9 (4 rot 2: town on 2, 5) -2- G8 (8 rot 3: 3, 5) -3- F9 city 0.
+    b = board(TRAJEKT + [("H9", "4", 2), ("G8", "8", 3)], [("I10", 0, "RhE")], "3")
+    r = run(b, "RhE", [("4", ["F9-1", "G10-0", "I10-1", "I10-0", "H9-0", "F9-0"])])
+    assert error(r) == "merge_revisit" and r["routes"][0]["error"]["message"] == "Must use Trajekt for a revisiting route"
+    # Best 4-train: F9 city 0 - H9 - I10 city 0 = 40 + 10 + 40 (adding the ferry to I10 city 1 costs 10);
+    # both Düsseldorf cities in one route would need the ferry there.
+    s = best(b, "RhE", ["4"])
+    assert s["revenue"] == 90 and s["routes"][0]["nodes"] in (["F9-0", "H9-0", "I10-0"], ["I10-0", "H9-0", "F9-0"])
+
+
+# Duisburg D9 city 2 (yellow, edge 5) -2- E10 (8: 0, 2) -0- F9 city 1 (X921) -5- G10 town -5- H11 -0- I10 city 1.
+BLOCK = [("E10", "8", 0)] + TRAJEKT
+BLOCK_ROUTE = ["D9-2", "F9-1", "G10-0", "I10-1"]
+
+
+def test_green_metropolis_tokens_block_only_when_three_and_none_ours():
+    two = board(BLOCK, [("D9", 2, "KEG"), ("F9", 1, "DEE"), ("F9", 1, "CCE")], "3")
+    r = run(two, "KEG", [("3", BLOCK_ROUTE)])
+    assert r["legal"] and r["revenue"] == 30 + 40 + 10 + 40
+    three = board(BLOCK, [("D9", 2, "KEG"), ("F9", 1, "DEE"), ("F9", 1, "CCE"), ("F9", 0, "GVE")], "3")
+    assert error(run(three, "KEG", [("3", BLOCK_ROUTE)])) == "passes_blocked"
+    assert best(three, "KEG", ["3"])["revenue"] == 30 + 40          # D9-2 to F9-1 only
+    ours = board(BLOCK, [("D9", 2, "KEG"), ("F9", 1, "DEE"), ("F9", 1, "CCE"), ("F9", 0, "KEG")], "3")
+    assert run(ours, "KEG", [("3", BLOCK_ROUTE)])["revenue"] == 120
+    # A brown metropolis blocks as usual: 927 (3 slots) full of others.
+    brown = board([("E10", "8", 0), ("F9", "927", 0), ("G10", "4", 2), ("H11", "8", 0), ("I10", "928", 0)],
+                  [("D9", 2, "KEG"), ("F9", 0, "DEE"), ("F9", 0, "CCE"), ("F9", 0, "GVE")], "5")
+    assert error(run(brown, "KEG", [("3", ["D9-2", "F9-0", "G10-0", "I10-0"])])) == "passes_blocked"
+
+
+# ---- out-tokened off-board cities ------------------------------------------------------------------------
+# Hamburg A14 (edge 0) -0- B13 (tile 1: town 0 on edges 1, 3) -1- B11 (9 rot 1: 1, 4) -1- Wesel B9 (57 rot 1: 1, 4).
+HAMBURG = [("B13", "1", 0), ("B11", "9", 1), ("B9", "57", 1)]
+
+
+def test_out_tokened_offboard_city_may_not_end_a_route():
+    route = [("2", ["A14-0", "B13-0", "B9-0"])]
+    free = board(HAMBURG, [("B9", 0, "KEG")], "3")
+    assert run(free, "KEG", route)["revenue"] == 40 + 10 + 20
+    other = board(HAMBURG, [("B9", 0, "KEG"), ("A14", 0, "BME")], "3")
+    r = run(other, "KEG", route)
+    assert error(r) == "bad_end" and r["routes"][0]["error"]["message"] == "Route to out-tokened off-board hex not allowed"
+    assert solve({"board": other, "company": company("KEG", ["2"])})["revenue"] == 0
+    own = board(HAMBURG, [("B9", 0, "KEG"), ("A14", 0, "KEG")], "3")
+    assert run(own, "KEG", route)["revenue"] == 70 and best(own, "KEG", ["2"])["revenue"] == 70
+
+
+# ---- the southern pair and the Rheingold-Express ---------------------------------------------------------
+# Basel L11 -2- Bonn K10 (57 rot 2: 2, 5) -2- J9 (8 rot 3: 3, 5) -3- Köln I10 (928 rot 5: exits 5, 0, 1, 2, 3)
+# -5- J11 (9 rot 2: 2, 5) -5- K12 (4 rot 2: town on 2, 5) -5- Frankfurt L13.
+SOUTH = [("K10", "57", 2), ("J9", "8", 3), ("I10", "928", 5), ("J11", "9", 2), ("K12", "4", 2)]
+SOUTH_ROUTE = ["L11-0", "K10-0", "I10-0", "K12-0", "L13-0"]
+
+
+def test_basel_and_frankfurt_not_both_for_normal_trains():
+    b = board(SOUTH, [("K10", 0, "CME")], "6")
+    assert error(run(b, "CME", [("4", SOUTH_ROUTE)])) == "group_reused"
+    assert best(b, "CME", ["4"])["revenue"] == 140       # L11 70 + K10 20 + I10 50, or L13 60 + K12 10 + I10 + K10
+
+
+def test_rheingold_express_doubles_metropolises_between_two_rge_ends():
+    b = board(SOUTH, [("K10", 0, "CME")], "6")
+    r = run(b, "CME", [("8", SOUTH_ROUTE)])
+    assert r["legal"] and r["revenue"] == 70 + 20 + 100 + 60     # the town K12 unpaid, Köln 50 x 2
+    assert [(s["node"], s["value"], s["paid"]) for s in r["routes"][0]["stops"]] == [
+        ("L11-0", 70, True), ("K10-0", 20, True), ("I10-0", 100, True), ("K12-0", 0, False), ("L13-0", 60, True)]
+    one_end = run(b, "CME", [("8", SOUTH_ROUTE[:3])])
+    assert one_end["revenue"] == 140                              # one RGE end: no doubling
+    assert best(b, "CME", ["8"])["revenue"] == 250
+    no_rge = run(board([("K10", "57", 2), ("J9", "8", 3), ("I10", "928", 5)], [("K10", 0, "CME")], "6"),
+                 "CME", [("8", ["K10-0", "I10-0"])])
+    assert error(no_rge) == "bad_end"
+
+
+def test_rheingold_express_trajekt_is_deducted_before_doubling():
+    # Green Köln (X924: city 0 on edges 0, 2; city 1 on 3, 4): L11 -2- K10 -2- J9 -3- I10 city 0 = (Trajekt)
+    # city 1 -4- I12 (58 rot 5: town on 5, 1) -5- J13 (8: 0, 2) -0- K12 (58 rot 3: town on 3, 5) -5- L13.
+    tiles = [("K10", "57", 2), ("J9", "8", 3), ("I10", "X924", 0), ("I12", "58", 5), ("J13", "8", 0),
+             ("K12", "58", 3)]
+    b = board(tiles, [("K10", 0, "CME")], "6")
+    route = ["L11-0", "K10-0", "I10-0", "I10-1", "I12-0", "K12-0", "L13-0"]
+    r = run(b, "CME", [("8", route)])
+    assert r["legal"] and r["revenue"] == 70 + 20 + (40 - 10) * 2 + 60      # towns ignored
+    assert best(b, "CME", ["8"])["revenue"] == 210
+    # A 4-train: L11/L13 not both; L13 60 + K12 10 + I12 10 + Köln 40 - 10 + K10 20 via the ferry.
+    assert run(b, "CME", [("4", route[1:])])["revenue"] == 20 + 30 + 10 + 10 + 60
+    assert best(b, "CME", ["4"])["revenue"] == 130
+
+
+def test_rheingold_express_keeps_northwest_and_avoids_other_red_hexes():
+    # Nimwegen A4 -0- B3 (printed 3-5) -5- C4 (58 rot 2: town on 2, 4) -4- C6 (4 rot 1: town on 1, 4) -4- C8
+    # (8 rot 1: 1, 3) -3- Wesel B9 (5: city on 0, 1) -1- B7 (8 rot 2: 2, 4) -2- Arnheim A6.
+    tiles = [("C4", "58", 2), ("C6", "4", 1), ("C8", "8", 1), ("B9", "5", 0), ("B7", "8", 2)]
+    b = board(tiles, [("B9", 0, "GVE")], "6")
+    full = ["A4-0", "C4-0", "C6-0", "B9-0", "A6-0"]
+    assert error(run(b, "GVE", [("8", full)])) == "group_reused"
+    assert error(run(b, "GVE", [("4", full)])) == "group_reused"
+    r = run(b, "GVE", [("8", full[:4])])
+    assert r["legal"] and r["revenue"] == 60 + 20                 # towns ignored, B9 20
+    assert best(b, "GVE", ["8"])["revenue"] == 80
+    assert best(b, "GVE", ["4"])["revenue"] == 60 + 10 + 10 + 20
+    # Another red hex: Boxtel C2 -4- C4 is red and not an RGE hex.
+    c2 = board([("C4", "4", 1), ("C6", "4", 1), ("C8", "8", 1), ("B9", "57", 0)], [("B9", 0, "GVE")], "6")
+    assert error(run(c2, "GVE", [("8", ["C2-0", "C4-0", "C6-0", "B9-0"])])) == "cannot_visit"
+    assert run(c2, "GVE", [("4", ["C2-0", "C4-0", "C6-0", "B9-0"])])["revenue"] == 30 + 10 + 10 + 20
+
+
+def test_rheingold_express_gets_no_bonuses():
+    b = build_board(board(DOUBLE, [("D7", 0, "KEG")], "6", {"coal": "D11", "steel": "D9"}))
+    graph = build_graph(b)
+    c = build_company(company("KEG", ["5", "8"]), b)
+    rules = {t.name: b.title.route_rules(t, c, b, graph) for t in c.trains}
+    assert {x.name for x in rules["5"].bonuses} >= {"Montan", "Montan doubled", "Eastern Ruhr (2 links)"}
+    assert rules["8"].bonuses == [] and rules["8"].need_ends == 1
+
+
+# ---- against the reference on random boards -------------------------------------------------------------
+CORPS = ["ADR", "BME", "CME", "DEE", "KEG", "GVE", "RhE"]     # CCE has two homes: place_tokens takes one
+
+
+@settings(max_examples=int(os.environ.get("RHL_EXAMPLES", 100)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_on_the_real_map(seed):
+    rng = random.Random(seed)
+    colours = rng.choice([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")])
+    phase = {1: "2", 2: rng.choice(["3", "4"]), 3: rng.choice(["5", "6", "8"])}[len(colours)]
+    options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"])}
+    if rng.random() < 0.3:
+        options["ratingen_variant"] = "true"
+    corp = rng.choice(CORPS)
+    lays = rhl_lays(colours, rng.uniform(0.35, 0.8), seed, options)
+    if len(colours) < 3:
+        trains = rng.sample(["2", "3", "4"], rng.randint(1, 2))
+    else:   # the 8-train needs an RGE hex: more tokens give it a chance to run
+        trains = (["8"] if rng.random() < 0.6 else []) + rng.sample(["4", "5", "6"], 1)
+    tokens = place_tokens("18rhl", lays, corp, rng.randint(1, 3) if "8" in trains else rng.randint(0, 2),
+                          rng.randint(0, 8), seed, options)
+    b = board([], [], phase, options)
+    b["tiles"], b["tokens"] = lays, tokens
+    result = solve({"board": b, "company": company(corp, trains)})
+    built = build_board(b)
+    expected, _ = best_run(g18rhl_board(built, corp), corp, [TRAIN_DEFS[t] for t in trains], G18RhlRules(built, corp))
+    assert result["optimal"] and result["revenue"] == expected
+    check = evaluate({"board": b, "company": company(corp, trains),
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
+    assert check["legal"] and check["revenue"] == expected
