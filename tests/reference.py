@@ -71,10 +71,11 @@ def has_token(board, g, v, company) -> bool:
     return company in board.tokens.get((v[1], city_index), [])
 
 
-def all_trails(board, g, company, too_long=lambda parts: False):
+def all_trails(board, g, company, too_long=lambda parts: False, bypass=0):
     """Every route shape: (node vertices in order, set of used ends and node-node paths, path keys in
     order, first/last path terminal flags). Each undirected route is listed once. `too_long(parts)`
-    says when no train could visit these nodes, so the walk need not go on."""
+    says when no train could visit these nodes, so the walk need not go on; up to `bypass` blocked
+    cities (not off-boards) may be passed."""
     out = []
     starts = [v for v in g if v[0] == "node"]
 
@@ -101,7 +102,9 @@ def all_trails(board, g, company, too_long=lambda parts: False):
                 route_nodes = nodes + [nxt]
                 out.append((route_nodes, used_ends | new_ends, used_paths | {key}, seq))
                 part = g.nodes[nxt]["part"]
-                if part.kind in STOP_KINDS and not blocks(board, g, nxt, company) \
+                passed = sum(blocks(board, g, v, company) for v in route_nodes[1:])
+                passable = not blocks(board, g, nxt, company) or (part.kind in ("city", "pass") and passed <= bypass)
+                if part.kind in STOP_KINDS and passable \
                         and not too_long([g.nodes[v]["part"] for v in route_nodes]):
                     extend(route_nodes, used_paths | {key}, used_ends | new_ends, seq, nxt, True)
             else:
@@ -188,6 +191,18 @@ class Rules:
     def route_bonus(self, train, names) -> int:
         return 0
 
+    def bypass(self, train) -> int:
+        """How many blocked cities a route may pass."""
+        return 0
+
+    def route_flags(self, names, bypassed) -> int:
+        """Flag bits of a route (bit 0: it passes a blocked city)."""
+        return 1 if bypassed else 0
+
+    def run_ok(self, routes) -> bool:
+        """Rules over a whole run: `routes` is a list of (names, flags) of the non-empty routes."""
+        return True
+
 
 def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=()):
     """Revenue of one route shape for `train`, or None when illegal for it."""
@@ -200,6 +215,8 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     if len(groups) != len(set(groups)):
         return None
     if any(t for _, t in seq[1:-1]):
+        return None
+    if sum(blocks(board, g, v, company) for v in nodes[1:-1]) > rules.bypass(train):
         return None
     for p, name in zip(parts, names):
         if not any(p.kind in r[0] for r in rows) or not rules.may_visit(train, p, name):
@@ -275,6 +292,34 @@ class DataRules(Rules):
             kept_values.append(v)
         return kept, kept_values
 
+    def bypass(self, train):
+        return self.d.get("bypass", 0)
+
+    def route_flags(self, names, bypassed):
+        flags = 1 if bypassed else 0
+        for n in names:
+            flags |= self.d.get("flags", {}).get(n, 0)
+        return flags
+
+    def run_ok(self, routes):
+        if not routes:
+            return True
+        for bit, cap in self.d.get("flag_max", {}).items():
+            if sum((f >> bit) & 1 for _, f in routes) > cap:
+                return False
+        for bit, least in self.d.get("flag_min", {}).items():
+            if sum((f >> bit) & 1 for _, f in routes) < least:
+                return False
+        if self.d.get("connected"):
+            graph = nx.Graph()
+            graph.add_nodes_from(range(len(routes)))
+            for i in range(len(routes)):
+                for j in range(i):
+                    if set(routes[i][0]) & set(routes[j][0]):
+                        graph.add_edge(i, j)
+            return nx.is_connected(graph)
+        return True
+
     def route_bonus(self, train, names):
         total = 0
         for amount, clauses in self.d.get("bonuses", ()):
@@ -293,7 +338,7 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
         return rules.prune and all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
                    for rows in limits)
 
-    shapes = all_trails(board, g, company, too_long)
+    shapes = all_trails(board, g, company, too_long, max(rules.bypass(t) for t in trains) if trains else 0)
     options = []
     for train in trains:
         opts = [(0, None, frozenset(), frozenset())]
@@ -303,19 +348,21 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
                       for n, q in ((nodes, seq), (nodes[::-1], seq[::-1]))]
             values = [v for v in values if v is not None]
             if values:
-                opts.append((max(values), [node_name(g, v) for v in nodes], ends, paths))
+                names = [node_name(g, v) for v in nodes]
+                flags = rules.route_flags(names, any(blocks(board, g, v, company) for v in nodes[1:-1]))
+                opts.append((max(values), (names, flags), ends, paths))
         options.append(opts)
     best = [0, []]
 
     def go(i, total, ends, paths, chosen):
         if i == len(options):
-            if total > best[0]:
-                best[0], best[1] = total, list(chosen)
+            if total > best[0] and rules.run_ok([c for c in chosen if c is not None]):
+                best[0], best[1] = total, [c and c[0] for c in chosen]
             return
-        for value, names, e, p in options[i]:
+        for value, route, e, p in options[i]:
             if e & ends or p & paths:
                 continue
-            go(i + 1, total + value, ends | e, paths | p, chosen + [names])
+            go(i + 1, total + value, ends | e, paths | p, chosen + [route])
 
     go(0, 0, frozenset(), frozenset(), [])
     return best[0], best[1]
@@ -332,6 +379,142 @@ class SteamOverHollandRules(Rules):
         if board.phase.name not in ("2", "3", "4"):
             return 0
         return 20 * ((hex_name == "D9" and "VES" in privates) + (hex_name == "J1" and "VVL" in privates))
+
+
+class G18RhlRules(Rules):
+    """rules/18rhl.md sections 5-8 read plainly, by hex and node name (`C14-1` is the city reached from C12):
+    normal trains may not end at a town or at A14/B15/C2 holding another company's first-city token, and
+    visit at most one of C14/D15, L11/L13 (A4/A6 by their group); the Trajekt drops the second of two
+    consecutive visits to one Rhine metropolis (the first worth 10 less) and forbids meeting a green one
+    again; no route inside one metropolis; Montan, Eastern Ruhr, Iron Rhine and Ratingen bonuses from the
+    stops; the 8-train: an RGE end, no other red hex, towns dropped, best 8, metropolises doubled when both
+    ends are RGE hexes, no bonuses. Green-metropolis tokens that are neutral are left out of the board this
+    reads (g18rhl_board), since blocking is the only thing other companies' tokens decide there."""
+
+    RGE = {"A4", "A6", "L11", "L13"}
+    METRO = {"D9", "F9", "I10"}
+    RUHR = {"C14", "D15"}
+
+    def __init__(self, board, company):
+        self.board, self.company = board, company
+        self.red = {h for h, bh in board.hexes.items() if bh.color == "red"}
+        # Merged Trajekt stops count once: pruning by raw city count could cut a legal route.
+        self.prune = all(board.hexes[h].color == "yellow" for h in self.METRO)
+
+    @staticmethod
+    def hex_of(name):
+        return name.rsplit("-", 1)[0]
+
+    def rge(self, train):
+        return train["name"] == "8"
+
+    def may_visit(self, train, part, name):
+        h = self.hex_of(name)
+        return not self.rge(train) or h not in self.red or h in self.RGE
+
+    def may_end(self, train, part, name=""):
+        if self.rge(train):
+            return True
+        if part.kind == "town":
+            return False
+        h = self.hex_of(name)
+        if h in ("A14", "B15", "C2"):
+            return all(c == self.company for c in self.board.tokens.get((h, 0), []))
+        return True
+
+    def groups(self, train, part, name):
+        out = list(part.groups)
+        if not self.rge(train):
+            h = self.hex_of(name)
+            if h in self.RUHR:
+                out.append("C14/D15")
+            if h in ("L11", "L13"):
+                out.append("L11/L13")
+        return out
+
+    def route_ok(self, train, names):
+        hexes = [self.hex_of(n) for n in names]
+        if hexes[0] in self.METRO and len(set(hexes)) == 1:
+            return False
+        if self.rge(train) and hexes[0] not in self.RGE and hexes[-1] not in self.RGE:
+            return False
+        return True
+
+    def stops(self, train, names, values):
+        rge = self.rge(train)
+        parts = {n: p for n, p in zip(names, self._parts(names))}
+        kept, kept_values = [], []
+        for i, (n, v) in enumerate(zip(names, values)):
+            h = self.hex_of(n)
+            town = parts[n].kind == "town"
+            if rge and town:
+                continue            # the RGE ignores towns
+            prev = names[i - 1] if i > 0 else None
+            if prev is not None and h in self.METRO and self.hex_of(prev) == h \
+                    and not (rge and parts[prev].kind == "town"):
+                kept_values[-1] -= 10   # the Trajekt: one stop, 10 less
+                continue
+            kept.append(n)
+            kept_values.append(v)
+        for h in self.METRO:
+            if self.board.hexes[h].color == "green" and sum(self.hex_of(n) == h for n in kept) > 1:
+                return None         # "Must use Trajekt for a revisiting route"
+        if rge and self.hex_of(names[0]) in self.RGE and self.hex_of(names[-1]) in self.RGE:
+            kept_values = [v * 2 if self.hex_of(n) in self.METRO else v for n, v in zip(kept, kept_values)]
+        return kept, kept_values
+
+    def _parts(self, names):
+        out = []
+        for n in names:
+            h, part = self.hex_of(n), int(n.rsplit("-", 1)[1])
+            out.append(next(p for p in self.board.hexes[h].tile.node_parts if p.part == part))
+        return out
+
+    def links(self):
+        count = 0
+        for h, edge in (("C12", 4), ("D13", 3), ("D13", 4), ("E14", 3)):
+            bh = self.board.hexes[h]
+            if any(e.edge is not None and (e.edge + bh.rotation) % 6 == edge for p in bh.tile.paths for e in p.ends):
+                count += 1
+        return count
+
+    def route_bonus(self, train, names):
+        if self.rge(train):
+            return 0
+        b = self.board
+        hexes = {self.hex_of(n) for n in names}
+        coal = len({h for h in hexes if "K" in b.hexes[h].icons or b.options.get("coal") == h})
+        steel = len({h for h in hexes if "S" in b.hexes[h].icons or b.options.get("steel") == h})
+        coal += any(n in ("C14-1", "D15-0") for n in names)
+        steel += any(n in ("C14-0", "D15-1") for n in names)
+        total = 0
+        if coal >= 1 and steel >= 1:
+            montan = 40 if int(b.phase.name) >= 5 else 20
+            total += 2 * montan if coal >= 2 and steel >= 2 else montan
+        if hexes & self.RUHR:
+            total += 10 * self.links()
+            if "G2" in hexes:
+                total += 80
+        if str(b.options.get("ratingen_variant", "")).lower() not in ("", "0", "false", "no") \
+                and "E12" in hexes and steel >= 1:
+            total += 30
+        return total
+
+
+def g18rhl_board(board, company):
+    """The board as `company` sees it: other companies' tokens in a green Rhine metropolis are neutral
+    (never block) unless the hex holds 3 tokens and none of the company's; neutral ones are left out."""
+    import dataclasses
+
+    tokens = dict(board.tokens)
+    for h in G18RhlRules.METRO:
+        if board.hexes[h].color != "green":
+            continue
+        held = [c for (hx, _), cs in board.tokens.items() if hx == h for c in cs]
+        if len(held) < 3 or company in held:
+            for key in [k for k in tokens if k[0] == h]:
+                tokens[key] = [c for c in tokens[key] if c == company]
+    return dataclasses.replace(board, tokens=tokens)
 
 
 class G18RhlRules(Rules):
