@@ -323,11 +323,8 @@ class RouteService:
         if not result.get("optimal") and not result.get("routes"):
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED,
                                f"{reason} passed before any route was found")
-        note = result.pop("note", None)
-        if note:
-            # SolveResponse has no field for it; trailing metadata keeps it visible to clients.
-            context.set_trailing_metadata((("revenue-note", note.encode("ascii", "replace").decode()),))
-            call.fields["note"] = note
+        if result.get("note"):
+            call.fields["note"] = result["note"]
         call.fields.update(revenue=result["revenue"], optimal=bool(result["optimal"]),
                            upper_bound=result.get("upper_bound"))
         return result

@@ -122,11 +122,11 @@ def test_python_client_equals_library(server):
         assert bad.value.violations[0][0] == "board.tiles[0].hex"
 
 
-def test_note_of_an_empty_answer_is_trailing_metadata(rpc):
+def test_note_of_an_empty_answer(rpc):
     request = {"board": SCENARIOS[0].request["board"], "company": {"id": "PRR"}}
-    response, call = rpc.Solve.with_call(solve_message(request), timeout=10)
+    response = rpc.Solve(solve_message(request), timeout=10)
     assert response.revenue == 0 and response.optimal and not response.routes
-    assert dict(call.trailing_metadata())["revenue-note"] == "the company has no trains"
+    assert response.note == "the company has no trains"
 
 
 # ---- streaming ------------------------------------------------------------------------------------------
