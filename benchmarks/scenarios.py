@@ -198,6 +198,15 @@ def _scenario(name, title, phase, colours, fraction, company, trains, extra, oth
                                                                "privates": list(privates)}})
 
 
+def _rhl_scenario(name, phase, colours, fraction, company, trains, extra, others, seed, options):
+    """An 18Rhl board: rhl_lays (metropolises and Moers upgraded too) with coal/steel placement options."""
+    lays = rhl_lays(colours, fraction, seed, options)
+    tokens = place_tokens("18rhl", lays, company, extra, others, seed, options)
+    board = {"title": "18rhl", "phase": phase, "tiles": lays, "tokens": tokens, "options": options}
+    return Scenario(name, "18rhl", {"board": board, "company": {"id": company, "trains": [{"name": t} for t in trains],
+                                                                 "privates": []}})
+
+
 def title_scenarios() -> list[Scenario]:
     """Early, mid and late game per title (the late ones synthetic: everything upgraded)."""
     y, g, b, gr = ("yellow",), ("yellow", "green"), ("yellow", "green", "brown"), COLOURS
@@ -209,8 +218,11 @@ def title_scenarios() -> list[Scenario]:
         _scenario("SoH early", "steam_over_holland", "2", y, 0.4, "HYSM", ["2", "2"], 1, 2, 5, ["VES"]),
         _scenario("SoH mid", "steam_over_holland", "4", g, 0.75, "NCS", ["3", "4"], 2, 6, 6, ["VES", "VVL"]),
         _scenario("SoH late 3E+6", "steam_over_holland", "6", b, 1.0, "NRS", ["6", "3E"], 3, 10, 7),
-        _scenario("18Rhl mid", "18rhl", "4", g, 0.7, "BME", ["3", "4"], 2, 8, 8),
-        _scenario("18Rhl late", "18rhl", "6", b, 1.0, "ADR", ["5", "6"], 2, 14, 9),
+        _rhl_scenario("18Rhl early", "2", y, 0.4, "BME", ["2", "2"], 1, 3, 25, {"coal": "C12", "steel": "E6"}),
+        _rhl_scenario("18Rhl mid", "4", g, 0.7, "BME", ["3", "4"], 2, 8, 8, {"coal": "D11", "steel": "D9"}),
+        _rhl_scenario("18Rhl late 6+8", "6", b, 1.0, "CME", ["6", "8"], 3, 14, 9, {"coal": "D9", "steel": "D13"}),
+        _rhl_scenario("18Rhl late 8+8", "8", b, 1.0, "ADR", ["8", "8"], 3, 18, 37,
+                      {"coal": "J3", "steel": "E6", "ratingen_variant": "true"}),
         _scenario("1860 mid", "1860", "4", g, 0.7, "IOW", ["3+2", "4+2"], 2, 6, 10),
         _scenario("1860 late", "1860", "7", b, 1.0, "IOW", ["6+3", "7+4"], 3, 10, 11),
     ]
