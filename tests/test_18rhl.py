@@ -350,3 +350,22 @@ def test_optimizer_matches_reference_on_the_real_map(seed):
     check = evaluate({"board": b, "company": company(corp, trains),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected
+
+
+def test_rheingold_express_pays_its_best_8_stops():
+    # The late 8+8 benchmark board (phase 8): from Basel through ten cities and seven towns to Siegerland.
+    from benchmarks.scenarios import title_scenarios
+
+    request = next(s for s in title_scenarios() if s.name == "18Rhl late 8+8").request
+    route = ["L11-0", "K10-0", "K6-0", "K4-0", "I6-0", "H9-0", "E6-0", "C4-0", "C6-0", "B9-0", "C10-0", "D9-0",
+             "E10-0", "F9-0", "G12-0", "I12-0", "J15-0"]
+    r = evaluate({**request, "routes": [{"train": "8", "nodes": route}]})
+    assert r["legal"]
+    # Cities: L11 70, K10 30 (15), K6 20 (printed), E6 50 (216), B9 30 (15), D9 50 (929), E10 30 (15), F9 50 (927),
+    # G12 40 (916), J15 40. Best 8: 70 + 50 x 3 + 40 x 2 + 30 x 2 = 360; one RGE end, so no doubling.
+    assert r["revenue"] == 360 and r["routes"][0]["bonuses"] == []
+    stops = {s["node"]: s for s in r["routes"][0]["stops"]}
+    assert sum(s["paid"] for s in stops.values()) == 8
+    assert not stops["K6-0"]["paid"]
+    assert not any(stops[t]["paid"] for t in ("K4-0", "I6-0", "H9-0", "C4-0", "C6-0", "C10-0", "I12-0"))
+    assert sum(not stops[c]["paid"] for c in ("K10-0", "B9-0", "E10-0")) == 1      # one 30 left out
