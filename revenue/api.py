@@ -158,7 +158,35 @@ def load_request(path_or_text: str | pathlib.Path, message_type: type[Message]) 
 
 def to_message(result: dict, message_type: type[Message]) -> Message:
     """A library result dict as its proto message (raises ParseError if the library broke the contract)."""
+    from .v1 import revenue_pb2
+
+    if message_type is revenue_pb2.SolveResponse:
+        return _solve_response(result)
     return json_format.ParseDict(result, message_type())
+
+
+def _route_result(route: dict):
+    """RouteResult built field by field: several times faster than ParseDict, which matters per call
+    in the service."""
+    from .v1 import revenue_pb2 as pb
+
+    error = route.get("error")
+    return pb.RouteResult(
+        train=route["train"], revenue=route["revenue"], nodes=route["nodes"],
+        connections=[pb.Connection(hexes=c["hexes"]) for c in route.get("connections", ())],
+        stops=[pb.Stop(node=x["node"], value=x["value"], paid=x["paid"]) for x in route.get("stops", ())],
+        bonuses=[pb.Bonus(name=b["name"], amount=b["amount"]) for b in route.get("bonuses", ())],
+        error=pb.RouteError(**error) if error else None)
+
+
+def _solve_response(result: dict):
+    from .v1 import revenue_pb2 as pb
+
+    stats = result.get("stats")
+    return pb.SolveResponse(
+        revenue=result["revenue"], routes=[_route_result(r) for r in result.get("routes", ())],
+        optimal=result.get("optimal", False), upper_bound=result.get("upper_bound", 0),
+        stats=pb.SolveStats(**stats) if stats else None, note=result.get("note", ""))
 
 
 def to_json(result: dict, message_type: type[Message], indent: int | None = 2) -> str:

@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import build_board
 from .company import build_company
 from .errors import InputError
-from .graph import Chain, build_graph
+from .graph import Chain, graph_for
 from .problem import Problem, TrainSpec, compile_problem, price_route
 from .titles.base import BYPASS_FLAG
 
@@ -180,9 +179,9 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: li
 
 def evaluate(request: dict) -> dict:
     """Check and price the routes of `request` (the proto3 JSON shape of revenue.v1.EvaluateRequest)."""
-    board = build_board(request.get("board") or {})
+    graph = graph_for(request.get("board") or {})
+    board = graph.board
     company = build_company(request.get("company") or {}, board)
-    graph = build_graph(board)
     problem = compile_problem(graph, company)
 
     available = [t.name for t in company.trains]

@@ -7,10 +7,13 @@ it crosses or ends at, one per node-to-node path. Trains of one company never sh
 """
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from . import hexgrid
-from .board import Board
+from .board import Board, build_board
 from .tiles import Path
 
 GAUGE_FITS = {("broad", "broad"), ("broad", "dual"), ("dual", "broad"), ("narrow", "narrow"),
@@ -69,6 +72,9 @@ class Graph:
     key_names: list[str]
     adjacency: list[list[int]] = field(default_factory=list)   # node id -> chain ids
     by_name: dict[str, int] = field(default_factory=dict)
+    # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form), built once by
+    # their users (revenue.problem, revenue.solve): the graph itself never changes
+    derived: dict[str, object] = field(default_factory=dict)
 
     def connection(self, chain: Chain, start: int) -> list[str]:
         """The chain written as an 18xx.games `connections` entry, walked from node `start`."""
@@ -185,3 +191,29 @@ def build_graph(board: Board) -> Graph:
         adjacency[c.b].append(c.id)
     key_names = ["/".join(map(str, k[1:])) for k in keys]
     return Graph(board, nodes, chains, key_names, adjacency, {n.name: n.id for n in nodes})
+
+
+_GRAPHS: OrderedDict[str, Graph] = OrderedDict()
+_GRAPHS_LOCK = threading.Lock()
+GRAPH_CACHE_SIZE = 64
+
+
+def graph_for(board_request: dict) -> Graph:
+    """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards: a game
+    server asks about one board for each company of an operating round, and the track graph does not
+    depend on the company. Boards and graphs are never changed after they are built."""
+    try:
+        key = json.dumps(board_request, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):     # not plain JSON data: build it, checks and all, uncached
+        return build_graph(build_board(board_request))
+    with _GRAPHS_LOCK:
+        graph = _GRAPHS.get(key)
+        if graph is not None:
+            _GRAPHS.move_to_end(key)
+            return graph
+    graph = build_graph(build_board(board_request))
+    with _GRAPHS_LOCK:
+        _GRAPHS[key] = graph
+        while len(_GRAPHS) > GRAPH_CACHE_SIZE:
+            _GRAPHS.popitem(last=False)
+    return graph

@@ -60,10 +60,7 @@ class Problem:
     bypassable: np.ndarray   # bool [nodes]: blocked cities (not off-boards): passable within RouteRules.bypass
     cost: np.ndarray         # int64 [nodes]: visit cost
     specs: dict[str, TrainSpec]
-    chain_a: np.ndarray      # int64 [chains]
-    chain_b: np.ndarray
     chain_keys: np.ndarray   # uint64 [chains, words]: track-key bitsets
-    chain_term: np.ndarray   # int64 [chains]: bit0 path at a terminal, bit1 at b, bit2 inside
     run: RunRules
 
     @property
@@ -142,18 +139,20 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
         if train.name not in specs:
             specs[train.name] = _spec(train, company, graph)
 
-    chains = graph.chains
-    words = max(1, (len(graph.key_names) + 63) // 64)
-    chain_keys = np.zeros((len(chains), words), dtype=np.uint64)
-    for c in chains:
-        for k in c.keys:
-            chain_keys[c.id, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-    chain_term = np.array([int(c.terminal_a) | int(c.terminal_b) << 1 | int(c.terminal_inner) << 2
-                           for c in chains], dtype=np.int64)
-    return Problem(graph, company, token, blocks, bypassable, cost, specs,
-                   np.array([c.a for c in chains], dtype=np.int64),
-                   np.array([c.b for c in chains], dtype=np.int64), chain_keys, chain_term,
+    return Problem(graph, company, token, blocks, bypassable, cost, specs, chain_keys(graph),
                    title.run_rules(company, board, graph))
+
+
+def chain_keys(graph: Graph) -> np.ndarray:
+    """uint64 [chains, words]: each chain's track keys as a bitset (computed once per graph)."""
+    if "chain_keys" not in graph.derived:
+        words = max(1, (len(graph.key_names) + 63) // 64)
+        keys = np.zeros((len(graph.chains), words), dtype=np.uint64)
+        for c in graph.chains:
+            for k in c.keys:
+                keys[c.id, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+        graph.derived["chain_keys"] = keys
+    return graph.derived["chain_keys"]
 
 
 @dataclass

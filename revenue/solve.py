@@ -14,13 +14,12 @@ from typing import Callable
 
 import numpy as np
 
-from .board import build_board
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination
 from .core.routes import SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes
 from .errors import InputError
 from .evaluate import route_result
-from .graph import build_graph
+from .graph import graph_for
 from .problem import Problem, TrainSpec, compile_problem
 
 POLL_SECONDS = 0.002
@@ -80,8 +79,8 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
     while True:
         rev = np.empty(routes, dtype=np.int64)
         keys = np.empty((routes, problem.words), dtype=np.uint64)
-        flags = np.zeros(routes, dtype=np.int64)
-        start = np.zeros(routes + 1, dtype=np.int64)
+        flags = np.empty(routes, dtype=np.int64)
+        start = np.empty(routes + 1, dtype=np.int64)
         path_nodes = np.empty(nodes, dtype=np.int64)
         path_chains = np.empty(nodes, dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
@@ -94,13 +93,14 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
 
 
 INDEX_LIMIT = 1 << 26   # routes x key slots beyond which the last train is searched without bitmaps
+INDEX_MIN = 512         # fewer routes are scanned one by one as fast
 
 
 def key_index(keys: np.ndarray) -> np.ndarray:
     """Per track key, a bitmap of the routes (rows of `keys`, in order) that use it: uint64 [keys, words].
     Lets the last train's search test 64 routes at a time (core.combine). A (1, 1) array when too big."""
     routes, words = keys.shape
-    if routes == 0 or routes * words * 64 > INDEX_LIMIT:
+    if routes < INDEX_MIN or routes * words * 64 > INDEX_LIMIT:
         return np.zeros((1, 1), dtype=np.uint64)
     bits = (keys[:, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)      # [routes, words, 64]
     uses = bits.reshape(routes, words * 64).T.astype(np.uint8)                    # [keys, routes]
@@ -111,8 +111,15 @@ def key_index(keys: np.ndarray) -> np.ndarray:
 
 
 def adjacency(problem: Problem):
-    """CSR arrays of the chains leaving each node, with the terminal flags seen from that node."""
+    """CSR arrays of the chains leaving each node, with the terminal flags seen from that node
+    (computed once per graph)."""
     graph = problem.graph
+    if "adjacency" not in graph.derived:
+        graph.derived["adjacency"] = _adjacency(graph)
+    return graph.derived["adjacency"]
+
+
+def _adjacency(graph) -> tuple[np.ndarray, ...]:
     start = np.zeros(len(graph.nodes) + 1, dtype=np.int64)
     chain, other, flags = [], [], []
     for v, cids in enumerate(graph.adjacency):
@@ -166,15 +173,51 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
         deadline = float(request["deadline_ms"]) / 1000.0
     if deadline is not None and deadline <= 0:
         raise InputError("deadline_ms", f"{deadline * 1000:g} is not > 0")
-    board = build_board(request.get("board") or {})
+    graph = graph_for(request.get("board") or {})
+    board = graph.board
     company = build_company(request.get("company") or {}, board)
     if not company.trains:
         return _empty_result(started, "the company has no trains")
-    graph = build_graph(board)
     problem = compile_problem(graph, company)
     if not problem.token.any():
         return _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
     return Search(problem, started, deadline, on_improve, cancel).run()
+
+
+class Watchdog:
+    """One thread for the whole process that sets a search's stop flag when its deadline passes or its
+    cancel event is set, so a search with no improvements to report can run in its caller's thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watched: dict[int, tuple[np.ndarray, float | None, threading.Event | None]] = {}
+        self._thread: threading.Thread | None = None
+
+    def watch(self, stop: np.ndarray, until: float | None, cancel: threading.Event | None) -> int:
+        with self._lock:
+            ticket = id(stop)
+            self._watched[ticket] = (stop, until, cancel)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="revenue-watchdog", daemon=True)
+                self._thread.start()
+            return ticket
+
+    def release(self, ticket: int) -> None:
+        with self._lock:
+            self._watched.pop(ticket, None)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(POLL_SECONDS / 2)
+            now = time.perf_counter()
+            with self._lock:
+                for stop, until, cancel in self._watched.values():
+                    if (until is not None and now >= until) or (cancel is not None and cancel.is_set()):
+                        stop[0] = 1
+
+
+WATCHDOG = Watchdog()
+_compiled = threading.Event()    # set once a search has run the kernels in this process
 
 
 class Search:
@@ -232,6 +275,7 @@ class Search:
             self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix, flags,
                                              flag_max, flag_min, run.connected, node_sets, index, self.progress,
                                              self.stop)
+            _compiled.set()
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 
@@ -256,10 +300,19 @@ class Search:
         seen = 0
         timed_out = False
         best: tuple[int, list[dict]] = (0, [])
-        if self.until is None and self.cancel is None and self.on_improve is None:
-            self._work()       # nothing to watch: no thread needed
+        if self.on_improve is None and (_compiled.is_set() or (self.until is None and self.cancel is None)):
+            # Nothing to report on the way: search in this thread; the watchdog minds the deadline.
+            ticket = WATCHDOG.watch(self.stop, self.until, self.cancel) if self.until or self.cancel else None
+            try:
+                self._work()
+            finally:
+                if ticket is not None:
+                    WATCHDOG.release(ticket)
+            timed_out = bool(self.stop[0])
             worker = None
         else:
+            # A first call may still load or compile the kernels, which no flag interrupts: a worker
+            # thread searches while this one keeps the deadline and reports improvements.
             worker = threading.Thread(target=self._work, name="revenue-solve", daemon=True)
             worker.start()
         while worker is not None and worker.is_alive():
@@ -271,12 +324,13 @@ class Search:
                 # The kernels stop within microseconds; a first call may still be loading or compiling
                 # them, which cannot be interrupted: answer now and let the worker end on its own.
                 worker.join(STOP_GRACE_SECONDS)
+                if worker.is_alive() and (snapshot := self._snapshot()) is not None:
+                    best = snapshot
                 break
             sequence = int(self.progress[1])
-            if sequence > seen and (snapshot := self._snapshot()) is not None:
+            if self.on_improve and sequence > seen and (snapshot := self._snapshot()) is not None:
                 seen, best = sequence, snapshot
-                if self.on_improve:
-                    self.on_improve({"revenue": best[0], "routes": best[1]})
+                self.on_improve({"revenue": best[0], "routes": best[1]})
         if self.error is not None:
             raise self.error
         finished = worker is None or not worker.is_alive()

@@ -37,6 +37,7 @@ class Config:
     tls_key: str | None = None
     auth_token: str | None = None
     grace_seconds: float = 5.0
+    processes: int = 1                 # server processes sharing the port (SO_REUSEPORT), for the GIL
     limits: Limits = field(default_factory=Limits)
 
 
@@ -81,7 +82,7 @@ class RouteServer:
         self._pool = futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="revenue-rpc")
         options = [("grpc.max_receive_message_length", config.max_message_bytes),
                    ("grpc.max_send_message_length", 4 * config.max_message_bytes),
-                   ("grpc.so_reuseport", 0)]
+                   ("grpc.so_reuseport", 1 if config.processes > 1 else 0)]
         interceptors = [BearerAuth(config.auth_token)] if config.auth_token else []
         # Beyond the thread pool, gRPC itself refuses calls (RESOURCE_EXHAUSTED) instead of queueing them.
         self.server = grpc.server(self._pool, handlers=[self.service.handler()], interceptors=interceptors,
@@ -164,8 +165,20 @@ def configure_logging(level: int = logging.INFO) -> None:
 
 
 def serve(config: Config) -> None:
-    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    """Run until SIGTERM or SIGINT, then shut down gracefully. With `processes` > 1, that many server
+    processes share the port (the kernel spreads connections), since the per-call Python work holds a
+    GIL per process; the first process forwards signals to the others."""
     configure_logging()
+    children = []
+    if config.processes > 1:
+        if not config.port:
+            raise OSError("--processes needs a fixed --port")
+        for _ in range(config.processes - 1):   # before any gRPC object exists: gRPC and fork do not mix
+            pid = os.fork()
+            if pid == 0:
+                children = None
+                break
+            children.append(pid)
     server = RouteServer(config).start()
     stopped = threading.Event()
 
@@ -173,7 +186,12 @@ def serve(config: Config) -> None:
         if stopped.is_set():
             return
         stopped.set()
-        log.info(json.dumps({"event": "signal", "signal": signal.Signals(signum).name}))
+        log.info(json.dumps({"event": "signal", "signal": signal.Signals(signum).name, "pid": os.getpid()}))
+        for pid in children or ():
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
         server.stop()
 
     signal.signal(signal.SIGTERM, on_signal)
@@ -181,4 +199,8 @@ def serve(config: Config) -> None:
     # Wake up now and then so that signals are handled promptly in the main thread (True = timed out).
     while server.wait_for_termination(timeout=0.5):
         pass
-    log.info(json.dumps({"event": "stopped"}))
+    for pid in children or ():
+        os.waitpid(pid, 0)
+    log.info(json.dumps({"event": "stopped", "pid": os.getpid()}))
+    if children is None:    # a forked server process: leave without running the parent's exit handlers
+        os._exit(0)

@@ -25,8 +25,11 @@ import click
               help="Require metadata `authorization: Bearer <token>` (health stays open).")
 @click.option("--grace-seconds", default=5.0, show_default=True, type=click.FloatRange(0),
               help="On SIGTERM/SIGINT, time in-flight calls get before they are cancelled.")
+@click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes sharing the port: the per-call Python work runs on one core per "
+                   "process (the kernels already use several threads).")
 def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls_cert, tls_key, auth_token,
-          grace_seconds):
+          grace_seconds, processes):
     """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),
     with health checking and reflection. Logs one JSON line per call on stderr."""
     from .app import Config, serve as run
@@ -36,6 +39,6 @@ def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls
     try:
         run(Config(host=host, port=port, workers=workers, max_queue=max_queue, max_compute_ms=max_compute_ms,
                    max_message_bytes=max_message_bytes, tls_cert=tls_cert, tls_key=tls_key,
-                   auth_token=auth_token or None, grace_seconds=grace_seconds))
+                   auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes))
     except OSError as exc:
         raise click.ClickException(str(exc)) from None

@@ -14,6 +14,7 @@ import queue
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -102,8 +103,34 @@ def _to_dict(message) -> dict:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
 
 
+_BOARDS: "OrderedDict[bytes, dict]" = OrderedDict()
+_BOARDS_LOCK = threading.Lock()
+
+
+def _request_dict(message) -> dict:
+    """The request as a dict, its board converted once per distinct board: a game server asks about one
+    board for each company of a round, and converting a board message is most of a small call's cost."""
+    if not message.HasField("board"):
+        return _to_dict(message)
+    key = message.board.SerializeToString(deterministic=True)
+    with _BOARDS_LOCK:
+        board = _BOARDS.get(key)
+        if board is not None:
+            _BOARDS.move_to_end(key)
+    if board is None:
+        board = _to_dict(message.board)
+        with _BOARDS_LOCK:
+            _BOARDS[key] = board
+            while len(_BOARDS) > 64:
+                _BOARDS.popitem(last=False)
+    rest = type(message)()
+    rest.CopyFrom(message)
+    rest.ClearField("board")
+    return {**_to_dict(rest), "board": board}
+
+
 def _to_message(result: dict, message_type):
-    return json_format.ParseDict(result, message_type())
+    return api.to_message(result, message_type)
 
 
 class _BadRequest:
@@ -293,7 +320,7 @@ class RouteService:
                    on_improve: Callable[[dict], None] | None = None) -> dict:
         from revenue.solve import solve
 
-        req = _to_dict(request)
+        req = _request_dict(request)
         call.describe(req)
         check_limits(req, self.limits)
         if request.deadline_ms < 0:
