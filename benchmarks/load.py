@@ -5,19 +5,20 @@ latency percentiles and errors.
     python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--target HOST:PORT] [--json]
 
 Each client has its own channel and sends Solve calls back to back, cycling through the scenarios from
-its own starting point. Every answer is checked against the proved optimum the server gave for that
+its own starting point; the clients share one asyncio event loop, which keeps the load generator's own
+CPU use low on a machine it shares with the server. Every answer is checked against the proved optimum the server gave for that
 scenario in the warm-up pass: a different revenue counts as an error. `run()` is what `revenue bench
 --load` calls.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 
@@ -49,12 +50,14 @@ def _percentile(sorted_values: list[float], q: float) -> float:
 class _Server:
     """`python -m server` on a free port, until stopped (SIGTERM, then the logs are dropped)."""
 
-    def __init__(self, workers: int | None, max_queue: int):
+    def __init__(self, workers: int | None, max_queue: int, processes: int = 1):
         self.port = _free_port()
         self.log = tempfile.TemporaryFile(mode="w+")
         args = [sys.executable, "-m", "server", "--port", str(self.port), "--max-queue", str(max_queue)]
         if workers:
             args += ["--workers", str(workers)]
+        if processes > 1:
+            args += ["--processes", str(processes)]
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.log)
         self.target = f"127.0.0.1:{self.port}"
 
@@ -92,7 +95,7 @@ class _Server:
 
 
 def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
-        max_queue: int = 64, start_timeout: float = 300.0) -> dict:
+        max_queue: int = 64, start_timeout: float = 300.0, processes: int = 1) -> dict:
     """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers."""
     from google.protobuf import json_format
 
@@ -101,7 +104,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
     scenarios = title_scenarios()
     payloads = [json_format.ParseDict(s.request, revenue_pb2.SolveRequest()).SerializeToString()
                 for s in scenarios]
-    server = None if target else _Server(workers, max_queue)
+    server = None if target else _Server(workers, max_queue, processes)
     try:
         startup = server.wait_serving(start_timeout) if server else 0.0
         target = target or server.target
@@ -115,39 +118,43 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
 
         latencies: list[list[tuple[int, float]]] = [[] for _ in range(clients)]
         errors: list[Counter] = [Counter() for _ in range(clients)]
-        go = threading.Barrier(clients + 1)
-        stop_at = [0.0]
 
-        def client(k: int) -> None:
-            with grpc.insecure_channel(target) as channel:
-                solve = channel.unary_unary(SOLVE)
-                grpc.channel_ready_future(channel).result(timeout=10)
-                i = k
-                go.wait()
-                while time.perf_counter() < stop_at[0]:
-                    j = i % len(payloads)
-                    i += 1
-                    t = time.perf_counter()
-                    try:
-                        answer = revenue_pb2.SolveResponse.FromString(solve(payloads[j], timeout=CALL_TIMEOUT))
-                    except grpc.RpcError as exc:
-                        errors[k][exc.code().name] += 1
-                        continue
-                    elapsed = (time.perf_counter() - t) * 1000
-                    if (answer.revenue, answer.optimal) != expected[j]:
-                        errors[k]["WRONG_ANSWER"] += 1
-                    latencies[k].append((j, elapsed))
+        async def client(k: int, channel, go: asyncio.Event, stop_at: list[float]) -> None:
+            solve = channel.unary_unary(SOLVE)
+            i = k
+            await go.wait()
+            while time.perf_counter() < stop_at[0]:
+                j = i % len(payloads)
+                i += 1
+                t = time.perf_counter()
+                try:
+                    answer = revenue_pb2.SolveResponse.FromString(await solve(payloads[j], timeout=CALL_TIMEOUT))
+                except grpc.RpcError as exc:
+                    errors[k][exc.code().name] += 1
+                    continue
+                elapsed = (time.perf_counter() - t) * 1000
+                if (answer.revenue, answer.optimal) != expected[j]:
+                    errors[k]["WRONG_ANSWER"] += 1
+                latencies[k].append((j, elapsed))
 
-        threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(clients)]
-        for t in threads:
-            t.start()
-        stop_at[0] = time.perf_counter() + seconds + 3600   # set for real once every client is connected
-        go.wait()
-        began = time.perf_counter()
-        stop_at[0] = began + seconds
-        for t in threads:
-            t.join()
-        wall = time.perf_counter() - began
+        async def load() -> float:
+            # Each client its own channel (connection); all in one event loop, so that the load
+            # generator itself takes little of the machine's CPU from the server.
+            channels = [grpc.aio.insecure_channel(target) for _ in range(clients)]
+            for channel in channels:
+                await asyncio.wait_for(channel.channel_ready(), timeout=10)
+            go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
+            tasks = [asyncio.create_task(client(k, ch, go, stop_at)) for k, ch in enumerate(channels)]
+            began = time.perf_counter()
+            stop_at[0] = began + seconds
+            go.set()
+            await asyncio.gather(*tasks)
+            wall = time.perf_counter() - began
+            for channel in channels:
+                await channel.close()
+            return wall
+
+        wall = asyncio.run(load())
     finally:
         if server:
             server.stop()
@@ -196,11 +203,14 @@ def print_report(report: dict, console: Console | None = None) -> None:
 @click.option("--clients", default=8, show_default=True, type=click.IntRange(1, 256))
 @click.option("--seconds", default=10.0, show_default=True, type=click.FloatRange(0.5, 3600))
 @click.option("--workers", type=click.IntRange(1, 256), help="Server workers (default: one per core).")
+@click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes sharing the port (revenue serve --processes).")
 @click.option("--target", help="Load an already running server at HOST:PORT instead of starting one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def main(clients: int, seconds: float, workers: int | None, target: str | None, as_json: bool) -> None:
+def main(clients: int, seconds: float, workers: int | None, processes: int, target: str | None,
+         as_json: bool) -> None:
     """Load test of the gRPC service on the title scenarios."""
-    report = run(clients=clients, seconds=seconds, workers=workers, target=target)
+    report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from .company import build_company
-from .core.combine import FLAG_BITS, best_combination
+from .core.combine import FLAG_BITS, best_combination, key_index
 from .core.routes import SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes
 from .errors import InputError
 from .evaluate import route_result
@@ -92,22 +92,17 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
         routes, nodes = max(count, 1), max(total, 1)
 
 
-INDEX_LIMIT = 1 << 26   # routes x key slots beyond which the last train is searched without bitmaps
+INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps
 INDEX_MIN = 512         # fewer routes are scanned one by one as fast
 
 
-def key_index(keys: np.ndarray) -> np.ndarray:
-    """Per track key, a bitmap of the routes (rows of `keys`, in order) that use it: uint64 [keys, words].
-    Lets the last train's search test 64 routes at a time (core.combine). A (1, 1) array when too big."""
+def last_train_index(keys: np.ndarray) -> np.ndarray:
+    """The key bitmaps of the last train's routes (core.combine.key_index), or a (1, 1) placeholder when
+    the routes are few (a plain scan is as fast) or the bitmaps would be too big."""
     routes, words = keys.shape
     if routes < INDEX_MIN or routes * words * 64 > INDEX_LIMIT:
         return np.zeros((1, 1), dtype=np.uint64)
-    bits = (keys[:, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)      # [routes, words, 64]
-    uses = bits.reshape(routes, words * 64).T.astype(np.uint8)                    # [keys, routes]
-    packed = np.packbits(uses, axis=1, bitorder="little")
-    padded = np.zeros((uses.shape[0], ((routes + 63) // 64) * 8), dtype=np.uint8)
-    padded[:, : packed.shape[1]] = packed
-    return padded.view(np.uint64)
+    return key_index(keys, words * 64)
 
 
 def adjacency(problem: Problem):
@@ -186,34 +181,41 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
 
 class Watchdog:
     """One thread for the whole process that sets a search's stop flag when its deadline passes or its
-    cancel event is set, so a search with no improvements to report can run in its caller's thread."""
+    cancel event is set, so a search with no improvements to report can run in its caller's thread. It
+    sleeps until the next deadline, waking every POLL_SECONDS only while some search has a cancel event."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._wake = threading.Condition()
         self._watched: dict[int, tuple[np.ndarray, float | None, threading.Event | None]] = {}
         self._thread: threading.Thread | None = None
 
     def watch(self, stop: np.ndarray, until: float | None, cancel: threading.Event | None) -> int:
-        with self._lock:
+        with self._wake:
             ticket = id(stop)
             self._watched[ticket] = (stop, until, cancel)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="revenue-watchdog", daemon=True)
                 self._thread.start()
+            self._wake.notify()
             return ticket
 
     def release(self, ticket: int) -> None:
-        with self._lock:
+        with self._wake:
             self._watched.pop(ticket, None)
 
     def _run(self) -> None:
-        while True:
-            time.sleep(POLL_SECONDS / 2)
-            now = time.perf_counter()
-            with self._lock:
+        with self._wake:
+            while True:
+                now = time.perf_counter()
+                nap = None
                 for stop, until, cancel in self._watched.values():
                     if (until is not None and now >= until) or (cancel is not None and cancel.is_set()):
                         stop[0] = 1
+                    elif cancel is not None:
+                        nap = POLL_SECONDS
+                    elif until is not None:
+                        nap = min(nap or until - now, until - now)
+                self._wake.wait(nap)
 
 
 WATCHDOG = Watchdog()
@@ -271,7 +273,7 @@ class Search:
             node_sets = (np.concatenate([self.sets[t].node_sets() for t in names]) if run.connected
                          else np.zeros((len(rev), 1), dtype=np.uint64))
             g = group_of[-1]
-            index = key_index(keys[group_start[g]:group_start[g + 1]])
+            index = last_train_index(keys[group_start[g]:group_start[g + 1]])
             self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix, flags,
                                              flag_max, flag_min, run.connected, node_sets, index, self.progress,
                                              self.stop)

@@ -60,6 +60,25 @@ def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
 
 
 @njit(cache=True, nogil=True)
+def key_index(keys, n_keys):
+    """Per track key, a bitmap of the routes (rows of `keys`, in order) that use it: uint64
+    [n_keys, ceil(routes / 64)]. Lets the last train's search test 64 routes at a time."""
+    routes, words = keys.shape
+    index = np.zeros((n_keys, (routes + 63) // 64), dtype=np.uint64)
+    for p in range(routes):
+        bit = np.uint64(1) << np.uint64(p & 63)
+        for w in range(words):
+            bits = keys[p, w]
+            k = w * 64
+            while bits:
+                if bits & np.uint64(1):
+                    index[k, p >> 6] |= bit
+                bits >>= np.uint64(1)
+                k += 1
+    return index
+
+
+@njit(cache=True, nogil=True)
 def _first_free(index, klist, nk, i, end):
     """The first route position p in [i, end) of the last train's group whose bit is clear in the
     bitmaps of all keys in klist[:nk] (index[k, word]: routes lo.. that use key k), or `end`. Looks at 64
