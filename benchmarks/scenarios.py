@@ -209,7 +209,7 @@ def _rhl_scenario(name, phase, colours, fraction, company, trains, extra, others
 
 def title_scenarios() -> list[Scenario]:
     """Early, mid and late game per title (the late ones synthetic: everything upgraded)."""
-    y, g, b, gr = ("yellow",), ("yellow", "green"), ("yellow", "green", "brown"), COLOURS
+    y, g, b = ("yellow",), ("yellow", "green"), ("yellow", "green", "brown")
     return [
         _scenario("1830 early", "1830", "2", y, 0.35, "PRR", ["2", "2"], 1, 3, 1),
         _scenario("1830 mid", "1830", "4", g, 0.7, "PRR", ["3", "4", "4"], 2, 10, 2),

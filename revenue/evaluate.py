@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from .company import build_company
 from .errors import InputError
@@ -50,7 +49,7 @@ def _chain_options(problem: Problem, u: int, v: int, hexes: list[str] | None) ->
 
 
 def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]], need_terminal: bool,
-                   need_disjoint: bool, limit: int = 64) -> list[list[Chain]]:
+                   need_disjoint: bool, limit: int = 1024) -> list[list[Chain]]:
     """Chain sequences satisfying the terminal rule (and, if asked, not reusing track), up to `limit`."""
     k = len(options)
     out: list[list[Chain]] = []
