@@ -449,3 +449,18 @@ def test_garbage_in_any_field_is_an_input_error_not_a_crash(data):
         assert err.field and err.description
     else:
         json_format.ParseDict(r, steam_pb2.DeliveriesResponse())
+
+
+def test_remembered_board_answers_each_player_as_a_fresh_parse():
+    """deliveries() remembers a parsed board between requests that differ only in the acting player."""
+    from benchmarks.steam import PLAYERS, large_map
+
+    from revenue.steam import _parse, _solve
+
+    board = large_map(seed=3, level=4)
+    for player in PLAYERS + PLAYERS[::-1]:
+        request = {**board, "player": player}
+        assert deliveries(request) == _solve(_parse(request))
+    with pytest.raises(InputError) as err:
+        deliveries({**board, "player": "nobody"})
+    assert err.value.field == "player"

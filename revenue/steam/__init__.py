@@ -11,8 +11,9 @@ the arrays and decodes the kernel's answer.
 from __future__ import annotations
 
 import re
-from collections import deque
-from dataclasses import dataclass, field
+import threading
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -72,6 +73,18 @@ class _Problem:
     adj_link: np.ndarray
     adj_owner: np.ndarray
     groups: list[tuple[int, int, int]] = field(default_factory=list)  # (stop, colour, count)
+    edges: tuple = ()                # (src, dst, link) of each complete link, both ways, unsorted
+    dist: np.ndarray | None = None   # colour_distances, once per board
+
+
+def _for_player(pb: _Problem, player: int) -> _Problem:
+    """The problem seen by `player`: per stop, the player's own links first, so that good deliveries are
+    found early and the kernel's bounds cut more."""
+    src, dst, lnk = pb.edges
+    owner = pb.link_owner
+    order = np.lexsort((owner[lnk] != player, src)) if len(lnk) else np.zeros(0, np.int64)
+    return replace(pb, player=player, adj_to=dst[order], adj_link=lnk[order],
+                   adj_owner=owner[lnk[order]] if len(lnk) else np.zeros(0, np.int32))
 
 
 class _Checker:
@@ -268,21 +281,18 @@ def _parse(request) -> _Problem:
     dst = np.array([e[1] for e in edges] + [e[0] for e in edges], np.int32)
     lnk = np.array([e[2] for e in edges] * 2, np.int32)
     link_owner = np.array(owners, np.int32).reshape(-1)
-    # Per stop, the acting player's links first: good deliveries are found early, so the kernel's
-    # bounds cut more.
-    order = np.lexsort((link_owner[lnk] != player, src)) if len(lnk) else np.zeros(0, np.int64)
     adj_ptr = np.zeros(n + 1, np.int64)
     np.add.at(adj_ptr, src + 1, 1)
-    return _Problem(
-        stop_ids=stop_ids, stop_colour=np.array(colours, np.int8).reshape(-1),
-        link_ids=link_ids, link_owner=link_owner,
+    stop_colour = np.array(colours, np.int8).reshape(-1)
+    adj_ptr = np.cumsum(adj_ptr)
+    order = np.lexsort((lnk, src)) if len(lnk) else np.zeros(0, np.int64)   # any order: distances only
+    return _for_player(_Problem(
+        stop_ids=stop_ids, stop_colour=stop_colour, link_ids=link_ids, link_owner=link_owner,
         player_ids=player_ids, levels=levels, upgraded=upgraded, player=player,
         ruleset=ruleset, own_majority=own_majority, require_own_link=require_own_link,
-        max_level=max_level, top_k=top_k, round=rnd,
-        adj_ptr=np.cumsum(adj_ptr), adj_to=dst[order], adj_link=lnk[order],
-        adj_owner=link_owner[lnk[order]] if len(lnk) else np.zeros(0, np.int32),
-        groups=[(s, c, counts[(s, c)]) for s, c in sorted(counts)],
-    )
+        max_level=max_level, top_k=top_k, round=rnd, adj_ptr=adj_ptr, adj_to=dst, adj_link=lnk, adj_owner=lnk,
+        groups=[(s, c, counts[(s, c)]) for s, c in sorted(counts)], edges=(src, dst, lnk),
+        dist=kernel.colour_distances(adj_ptr, dst[order], stop_colour, len(COLOURS))), player)
 
 
 @dataclass
@@ -355,19 +365,21 @@ def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray) -> list[d
     stuck = [g for g in range(len(pb.groups)) if res.g_found[g] == 0]
     if not stuck:
         return []
-    n = len(pb.stop_ids)
     me = pb.player_ids[pb.player]
     out: dict[int, dict] = {}
     ownership = []
+    # Plain lists: this loop reads single entries, which numpy arrays make slow.
+    adj_ptr, adj_to, stop_colour = pb.adj_ptr.tolist(), pb.adj_to.tolist(), pb.stop_colour.tolist()
+    cities_of = [stop_colour.count(c) for c in range(len(COLOURS))]
     for g in stuck:
         s, c, count = pb.groups[g]
         colour = COLOURS[c]
         entry = {"stop": pb.stop_ids[s], "colour": colour, "count": count}
         out[g] = entry
-        if pb.adj_ptr[s] == pb.adj_ptr[s + 1]:
+        if adj_ptr[s] == adj_ptr[s + 1]:
             entry.update(reason="no_link", detail=f"no completed link leaves {pb.stop_ids[s]}")
             continue
-        if not any(pb.stop_colour[v] == c and v != s for v in range(n)):
+        if cities_of[c] - (stop_colour[s] == c) == 0:
             entry.update(reason="no_destination", detail=f"there is no other {colour} city")
             continue
         # BFS from the origin: the nearest city of the colour is reached by a shortest path whose inner
@@ -377,11 +389,11 @@ def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray) -> list[d
         nearest = None
         while queue and nearest is None:
             v = queue.popleft()
-            for k in range(pb.adj_ptr[v], pb.adj_ptr[v + 1]):
-                w = int(pb.adj_to[k])
+            for k in range(adj_ptr[v], adj_ptr[v + 1]):
+                w = adj_to[k]
                 if w not in seen:
                     seen[w] = seen[v] + 1
-                    if pb.stop_colour[w] == c:
+                    if stop_colour[w] == c:
                         nearest = seen[w]
                         break
                     queue.append(w)
@@ -457,7 +469,7 @@ def _plans(pb: _Problem, now: list[tuple[int, int]], up: list[tuple[int, int]] |
 
 def _solve(pb: _Problem) -> dict:
     level = pb.levels[pb.player]
-    dist = kernel.colour_distances(pb.adj_ptr, pb.adj_to, pb.stop_colour, len(COLOURS))
+    dist = pb.dist
     res = _run(pb, level, pb.top_k, dist, pb.require_own_link)
     top = [_delivery(pb, int(res.t_group[i]), int(res.t_len[i]), res.t_links[i], res.t_stops[i])
            for i in range(res.t_size)]
@@ -494,7 +506,35 @@ def deliveries(request: dict) -> dict:
 
     Returns a DeliveriesResponse as a dict that `json_format.ParseDict` accepts.
     Raises InputError naming the offending field for bad input."""
-    return _solve(_parse(request))
+    return _solve(_parse_cached(request))
+
+
+_BOARDS: OrderedDict[str, _Problem] = OrderedDict()
+_BOARDS_LOCK = threading.Lock()
+
+
+def _parse_cached(request) -> _Problem:
+    """_parse, remembering the last boards: a game asks about one board for each player in turn, so only
+    the acting player differs between those requests (and an invalid request is never remembered)."""
+    try:   # repr: a cheap exact key for JSON data (a reordered but equal request just misses)
+        key = repr([(k, v) for k, v in request.items() if k != "player"])
+    except (AttributeError, TypeError, ValueError):
+        return _parse(request)
+    with _BOARDS_LOCK:
+        board = _BOARDS.get(key)
+        if board is not None:
+            _BOARDS.move_to_end(key)
+    if board is None:
+        problem = _parse(request)
+        with _BOARDS_LOCK:
+            _BOARDS[key] = problem
+            while len(_BOARDS) > 32:
+                _BOARDS.popitem(last=False)
+        return problem
+    acting = request.get("player")
+    if isinstance(acting, str) and acting in board.player_ids:
+        return _for_player(board, board.player_ids.index(acting))
+    return _parse(request)    # the acting player is wrong: the full check names it
 
 
 def deliveries_proto(request):
