@@ -7,7 +7,6 @@ it crosses or ends at, one per node-to-node path. Trains of one company never sh
 """
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -202,9 +201,9 @@ def graph_for(board_request: dict) -> Graph:
     """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards: a game
     server asks about one board for each company of an operating round, and the track graph does not
     depend on the company. Boards and graphs are never changed after they are built."""
-    try:
-        key = json.dumps(board_request, sort_keys=True, separators=(",", ":"))
-    except (TypeError, ValueError):     # not plain JSON data: build it, checks and all, uncached
+    try:    # repr: a cheap exact key for JSON data (an equal request with its keys reordered just misses)
+        key = repr(board_request)
+    except Exception:   # an object without a usable repr: build it, checks and all, uncached
         return build_graph(build_board(board_request))
     with _GRAPHS_LOCK:
         graph = _GRAPHS.get(key)

@@ -4,6 +4,7 @@ a title by name; titles answer through their hooks (revenue.titles.base.Title).
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -127,7 +128,29 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
         rules.bypass, flag_on, rules, names)
 
 
+_LOCK = threading.Lock()
+HOOKS = ("node_blocks", "end_allowed", "visit_allowed", "node_groups", "stop_bonuses", "route_rules", "run_rules")
+PROBLEMS_PER_GRAPH = 16
+
+
 def compile_problem(graph: Graph, company: Company) -> Problem:
+    """The arrays for `company` on `graph`, remembered per graph: a front end often asks again about the
+    same state. The key holds the title's hooks too, so a title that changes them is never served stale."""
+    title = graph.board.title
+    key = (company,) + tuple(getattr(title, h) for h in HOOKS)
+    with _LOCK:
+        cache = graph.derived.setdefault("problems", {})
+        problem = cache.get(key)
+    if problem is None:
+        problem = _compile(graph, company)
+        with _LOCK:
+            if len(cache) >= PROBLEMS_PER_GRAPH:
+                cache.pop(next(iter(cache)))
+            cache[key] = problem
+    return problem
+
+
+def _compile(graph: Graph, company: Company) -> Problem:
     board, title = graph.board, graph.board.title
     nodes = graph.nodes
     token = np.array([company.id in nd.tokens for nd in nodes], dtype=np.bool_)
