@@ -2,8 +2,10 @@
 
 solve() compiles the board into arrays (revenue.problem), enumerates every legal route of each train
 type (revenue.core.routes) and searches the best combination by branch and bound
-(revenue.core.combine). The kernels run in a worker thread without the GIL; this thread watches the
-deadline, the caller's cancel event and the shared progress array, and reports each improvement.
+(revenue.core.combine). The kernels release the GIL. A search runs in its caller's thread while one
+watchdog thread for the process stops it at its deadline or cancel; when improvements are to be
+reported, or the kernels may still need compiling, it runs in a worker thread instead and the caller's
+thread watches the deadline and reports each improvement from the shared progress array.
 """
 from __future__ import annotations
 
