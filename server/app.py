@@ -2,6 +2,7 @@
 graceful shutdown."""
 from __future__ import annotations
 
+import asyncio
 import gc
 import hmac
 import json
@@ -11,18 +12,18 @@ import signal
 import sys
 import threading
 import time
-from concurrent import futures
 from dataclasses import dataclass, field
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from .service import SERVICE_NAME, Limits, RouteService
 
 log = logging.getLogger("revenue.server")
 
-# Threads beyond workers + queue, for calls that need no compute slot (ListTitles, health, reflection).
+# Calls beyond workers + queue, for those that need no compute slot (ListTitles, health, reflection).
 SPARE_THREADS = 8
 
 
@@ -42,15 +43,15 @@ class Config:
     limits: Limits = field(default_factory=Limits)
 
 
-class BearerAuth(grpc.ServerInterceptor):
+class BearerAuth(grpc.aio.ServerInterceptor):
     """UNAUTHENTICATED for RouteService calls without `authorization: Bearer <token>`; health and
     reflection stay open so that load balancers and tools can see the server."""
 
     def __init__(self, token: str):
         self._expected = f"Bearer {token}".encode()
 
-    def intercept_service(self, continuation, details):
-        handler = continuation(details)
+    async def intercept_service(self, continuation, details):
+        handler = await continuation(details)
         if handler is None or not details.method.startswith(f"/{SERVICE_NAME}/"):
             return handler
         given = next((v for k, v in details.invocation_metadata or () if k == "authorization"), "")
@@ -58,15 +59,15 @@ class BearerAuth(grpc.ServerInterceptor):
             return handler
         method = details.method.rsplit("/", 1)[-1]
 
-        def deny(request, context):
+        async def deny(request, context):
             log.info(json.dumps({"method": method, "code": "UNAUTHENTICATED", "elapsed_ms": 0.0,
                                  "error": "missing or wrong bearer token"}))
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token "
-                                                           "(metadata authorization: Bearer <token>)")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token "
+                                                                 "(metadata authorization: Bearer <token>)")
 
         if handler.response_streaming:
-            def deny_stream(request, context):
-                deny(request, context)
+            async def deny_stream(request, context):
+                await deny(request, context)
                 yield  # pragma: no cover  (never reached: abort raises)
             return grpc.unary_stream_rpc_method_handler(deny_stream, handler.request_deserializer,
                                                         handler.response_serializer)
@@ -74,25 +75,55 @@ class BearerAuth(grpc.ServerInterceptor):
 
 
 class RouteServer:
-    """A started server: `port`, `wait_ready()`, `stop()`."""
+    """A started server: `port`, `wait_ready()`, `stop()`.
+
+    gRPC runs on asyncio (grpc.aio): one event-loop thread of its own does all the calls' I/O, decodes
+    requests and checks them; the searches and the answers' conversion run on the `workers` compute
+    threads of the service (the kernels release the GIL). The methods here are for ordinary threads."""
 
     def __init__(self, config: Config):
         self.config = config
         self.service = RouteService(config.workers, config.max_queue, config.max_compute_ms, config.limits)
-        threads = config.workers + config.max_queue + SPARE_THREADS
-        self._pool = futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="revenue-rpc")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run_loop, name="revenue-grpc", daemon=True)
+        self._thread.start()
+        self._ready = threading.Event()      # warmed up and SERVING
+        self._settled = threading.Event()    # warm-up over, whether it worked or not
+        self._terminated = threading.Event()
+        self._stopping: threading.Event | None = None
+        self._stop_lock = threading.Lock()
+        self.warm_error: BaseException | None = None
+        try:
+            self._call(self._build())
+        except BaseException:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self.service.admission.shutdown()
+            raise
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_forever()
+        self._loop.close()
+
+    def _call(self, coroutine, timeout: float | None = 60):
+        """Run `coroutine` on the server's event loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+
+    async def _build(self) -> None:
+        config = self.config
         options = [("grpc.max_receive_message_length", config.max_message_bytes),
                    ("grpc.max_send_message_length", 4 * config.max_message_bytes),
                    ("grpc.so_reuseport", 1 if config.processes > 1 else 0)]
         interceptors = [BearerAuth(config.auth_token)] if config.auth_token else []
-        # Beyond the thread pool, gRPC itself refuses calls (RESOURCE_EXHAUSTED) instead of queueing them.
-        self.server = grpc.server(self._pool, handlers=[self.service.handler()], interceptors=interceptors,
-                                  options=options, maximum_concurrent_rpcs=threads)
-        self.health = health.HealthServicer(experimental_non_blocking=True,
-                                            experimental_thread_pool=futures.ThreadPoolExecutor(max_workers=1))
+        # Beyond the admission queue and a few spare calls (ListTitles, health, reflection), gRPC itself
+        # refuses calls (RESOURCE_EXHAUSTED) instead of queueing them.
+        self.server = grpc.aio.server(handlers=[self.service.handler()], interceptors=interceptors,
+                                      options=options,
+                                      maximum_concurrent_rpcs=config.workers + config.max_queue + SPARE_THREADS)
+        self.health = health_aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         for name in ("", SERVICE_NAME):
-            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         reflection.enable_server_reflection(
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
             self.server)
@@ -107,12 +138,9 @@ class RouteServer:
             self.port = self.server.add_insecure_port(address)
         if not self.port:
             raise OSError(f"cannot listen on {address}")
-        self._ready = threading.Event()      # warmed up and SERVING
-        self._settled = threading.Event()    # warm-up over, whether it worked or not
-        self.warm_error: BaseException | None = None
 
     def start(self) -> "RouteServer":
-        self.server.start()
+        self._call(self.server.start())
         threading.Thread(target=self._warm_up, name="revenue-warmup", daemon=True).start()
         log.info(json.dumps({"event": "listening", "address": f"{self.config.host}:{self.port}",
                              "tls": bool(self.config.tls_cert), "auth": bool(self.config.auth_token),
@@ -132,8 +160,12 @@ class RouteServer:
         # Everything loaded so far (modules, title data, compiled kernels) lives as long as the server:
         # keep it out of the garbage collector's scans, which otherwise add pauses to calls.
         gc.freeze()
-        for name in ("", SERVICE_NAME):
-            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if self._stopping is None:
+            try:
+                for name in ("", SERVICE_NAME):
+                    self._call(self.health.set(name, health_pb2.HealthCheckResponse.SERVING))
+            except RuntimeError:   # the server stopped meanwhile (its loop is closed)
+                pass
         self._ready.set()
         self._settled.set()
         log.info(json.dumps({"event": "serving", "warm_up_ms": round((time.perf_counter() - started) * 1000, 1)}))
@@ -145,15 +177,29 @@ class RouteServer:
 
     def stop(self, grace: float | None = None) -> threading.Event:
         """Stop accepting calls; in-flight calls get `grace` seconds, then are cancelled (which stops
-        their searches)."""
-        self.health.enter_graceful_shutdown()
+        their searches). The event returned is set once the server has stopped."""
         grace = self.config.grace_seconds if grace is None else grace
+        with self._stop_lock:
+            if self._stopping is not None:
+                return self._terminated
+            self._stopping = threading.Event()
         log.info(json.dumps({"event": "stopping", "grace_seconds": grace}))
-        return self.server.stop(grace)
+
+        async def stop():
+            try:
+                await self.health.enter_graceful_shutdown()
+                await self.server.stop(grace)
+            finally:
+                self.service.admission.shutdown()
+                self._terminated.set()
+                asyncio.get_running_loop().call_soon(self._loop.stop)
+
+        asyncio.run_coroutine_threadsafe(stop(), self._loop)
+        return self._terminated
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """True if `timeout` passed before the server terminated (gRPC's convention)."""
-        return self.server.wait_for_termination(timeout)
+        return not self._terminated.wait(timeout)
 
 
 def configure_logging(level: int = logging.INFO) -> None:

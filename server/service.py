@@ -8,16 +8,16 @@ an incident id, its traceback only in the server's log. Each call ends with one 
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-import queue
 import threading
 import time
 import uuid
 from collections import OrderedDict
-from contextlib import contextmanager
+from concurrent import futures
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, AsyncIterator, Callable
 
 import grpc
 from google.protobuf import json_format
@@ -61,17 +61,17 @@ class ServiceError(Exception):
 
 
 class Admission:
-    """The bounded queue: at most `workers` calls compute at once, at most `max_queue` more wait; the
-    next one is RESOURCE_EXHAUSTED at once rather than waiting without bound."""
+    """The bounded queue: at most `workers` calls compute at once (the threads of its executor), at most
+    `max_queue` more wait for one; the next is RESOURCE_EXHAUSTED at once rather than waiting without
+    bound. A call counts as admitted until its work is over or was cancelled before it started."""
 
     def __init__(self, workers: int, max_queue: int):
         self.workers, self.capacity = workers, workers + max_queue
-        self._slots = threading.Semaphore(workers)
         self._lock = threading.Lock()
         self.admitted = 0
+        self.executor = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="revenue-solve")
 
-    @contextmanager
-    def slot(self, context: grpc.ServicerContext, cancel: threading.Event):
+    def submit(self, work: Callable[[], Any]) -> futures.Future:
         with self._lock:
             if self.admitted >= self.capacity:
                 raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -79,19 +79,31 @@ class Admission:
                                    f"{self.capacity - self.workers} waiting; retry later")
             self.admitted += 1
         try:
-            # Wait in short steps so a deadline or a cancellation frees the caller while it queues.
-            while not self._slots.acquire(timeout=0.02):
-                if cancel.is_set() or not context.is_active():
-                    raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
-                if _remaining(context) <= 0:
-                    raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline passed while queued")
-            try:
-                yield
-            finally:
-                self._slots.release()
-        finally:
-            with self._lock:
-                self.admitted -= 1
+            future = self.executor.submit(work)
+        except BaseException:
+            self._release(None)
+            raise
+        future.add_done_callback(self._release)
+        return future
+
+    def _release(self, _future) -> None:
+        with self._lock:
+            self.admitted -= 1
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+async def _run(admission: Admission, cancel: threading.Event, work: Callable[[], Any]):
+    """`work` on a compute thread; cancelling the call (the client, its deadline, the server stopping)
+    cancels it while it waits, or sets `cancel`, which stops a running search within a few polls."""
+    future = admission.submit(work)
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        cancel.set()
+        future.cancel()
+        raise
 
 
 def _remaining(context: grpc.ServicerContext) -> float:
@@ -201,7 +213,9 @@ def bad_request_status(exc: InputError) -> status_pb2.Status:
 class _Call:
     """One call's bookkeeping: its log fields, and the mapping of its outcome to a status."""
 
-    def __init__(self, method: str, context: grpc.ServicerContext):
+    __slots__ = ("method", "context", "started", "fields", "code", "error")
+
+    def __init__(self, method: str, context: grpc.aio.ServicerContext):
         self.method, self.context = method, context
         self.started = time.perf_counter()
         self.fields: dict[str, Any] = {}
@@ -217,29 +231,39 @@ class _Call:
         if request.get("player"):
             self.fields["player"] = request["player"]
 
-    def fail(self, exc: BaseException):
+    def interrupted(self) -> None:
+        """The call was cancelled under the handler: by its deadline, the client or the server stopping."""
+        if _remaining(self.context) <= 0.01:
+            self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed"
+        else:
+            self.code, self.error = grpc.StatusCode.CANCELLED, "the call was cancelled"
+
+    async def fail(self, exc: BaseException):
         """Abort the call with the status `exc` stands for (raises, as context.abort does)."""
         if isinstance(exc, InputError):
             self.code, self.error = grpc.StatusCode.INVALID_ARGUMENT, str(exc)[:300]
-            self.context.abort_with_status(rpc_status.to_status(bad_request_status(exc)))
+            await self.context.abort_with_status(rpc_status.to_status(bad_request_status(exc)))
         if isinstance(exc, ServiceError):
             self.code, self.error = exc.code, exc.message
-            self.context.abort(exc.code, exc.message)
+            await self.context.abort(exc.code, exc.message)
         incident = uuid.uuid4().hex[:12]
         self.code, self.error = grpc.StatusCode.INTERNAL, f"incident {incident}: {type(exc).__name__}"
         log.error("incident %s in %s", incident, self.method, exc_info=exc)
-        self.context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident}); it is logged")
+        await self.context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident}); it is logged")
 
     def finish(self) -> None:
         record = {"method": self.method, **self.fields, "code": self.code.name,
                   "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3)}
         if self.error:
             record["error"] = self.error
-        log.info(json.dumps(record))
+        if log.isEnabledFor(logging.INFO):
+            log.info(json.dumps(record))
 
 
 class RouteService:
-    """The servicer; `handler()` gives the generic handler to add to a grpc.Server."""
+    """The servicer (asyncio: it runs on the gRPC server's event loop; searches and conversions run on
+    the compute threads of `admission`); `handler()` gives the generic handler to add to a
+    grpc.aio.Server."""
 
     def __init__(self, workers: int = 2, max_queue: int = 32, max_compute_ms: int = 10_000,
                  limits: Limits = Limits()):
@@ -259,7 +283,7 @@ class RouteService:
                                                        response_serializer=resp.SerializeToString)
 
         stream = grpc.unary_stream_rpc_method_handler(
-            self._stream(self._solve_stream), request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
+            self._solve_stream, request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
             response_serializer=revenue_pb2.SolveResponse.SerializeToString)
         return grpc.method_handlers_generic_handler(SERVICE_NAME, {
             "Solve": unary(self._solve, revenue_pb2.SolveRequest, revenue_pb2.SolveResponse),
@@ -272,26 +296,15 @@ class RouteService:
     def _unary(self, fn):
         name = fn.__name__.strip("_").title().replace("_", "")
 
-        def handle(request, context):
+        async def handle(request, context):
             call = _Call(name, context)
             try:
-                return fn(self._decode(request), context, call)
-            except Exception as exc:
-                call.fail(exc)
-            finally:
-                call.finish()
-        return handle
-
-    def _stream(self, fn):
-        def handle(request, context):
-            call = _Call("SolveStream", context)
-            try:
-                yield from fn(self._decode(request), context, call)
-            except GeneratorExit:    # the client went away mid-stream
-                call.code, call.error = grpc.StatusCode.CANCELLED, "client went away"
+                return await fn(self._decode(request), context, call)
+            except asyncio.CancelledError:
+                call.interrupted()
                 raise
             except Exception as exc:
-                call.fail(exc)
+                await call.fail(exc)
             finally:
                 call.finish()
         return handle
@@ -303,49 +316,44 @@ class RouteService:
                                  f"({type(request.error).__name__})")
         return request
 
-    def _budget(self, context, deadline_ms: int) -> tuple[float, str]:
-        """Seconds the search may take, and what sets that limit."""
+    def _budget(self, ends: float, deadline_ms: int) -> tuple[float, str]:
+        """Seconds the search may take, and what sets that limit (`ends`: the call's deadline on the
+        perf_counter clock, or inf)."""
         limits = [(self.max_compute, f"the server's compute cap of {self.max_compute * 1000:g} ms")]
         if deadline_ms:
             limits.append((deadline_ms / 1000.0, f"deadline_ms {deadline_ms}"))
-        remaining = _remaining(context)
-        if remaining != float("inf"):
+        if ends != float("inf"):
+            remaining = ends - time.perf_counter()
             # Leave time to build and send the answer before the client gives up on it.
             limits.append((remaining - min(0.05, remaining * 0.2), "the call's deadline"))
         return min(limits)
 
     # ---- methods -------------------------------------------------------------------------------------
 
-    def solve_dict(self, request: revenue_pb2.SolveRequest, context, call: _Call,
-                   on_improve: Callable[[dict], None] | None = None) -> dict:
+    def _solve_work(self, request: revenue_pb2.SolveRequest, req: dict, ends: float, call: _Call,
+                    cancel: threading.Event, on_improve: Callable[[dict], None] | None = None) -> dict:
+        """The search of a Solve or SolveStream, on a compute thread: the result dict."""
         from revenue.solve import solve
 
-        req = _request_dict(request)
-        call.describe(req)
-        check_limits(req, self.limits)
-        if request.deadline_ms < 0:
-            raise InputError("deadline_ms", f"{request.deadline_ms} is not >= 0 (0 means no deadline)")
-        cancel = threading.Event()
-        context.add_callback(cancel.set)
-        with self.admission.slot(context, cancel):
-            budget, reason = self._budget(context, request.deadline_ms)
-            if budget <= 0:
-                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
-            searching = time.perf_counter()
-            try:
-                result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
-            except InputError:
+        if cancel.is_set():
+            raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
+        budget, reason = self._budget(ends, request.deadline_ms)
+        if budget <= 0:
+            raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
+        searching = time.perf_counter()
+        try:
+            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
+        except InputError:
+            raise
+        except Exception:
+            # A search stopped midway must not turn the deadline or the client's cancel into INTERNAL
+            # (an early solve() failed this way when stopped during route enumeration); it is logged.
+            interrupted = cancel.is_set() or time.perf_counter() - searching >= budget
+            if not interrupted:
                 raise
-            except Exception:
-                # A search stopped midway must not turn the deadline or the client's cancel into INTERNAL
-                # (an early solve() failed this way when stopped during route enumeration); it is logged.
-                interrupted = cancel.is_set() or time.perf_counter() - searching >= budget
-                if not interrupted:
-                    raise
-                log.warning("search failed after being interrupted", exc_info=True)
-                result = {"revenue": 0, "routes": [], "optimal": False}
-        # The call ends (and sets `cancel`) at its deadline too: only time left means the client left.
-        if cancel.is_set() and not context.is_active() and _remaining(context) > 0.01:
+            log.warning("search failed after being interrupted", exc_info=True)
+            result = {"revenue": 0, "routes": [], "optimal": False}
+        if cancel.is_set() and not result.get("optimal") and time.perf_counter() < ends - 0.01:
             raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call")
         if not result.get("optimal") and not result.get("routes"):
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -356,48 +364,75 @@ class RouteService:
                            upper_bound=result.get("upper_bound"))
         return result
 
-    def _solve(self, request, context, call):
-        return _to_message(self.solve_dict(request, context, call), revenue_pb2.SolveResponse)
+    def _prepare(self, request: revenue_pb2.SolveRequest, context, call: _Call) -> tuple[dict, float]:
+        """The request as a dict, checked, and the call's deadline on the perf_counter clock."""
+        req = _request_dict(request)
+        call.describe(req)
+        check_limits(req, self.limits)
+        if request.deadline_ms < 0:
+            raise InputError("deadline_ms", f"{request.deadline_ms} is not >= 0 (0 means no deadline)")
+        return req, time.perf_counter() + _remaining(context)
 
-    def _solve_stream(self, request, context, call) -> Iterator[revenue_pb2.SolveResponse]:
-        # The search reports improvements on the thread that runs it; a queue hands them to this one,
-        # which alone may yield responses.
-        events: queue.Queue = queue.Queue()
+    async def _solve(self, request, context, call):
+        req, ends = self._prepare(request, context, call)
+        cancel = threading.Event()
 
         def work():
+            return _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
+        return await _run(self.admission, cancel, work)
+
+    async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
+        # The search reports improvements on the compute thread that runs it; the event loop hands them
+        # to this generator, which alone may yield responses.
+        call = _Call("SolveStream", context)
+        cancel = threading.Event()
+        try:
+            req, ends = self._prepare(self._decode(request), context, call)
+            loop = asyncio.get_running_loop()
+            events: asyncio.Queue = asyncio.Queue()
+
+            def work():
+                try:
+                    return self._solve_work(request, req, ends, call, cancel,
+                                            on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d))
+                finally:
+                    loop.call_soon_threadsafe(events.put_nowait, None)
+
+            final = asyncio.ensure_future(_run(self.admission, cancel, work))
             try:
-                events.put(("final", self.solve_dict(request, context, call,
-                                                     on_improve=lambda d: events.put(("better", d)))))
-            except BaseException as exc:
-                events.put(("error", exc))
+                best = -1
+                while (value := await events.get()) is not None:
+                    if value["revenue"] > best:
+                        best = value["revenue"]
+                        yield _to_message({"revenue": value["revenue"], "routes": value["routes"]},
+                                          revenue_pb2.SolveResponse)
+                result = await final
+            finally:
+                if not final.done():
+                    cancel.set()
+                    final.cancel()
+            yield _to_message(result, revenue_pb2.SolveResponse)
+        except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream, or the deadline
+            cancel.set()
+            call.interrupted()
+            raise
+        except Exception as exc:
+            await call.fail(exc)
+        finally:
+            call.finish()
 
-        threading.Thread(target=work, name="revenue-stream", daemon=True).start()
-        best = -1
-        while True:
-            kind, value = events.get()
-            if kind == "better":
-                if value["revenue"] > best:
-                    best = value["revenue"]
-                    yield _to_message({"revenue": value["revenue"], "routes": value["routes"]},
-                                      revenue_pb2.SolveResponse)
-            elif kind == "final":
-                yield _to_message(value, revenue_pb2.SolveResponse)
-                return
-            else:
-                raise value
-
-    def _evaluate(self, request, context, call):
+    async def _evaluate(self, request, context, call):
         from revenue.evaluate import evaluate
 
         req = _to_dict(request)
         call.describe(req)
         check_limits(req, self.limits)
-        cancel = threading.Event()
-        context.add_callback(cancel.set)
-        with self.admission.slot(context, cancel):
+
+        def work():
             result = evaluate(req)
-        call.fields.update(revenue=result.get("revenue", 0), legal=bool(result.get("legal")))
-        return _to_message(result, revenue_pb2.EvaluateResponse)
+            call.fields.update(revenue=result.get("revenue", 0), legal=bool(result.get("legal")))
+            return _to_message(result, revenue_pb2.EvaluateResponse)
+        return await _run(self.admission, threading.Event(), work)
 
     def titles(self) -> revenue_pb2.ListTitlesResponse:
         with self._titles_lock:
@@ -405,21 +440,21 @@ class RouteService:
                 self._titles = _to_message(api.list_titles(), revenue_pb2.ListTitlesResponse)
             return self._titles
 
-    def _list_titles(self, request, context, call):
+    async def _list_titles(self, request, context, call):
         return self.titles()
 
-    def _deliveries(self, request, context, call):
+    async def _deliveries(self, request, context, call):
         from revenue.steam import deliveries
 
         req = _to_dict(request)
         call.describe(req)
-        cancel = threading.Event()
-        context.add_callback(cancel.set)
-        with self.admission.slot(context, cancel):
+
+        def work():
             result = deliveries(req)
-        if "best" in result:
-            call.fields["own_points"] = result["best"].get("own_points", 0)
-        return _to_message(result, steam_pb2.DeliveriesResponse)
+            if "best" in result:
+                call.fields["own_points"] = result["best"].get("own_points", 0)
+            return _to_message(result, steam_pb2.DeliveriesResponse)
+        return await _run(self.admission, threading.Event(), work)
 
     # ---- warm-up -------------------------------------------------------------------------------------
 
