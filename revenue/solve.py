@@ -71,6 +71,12 @@ def fast(spec: TrainSpec) -> bool:
     return spec.simple and spec.need_ends == 0 and not (spec.metro >= 0).any() and len(spec.rule_amount) == 0
 
 
+def from_ends(problem: Problem, spec: TrainSpec) -> bool:
+    """Walk routes from their required ends rather than from the token cities: when a route must begin
+    or end at one of a few nodes, few walks start there, and each needs one arm instead of two."""
+    return spec.need_ends > 0 and int(spec.need.sum()) <= max(8, 2 * int(problem.token.sum()))
+
+
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 
 
@@ -87,7 +93,8 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
         path_chains = np.empty(nodes, dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            spec_arrays(spec), fast(spec), stop, rev, keys, flags, start, path_nodes, path_chains)
+            spec_arrays(spec), fast(spec), from_ends(problem, spec), stop, rev, keys, flags, start,
+            path_nodes, path_chains)
         if stored == count or not complete:
             return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[: stored + 1],
                             path_nodes, path_chains, complete)

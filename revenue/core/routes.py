@@ -132,7 +132,7 @@ A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 
 @njit(cache=True, nogil=True)
 def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
-                     allowed, spec, fast, stop, rev, rkeys, rflags, rstart, pnodes, pchains):
+                     allowed, spec, fast, from_ends, stop, rev, rkeys, rflags, rstart, pnodes, pchains):
     """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
     nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
     stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
@@ -142,6 +142,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     Every route holds a city with the company's token; it is found from the first such city T (by node
     number) as two arms leaving T: arm A, and for each state of A an arm B on the other side. B's first
     chain is numbered above A's, so each route is found once; earlier token cities are off limits.
+    With `from_ends` (a train whose routes must begin or end at one of a few `need` nodes, such as
+    18Rhl's Rheingold-Express) routes are walked from those nodes instead, as one arm: every route
+    is found from its required end (once: from the lower-numbered end when both ends qualify).
     With `fast` (every visited node paid, no route-level rules) a route earns the running sum of values.
     A route may pass up to `bypass` blocked cities (bypassable); rflags gets its flag bits.
     """
@@ -185,15 +188,19 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     steps = 0
     complete = True
 
+    tok = np.zeros(max_depth, dtype=np.bool_)     # a city with the company's token is on the route
     for t in range(n):
-        if not token[t] or not allowed[t] or row[t] < 0 or cost[t] > row_visit[row[t]]:
+        anchor = (need[t] and end_ok[t]) if from_ends else token[t]
+        if not anchor or not allowed[t] or row[t] < 0 or cost[t] > row_visit[row[t]]:
             continue
         if not complete:
             break
-        for u in range(t):           # routes through an earlier token city were found from it
-            if token[u]:
-                visited[u] = True
+        if not from_ends:
+            for u in range(t):       # routes through an earlier token city were found from it
+                if token[u]:
+                    visited[u] = True
         visited[t] = True
+        tok[0] = token[t]
         d = 0
         node[0] = t
         via[0] = -1
@@ -218,7 +225,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             k = kind[d]
             if k == A_FRAME and not launched[d]:
                 launched[d] = True
-                if not a_first_term:
+                if not a_first_term and not from_ends:
                     a_top = d
                     d += 1
                     kind[d] = B_ROOT
@@ -232,6 +239,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     vsum[d] = vsum[d - 1]
                     mgrp[d] = mgrp[d - 1]
                     byp[d] = byp[d - 1]
+                    tok[d] = tok[d - 1]
                 continue
             v = node[d]
             if not extend[d] or it[d] >= adj_start[v + 1]:
@@ -285,13 +293,15 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
             mgrp[nd] = mgrp[d] | ((np.int64(1) << merge[w]) if merge[w] >= 0 else 0)
+            tok[nd] = tok[d] or token[w]
             visited[w] = True
             if k == A_FRAME and d == 0:
                 a_first_term = (f & TERM_HERE) != 0
             d = nd
             length = 0
             if kind[d] == A_FRAME:
-                if end_ok[w] and end_ok[t]:          # the route T .. w
+                # the route T .. w (walked from a required end: with a token, once if w qualifies too)
+                if end_ok[w] and end_ok[t] and tok[d] and not (from_ends and need[w] and w < t):
                     for i in range(d + 1):
                         path[i] = node[i]
                         vias[i] = via[i]
