@@ -196,8 +196,10 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int]) -> RoutePri
     kept: list[int] = []
     for i, v in enumerate(nodes):
         if i > 0 and spec.merge[v] >= 0 and spec.merge[v] == spec.merge[nodes[i - 1]]:
-            penalty = spec.merge_penalty * (spec.alt_mult[nodes[i - 1]] if doubled else 1)
-            worth[nodes[i - 1]] = max(0, worth[nodes[i - 1]] - penalty)   # never below 0 (as the kernel)
+            # dropped: the last kept stop pays the penalty (times its multiplier), never below 0
+            last = kept[-1]
+            penalty = spec.merge_penalty * (spec.alt_mult[last] if doubled else 1)
+            worth[last] = max(0, worth[last] - penalty)
             worth[v] = 0
             continue
         worth[v] = int(spec.base[v]) * (int(spec.alt_mult[v]) if doubled else 1)

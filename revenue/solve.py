@@ -296,7 +296,10 @@ class Search:
         for t in sorted(range(self.n), key=lambda t: self.position[t]):
             i = int(self.progress[4 + t])
             if i >= 0:
-                routes.append(self.sets[self.trains[t].name].route(i))
+                route = self.sets[self.trains[t].name].route(i)
+                # The kernel priced this route too: the two readings of the rules must agree.
+                assert route["revenue"] == self.sets[self.trains[t].name].rev[i], (route, "kernel/evaluator")
+                routes.append(route)
         return sum(r["revenue"] for r in routes), routes
 
     def _snapshot(self) -> tuple[int, list[dict]] | None:

@@ -282,7 +282,8 @@ class DataRules(Rules):
         for i, (n, v) in enumerate(zip(names, values)):
             grp = merge.get(n)
             if grp is not None and i > 0 and merge.get(names[i - 1]) == grp:
-                kept_values[-1] = max(0, kept_values[-1] - penalty * (mult.get(names[i - 1], 1) if doubled else 1))
+                # the stop kept last pays the penalty, times its multiplier, never going below 0
+                kept_values[-1] = max(0, kept_values[-1] - penalty * (mult.get(kept[-1], 1) if doubled else 1))
                 continue
             if grp is not None:
                 if grp in met:

@@ -23,6 +23,19 @@ BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYP
 
 
 @njit(cache=True, nogil=True)
+def _sort_desc(values, k):
+    """Sort values[:k] in place, largest first (insertion sort: k is a route's stop count, and this
+    allocates nothing)."""
+    for i in range(1, k):
+        x = values[i]
+        j = i - 1
+        while j >= 0 and values[j] < x:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = x
+
+
+@njit(cache=True, nogil=True)
 def price(path, length, token, spec, worth, kept, scratch):
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
@@ -49,7 +62,7 @@ def price(path, length, token, spec, worth, kept, scratch):
         v = path[i]
         if i > 0 and merge[v] >= 0 and merge[v] == merge[path[i - 1]]:
             # never below 0: the engine would then drop the stop, which no title's values lead to
-            worth[nk - 1] = max(0, worth[nk - 1] - merge_penalty * (alt_mult[path[i - 1]] if doubled else 1))
+            worth[nk - 1] = max(0, worth[nk - 1] - merge_penalty * (alt_mult[kept[nk - 1]] if doubled else 1))
             continue
         worth[nk] = base[v] * (alt_mult[v] if doubled else 1) + bonus[v]
         kept[nk] = v
@@ -68,10 +81,10 @@ def price(path, length, token, spec, worth, kept, scratch):
                 total += scratch[i]
             threshold = -(1 << 62)
         else:
-            part = np.sort(scratch[:k])[::-1]
+            _sort_desc(scratch, k)
             for i in range(pay):
-                total += part[i]
-            threshold = part[pay - 1] if pay > 0 else (1 << 62)
+                total += scratch[i]
+            threshold = scratch[pay - 1] if pay > 0 else (1 << 62)
         if pay > 0:
             for i in range(nk):
                 if row[kept[i]] == r and token[kept[i]] and worth[i] >= threshold:
@@ -89,8 +102,8 @@ def price(path, length, token, spec, worth, kept, scratch):
                 if row[kept[j]] == r:
                     scratch[k] = worth[j]
                     k += 1
-            part = np.sort(scratch[:k])[::-1]
-            cand = total - part[row_pay[r] - 1] + worth[i]
+            _sort_desc(scratch, k)
+            cand = total - scratch[row_pay[r] - 1] + worth[i]
             if cand > best:
                 best = cand
         if best < 0:
