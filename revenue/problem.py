@@ -94,6 +94,10 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
     if len(group_ids) > 62:
         raise ValueError("more than 62 node groups")
     rules = title.route_rules(train, company, board, graph)
+    # The kernels keep merge groups and bonus classes as bits of one int64.
+    if any(not 0 <= g < 62 for g in rules.merge.values()) or any(
+            not 0 <= c < 62 for b in rules.bonuses for classes, _ in b.clauses for c in classes.values()):
+        raise ValueError(f"{title.name}: merge groups and bonus classes must be numbered 0..61")
     alt_mult = np.ones(n, dtype=np.int64)
     for v, m in rules.alt_multiplier.items():
         alt_mult[v] = m
