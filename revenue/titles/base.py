@@ -52,7 +52,7 @@ class TrainType:
         parts = []
         for row in self.rows:
             what = "/".join(row.kinds)
-            visit = "any number of" if row.visit >= UNLIMITED else f"up to {row.visit}"
+            visit = "any number of" if row.visit >= 99 else f"up to {row.visit}"   # 18xx.games writes 99
             pay = ("all paid" if row.pay >= row.visit or row.pay >= 99 else
                    "none paid" if row.pay == 0 else f"best {row.pay} paid")
             mult = f", x{row.multiplier}" if row.multiplier and row.multiplier != 1 else ""
