@@ -112,7 +112,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         expected = []
         with grpc.insecure_channel(target) as channel:
             solve = channel.unary_unary(SOLVE)
-            for s, payload in zip(scenarios, payloads):
+            for payload in payloads:
                 answer = revenue_pb2.SolveResponse.FromString(solve(payload, timeout=60))
                 expected.append((answer.revenue, answer.optimal))
 

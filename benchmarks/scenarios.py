@@ -54,7 +54,7 @@ def lay_tiles(title_name: str, colours: tuple[str, ...], fraction: float, seed: 
             chosen[name] = candidates
     printed = dict(exits)
     placed: dict[str, tuple[dict, int]] = {}
-    for sweep in range(4):     # re-choose tiles and rotations until the exits face each other
+    for _ in range(4):     # re-choose tiles and rotations until the exits face each other
         for name in names:
             if name not in chosen:
                 continue

@@ -251,7 +251,7 @@ class Search:
             p = self.problem
             adj = adjacency(p)
             allowed = reachable(p)
-            for name, spec in p.specs.items():
+            for name in p.specs:
                 self.sets[name] = all_routes(p, name, adj, allowed, self.stop)
                 if not self.sets[name].complete:
                     return

@@ -235,7 +235,7 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     kept, kept_values = listed
     by_name = dict(zip(names, nodes))
     kept_parts = [g.nodes[by_name[n]]["part"] for n in kept]
-    for kinds, pay, visit, mult in rows:
+    for kinds, _, visit, _ in rows:
         if sum(p.visit_cost for p in kept_parts if p.kind in kinds) > visit:
             return None
     tokened = [has_token(board, g, by_name[n], company) for n in kept]
