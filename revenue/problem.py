@@ -63,6 +63,9 @@ class Problem:
     specs: dict[str, TrainSpec]
     chain_keys: np.ndarray   # uint64 [chains, words]: track-key bitsets
     run: RunRules
+    # arrays derived from the problem alone (reachable nodes, the kernels' argument tuples), built once
+    # by revenue.solve: a problem is remembered per graph and company and never changes
+    derived: dict[str, object] = field(default_factory=dict)
 
     @property
     def words(self) -> int:

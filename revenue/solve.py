@@ -83,6 +83,10 @@ ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the e
 def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
     """Every legal route of one train type (revenue.core.routes.enumerate_routes)."""
     spec = problem.specs[train]
+    key = ("kernel arguments", train)
+    if key not in problem.derived:
+        problem.derived[key] = (spec_arrays(spec), fast(spec), from_ends(problem, spec))
+    arrays, is_fast, walk_from_ends = problem.derived[key]
     routes, nodes = ROUTE_CAPACITY, ROUTE_CAPACITY * 8
     while True:
         rev = np.empty(routes, dtype=np.int64)
@@ -93,8 +97,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
         path_chains = np.empty(nodes, dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            spec_arrays(spec), fast(spec), from_ends(problem, spec), stop, rev, keys, flags, start,
-            path_nodes, path_chains)
+            arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes, path_chains)
         if stored == count or not complete:
             return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[: stored + 1],
                             path_nodes, path_chains, complete)
@@ -250,7 +253,9 @@ class Search:
         try:
             p = self.problem
             adj = adjacency(p)
-            allowed = reachable(p)
+            if "reachable" not in p.derived:
+                p.derived["reachable"] = reachable(p)
+            allowed = p.derived["reachable"]
             for name in p.specs:
                 self.sets[name] = all_routes(p, name, adj, allowed, self.stop)
                 if not self.sets[name].complete:
