@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import dataclass, field
 
 from . import hexgrid
@@ -74,6 +76,7 @@ class Graph:
     # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form), built once by
     # their users (revenue.problem, revenue.solve): the graph itself never changes
     derived: dict[str, object] = field(default_factory=dict)
+    request: object = None     # the board request it was built from (see graph_for)
 
     def connection(self, chain: Chain, start: int) -> list[str]:
         """The chain written as an 18xx.games `connections` entry, walked from node `start`."""
@@ -192,25 +195,33 @@ def build_graph(board: Board) -> Graph:
     return Graph(board, nodes, chains, key_names, adjacency, {n.name: n.id for n in nodes})
 
 
-_GRAPHS: OrderedDict[str, Graph] = OrderedDict()
+_GRAPHS: OrderedDict[object, Graph] = OrderedDict()
 _GRAPHS_LOCK = threading.Lock()
 GRAPH_CACHE_SIZE = 64
 
 
-def graph_for(board_request: dict) -> Graph:
+def graph_for(board_request: Mapping) -> Graph:
     """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards: a game
     server asks about one board for each company of an operating round, and the track graph does not
-    depend on the company. Boards and graphs are never changed after they are built."""
-    try:    # repr: a cheap exact key for JSON data (an equal request with its keys reordered just misses)
-        key = repr(board_request)
-    except Exception:   # an object without a usable repr: build it, checks and all, uncached
-        return build_graph(build_board(board_request))
+    depend on the company. Boards and graphs are never changed after they are built.
+
+    A board given as a read-only mapping (types.MappingProxyType) is remembered by identity: its owner
+    promises never to change what it holds (the service does this with the boards it has decoded). Any
+    other mapping is remembered by its repr, an exact key for JSON data."""
+    if isinstance(board_request, MappingProxyType):
+        key: object = ("same object", id(board_request))
+    else:
+        try:
+            key = repr(board_request)
+        except Exception:   # an object without a usable repr: build it, checks and all, uncached
+            return build_graph(build_board(board_request))
     with _GRAPHS_LOCK:
         graph = _GRAPHS.get(key)
-        if graph is not None:
+        if graph is not None and (not isinstance(key, tuple) or graph.request is board_request):
             _GRAPHS.move_to_end(key)
             return graph
     graph = build_graph(build_board(board_request))
+    graph.request = board_request      # keeps an identity-keyed board alive while it is remembered
     with _GRAPHS_LOCK:
         _GRAPHS[key] = graph
         while len(_GRAPHS) > GRAPH_CACHE_SIZE:

@@ -17,6 +17,7 @@ import uuid
 from collections import OrderedDict
 from concurrent import futures
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, AsyncIterator, Callable
 
 import grpc
@@ -130,7 +131,8 @@ def _request_dict(message) -> dict:
         if board is not None:
             _BOARDS.move_to_end(key)
     if board is None:
-        board = _to_dict(message.board)
+        # Read-only: the library then remembers the board's graph by identity (revenue.graph.graph_for).
+        board = MappingProxyType(_to_dict(message.board))
         with _BOARDS_LOCK:
             _BOARDS[key] = board
             while len(_BOARDS) > 64:

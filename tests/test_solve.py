@@ -83,3 +83,18 @@ def test_unknown_train_and_bad_deadline():
     with pytest.raises(InputError) as err:
         solve({"board": board, "company": {"id": "B&O", "trains": [{"name": "2"}]}, "deadline_ms": -5})
     assert err.value.field == "deadline_ms"
+
+
+def test_board_graphs_are_remembered_by_value_or_by_read_only_identity():
+    from types import MappingProxyType
+
+    from revenue.graph import graph_for
+
+    board = {"title": "1830", "tiles": [{"hex": "F4", "tile": "57", "rotation": 1}]}
+    first = graph_for(board)
+    assert graph_for(dict(board)) is first                    # an equal board: the same graph
+    board["tiles"] = [{"hex": "F4", "tile": "57", "rotation": 0}]
+    assert graph_for(board) is not first                      # changed: built anew
+    frozen = MappingProxyType({"title": "1830"})
+    assert graph_for(frozen) is graph_for(frozen)
+    assert graph_for(MappingProxyType({"title": "1830"})) is not graph_for(frozen)   # keyed by identity
