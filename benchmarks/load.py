@@ -2,12 +2,14 @@
 bounded time on the title scenarios (early, mid and late game of every title), and report throughput,
 latency percentiles and errors.
 
-    python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--target HOST:PORT] [--json]
+    python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--processes N]
+                              [--shared-connection] [--target HOST:PORT] [--json]
 
-Each client has its own channel and sends Solve calls back to back, cycling through the scenarios from
-its own starting point; the clients share one asyncio event loop, which keeps the load generator's own
-CPU use low on a machine it shares with the server. Every answer is checked against the proved optimum the server gave for that
-scenario in the warm-up pass: a different revenue counts as an error. `run()` is what `revenue bench
+Each client has its own channel and connection (`--shared-connection`: one connection for all) and
+sends Solve calls back to back, cycling through the scenarios from its own starting point; the clients
+share one asyncio event loop, which keeps the load generator's own CPU use low on a machine it shares
+with the server. Every answer is checked against the proved optimum the server gave for that scenario
+in the warm-up pass: a different revenue counts as an error. `run()` is what `revenue bench
 --load` calls.
 """
 from __future__ import annotations
@@ -95,8 +97,11 @@ class _Server:
 
 
 def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
-        max_queue: int = 64, start_timeout: float = 300.0, processes: int = 1) -> dict:
-    """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers."""
+        max_queue: int = 64, start_timeout: float = 300.0, processes: int = 1,
+        shared_connection: bool = False) -> dict:
+    """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers.
+    Each client has a connection of its own, like separate game servers; with `shared_connection` all
+    calls share one connection, like one front end with many calls in flight."""
     from google.protobuf import json_format
 
     from revenue.v1 import revenue_pb2
@@ -138,9 +143,11 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 latencies[k].append((j, elapsed))
 
         async def load() -> float:
-            # Each client its own channel (connection); all in one event loop, so that the load
-            # generator itself takes little of the machine's CPU from the server.
-            channels = [grpc.aio.insecure_channel(target) for _ in range(clients)]
+            # All clients in one event loop, so that the load generator itself takes little of the
+            # machine's CPU from the server. Channels to one target share one connection unless each
+            # has a subchannel pool of its own.
+            options = [] if shared_connection else [("grpc.use_local_subchannel_pool", 1)]
+            channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(clients)]
             for channel in channels:
                 await asyncio.wait_for(channel.channel_ready(), timeout=10)
             go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
@@ -170,7 +177,8 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                              "optimal": expected[j][1], "calls": len(values),
                              "p50_ms": round(_percentile(values, 50), 2), "p99_ms": round(_percentile(values, 99), 2)})
     return {
-        "clients": clients, "seconds": round(wall, 2), "server_workers": workers or os.cpu_count(),
+        "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2), "server_workers": workers or os.cpu_count(),
+        "server_processes": processes,
         "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
         "throughput_per_s": round(len(everything) / wall, 1) if wall else 0.0,
         "p50_ms": round(_percentile(everything, 50), 2), "p90_ms": round(_percentile(everything, 90), 2),
@@ -181,8 +189,10 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
 
 def print_report(report: dict, console: Console | None = None) -> None:
     console = console or Console(highlight=False)
-    summary = Table(title=f"gRPC load: {report['clients']} clients for {report['seconds']} s "
-                          f"({report['server_workers']} server workers, {report['cores']} cores)")
+    console.print(f"gRPC load: {report['clients']} clients, {report['connections']} connections, "
+                  f"{report['seconds']} s; server {report['server_processes']} process x "
+                  f"{report['server_workers']} workers, {report['cores']} cores")
+    summary = Table()
     for column in ("calls", "throughput/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors"):
         summary.add_column(column, justify="right")
     errors = str(report["errors"]) + (f" {report['errors_by_code']}" if report["errors"] else "")
@@ -205,12 +215,15 @@ def print_report(report: dict, console: Console | None = None) -> None:
 @click.option("--workers", type=click.IntRange(1, 256), help="Server workers (default: one per core).")
 @click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes sharing the port (revenue serve --processes).")
+@click.option("--shared-connection", is_flag=True,
+              help="All clients on one connection (one front end with many calls in flight).")
 @click.option("--target", help="Load an already running server at HOST:PORT instead of starting one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def main(clients: int, seconds: float, workers: int | None, processes: int, target: str | None,
-         as_json: bool) -> None:
+def main(clients: int, seconds: float, workers: int | None, processes: int, shared_connection: bool,
+         target: str | None, as_json: bool) -> None:
     """Load test of the gRPC service on the title scenarios."""
-    report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes)
+    report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes,
+                 shared_connection=shared_connection)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
