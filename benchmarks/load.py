@@ -29,6 +29,8 @@ import grpc
 from rich.console import Console
 from rich.table import Table
 
+from server.app import default_processes
+
 from .scenarios import title_scenarios
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,13 +54,13 @@ def _percentile(sorted_values: list[float], q: float) -> float:
 class _Server:
     """`python -m server` on a free port, until stopped (SIGTERM, then the logs are dropped)."""
 
-    def __init__(self, workers: int | None, max_queue: int, processes: int = 1):
+    def __init__(self, workers: int | None, max_queue: int, processes: int | None = None):
         self.port = _free_port()
         self.log = tempfile.TemporaryFile(mode="w+")
         args = [sys.executable, "-m", "server", "--port", str(self.port), "--max-queue", str(max_queue)]
         if workers:
             args += ["--workers", str(workers)]
-        if processes > 1:
+        if processes:
             args += ["--processes", str(processes)]
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.log)
         self.target = f"127.0.0.1:{self.port}"
@@ -97,7 +99,7 @@ class _Server:
 
 
 def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
-        max_queue: int = 64, start_timeout: float = 300.0, processes: int = 1,
+        max_queue: int = 64, start_timeout: float = 300.0, processes: int | None = None,
         shared_connection: bool = False) -> dict:
     """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers.
     Each client has a connection of its own, like separate game servers; with `shared_connection` all
@@ -178,7 +180,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                              "p50_ms": round(_percentile(values, 50), 2), "p99_ms": round(_percentile(values, 99), 2)})
     return {
         "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2), "server_workers": workers or os.cpu_count(),
-        "server_processes": processes,
+        "server_processes": processes or (default_processes(server.port) if server else None),
         "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
         "throughput_per_s": round(len(everything) / wall, 1) if wall else 0.0,
         "p50_ms": round(_percentile(everything, 50), 2), "p90_ms": round(_percentile(everything, 90), 2),
@@ -190,7 +192,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
 def print_report(report: dict, console: Console | None = None) -> None:
     console = console or Console(highlight=False)
     console.print(f"gRPC load: {report['clients']} clients, {report['connections']} connections, "
-                  f"{report['seconds']} s; server {report['server_processes']} process x "
+                  f"{report['seconds']} s; server {report['server_processes'] or '?'} processes x "
                   f"{report['server_workers']} workers, {report['cores']} cores")
     summary = Table()
     for column in ("calls", "throughput/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors"):
@@ -213,13 +215,13 @@ def print_report(report: dict, console: Console | None = None) -> None:
 @click.option("--clients", default=8, show_default=True, type=click.IntRange(1, 256))
 @click.option("--seconds", default=10.0, show_default=True, type=click.FloatRange(0.5, 3600))
 @click.option("--workers", type=click.IntRange(1, 256), help="Server workers (default: one per core).")
-@click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Server processes sharing the port (revenue serve --processes).")
+@click.option("--processes", type=click.IntRange(1, 64),
+              help="Server processes sharing the port (revenue serve --processes; default: its default).")
 @click.option("--shared-connection", is_flag=True,
               help="All clients on one connection (one front end with many calls in flight).")
 @click.option("--target", help="Load an already running server at HOST:PORT instead of starting one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def main(clients: int, seconds: float, workers: int | None, processes: int, shared_connection: bool,
+def main(clients: int, seconds: float, workers: int | None, processes: int | None, shared_connection: bool,
          target: str | None, as_json: bool) -> None:
     """Load test of the gRPC service on the title scenarios."""
     report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes,

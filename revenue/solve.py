@@ -191,10 +191,33 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     return Search(problem, started, deadline, on_improve, cancel).run()
 
 
+class Cancel(threading.Event):
+    """A cancel event that stops the searches given it the moment it is set. A plain threading.Event
+    works too, but the watchdog has to poll it every POLL_SECONDS."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._stops: list[np.ndarray] = []
+
+    def set(self) -> None:
+        super().set()
+        for stop in tuple(self._stops):
+            stop[0] = 1
+
+    def attach(self, stop: np.ndarray) -> None:
+        self._stops.append(stop)
+        if self.is_set():
+            stop[0] = 1
+
+    def detach(self, stop: np.ndarray) -> None:
+        self._stops = [s for s in self._stops if s is not stop]
+
+
 class Watchdog:
     """One thread for the whole process that sets a search's stop flag when its deadline passes or its
     cancel event is set, so a search with no improvements to report can run in its caller's thread. It
-    sleeps until the next deadline, waking every POLL_SECONDS only while some search has a cancel event."""
+    sleeps until the next deadline, waking every POLL_SECONDS only while some search has a plain
+    threading.Event to cancel it (a Cancel stops its searches itself)."""
 
     def __init__(self) -> None:
         self._wake = threading.Condition()
@@ -202,6 +225,9 @@ class Watchdog:
         self._thread: threading.Thread | None = None
 
     def watch(self, stop: np.ndarray, until: float | None, cancel: threading.Event | None) -> int:
+        if isinstance(cancel, Cancel):
+            cancel.attach(stop)
+            cancel = None
         with self._wake:
             ticket = id(stop)
             self._watched[ticket] = (stop, until, cancel)
@@ -211,9 +237,11 @@ class Watchdog:
             self._wake.notify()
             return ticket
 
-    def release(self, ticket: int) -> None:
+    def release(self, ticket: int, cancel: threading.Event | None) -> None:
         with self._wake:
-            self._watched.pop(ticket, None)
+            stop = self._watched.pop(ticket)[0]
+        if isinstance(cancel, Cancel):
+            cancel.detach(stop)
 
     def _run(self) -> None:
         with self._wake:
@@ -326,7 +354,7 @@ class Search:
                 self._work()
             finally:
                 if ticket is not None:
-                    WATCHDOG.release(ticket)
+                    WATCHDOG.release(ticket, self.cancel)
             timed_out = bool(self.stop[0])
             worker = None
         else:

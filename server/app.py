@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -39,7 +39,7 @@ class Config:
     tls_key: str | None = None
     auth_token: str | None = None
     grace_seconds: float = 5.0
-    processes: int = 1                 # server processes sharing the port (SO_REUSEPORT), for the GIL
+    processes: int | None = None       # server processes sharing the port; None: default_processes()
     limits: Limits = field(default_factory=Limits)
 
 
@@ -113,7 +113,7 @@ class RouteServer:
         config = self.config
         options = [("grpc.max_receive_message_length", config.max_message_bytes),
                    ("grpc.max_send_message_length", 4 * config.max_message_bytes),
-                   ("grpc.so_reuseport", 1 if config.processes > 1 else 0)]
+                   ("grpc.so_reuseport", 1 if (config.processes or 1) > 1 else 0)]
         interceptors = [BearerAuth(config.auth_token)] if config.auth_token else []
         # Beyond the admission queue and a few spare calls (ListTitles, health, reflection), gRPC itself
         # refuses calls (RESOURCE_EXHAUSTED) instead of queueing them.
@@ -142,7 +142,8 @@ class RouteServer:
     def start(self) -> "RouteServer":
         self._call(self.server.start())
         threading.Thread(target=self._warm_up, name="revenue-warmup", daemon=True).start()
-        log.info(json.dumps({"event": "listening", "address": f"{self.config.host}:{self.port}",
+        log.info(json.dumps({"event": "listening", "pid": os.getpid(),
+                             "address": f"{self.config.host}:{self.port}",
                              "tls": bool(self.config.tls_cert), "auth": bool(self.config.auth_token),
                              "workers": self.config.workers, "max_queue": self.config.max_queue,
                              "max_compute_ms": self.config.max_compute_ms}))
@@ -168,7 +169,7 @@ class RouteServer:
                 pass
         self._ready.set()
         self._settled.set()
-        log.info(json.dumps({"event": "serving", "warm_up_ms": round((time.perf_counter() - started) * 1000, 1)}))
+        log.info(json.dumps({"event": "serving", "pid": os.getpid(), "warm_up_ms": round((time.perf_counter() - started) * 1000, 1)}))
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """True once SERVING; False if the warm-up failed (see warm_error) or `timeout` passed."""
@@ -214,19 +215,48 @@ def configure_logging(level: int = logging.INFO) -> None:
     logger.propagate = False
 
 
+MAX_DEFAULT_PROCESSES = 8
+
+
+def default_processes(port: int) -> int:
+    """One server process per core (at most MAX_DEFAULT_PROCESSES) on Linux, where the kernel spreads
+    the connections to a shared port among them; one elsewhere, or on an ephemeral port (0)."""
+    if not sys.platform.startswith("linux") or port == 0:
+        return 1
+    return max(1, min(MAX_DEFAULT_PROCESSES, len(os.sched_getaffinity(0))))
+
+
+def _die_with_parent() -> None:
+    """Have the kernel send SIGTERM to this forked process when its parent dies (Linux), so that a
+    killed server leaves no process behind holding the port."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
 def serve(config: Config) -> None:
-    """Run until SIGTERM or SIGINT, then shut down gracefully. With `processes` > 1, that many server
-    processes share the port (the kernel spreads connections), since the per-call Python work holds a
-    GIL per process; the first process forwards signals to the others."""
+    """Run until SIGTERM or SIGINT, then shut down gracefully. With more than one process, they share
+    the port (the kernel spreads connections among them) because each call's Python work holds its
+    process's GIL; the first process forwards signals to the others."""
     configure_logging()
+    processes = config.processes or default_processes(config.port)
+    config = replace(config, processes=processes)
     children = []
-    if config.processes > 1:
+    if processes > 1:
         if not config.port:
             raise OSError("--processes needs a fixed --port")
-        for _ in range(config.processes - 1):   # before any gRPC object exists: gRPC and fork do not mix
+        parent = os.getpid()
+        for _ in range(processes - 1):   # before any gRPC object exists: gRPC and fork do not mix
             pid = os.fork()
             if pid == 0:
                 children = None
+                _die_with_parent()
+                if os.getppid() != parent:    # the parent died before the line above took effect
+                    os._exit(0)
                 break
             children.append(pid)
     server = RouteServer(config).start()

@@ -12,7 +12,7 @@ import click
 @click.option("--port", default=50051, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0 = any free port; the log says which).")
 @click.option("--workers", default=os.cpu_count() or 2, show_default=True, type=click.IntRange(1, 256),
-              help="Searches that compute at once (the kernels release the GIL: one per core).")
+              help="Searches that compute at once in each process (the kernels release the GIL).")
 @click.option("--max-queue", default=32, show_default=True, type=click.IntRange(0, 10000),
               help="Calls that may wait for a worker; beyond that, RESOURCE_EXHAUSTED.")
 @click.option("--max-compute-ms", default=10_000, show_default=True, type=click.IntRange(1),
@@ -25,9 +25,10 @@ import click
               help="Require metadata `authorization: Bearer <token>` (health stays open).")
 @click.option("--grace-seconds", default=5.0, show_default=True, type=click.FloatRange(0),
               help="On SIGTERM/SIGINT, time in-flight calls get before they are cancelled.")
-@click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Server processes sharing the port: the per-call Python work runs on one core per "
-                   "process (the kernels already use several threads).")
+@click.option("--processes", type=click.IntRange(1, 64),
+              help="Server processes sharing the port, each with its own workers: each call's Python work "
+                   "holds its process's GIL. [default: one per core (at most 8) on Linux with a fixed "
+                   "--port, else 1]")
 def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls_cert, tls_key, auth_token,
           grace_seconds, processes):
     """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),

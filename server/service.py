@@ -27,6 +27,7 @@ from grpc_status import rpc_status
 
 from revenue import api
 from revenue.errors import InputError
+from revenue.solve import Cancel
 from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
 
 log = logging.getLogger("revenue.server")
@@ -377,7 +378,7 @@ class RouteService:
 
     async def _solve(self, request, context, call):
         req, ends = self._prepare(request, context, call)
-        cancel = threading.Event()
+        cancel = Cancel()
 
         def work():
             return _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
@@ -387,7 +388,7 @@ class RouteService:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
         # to this generator, which alone may yield responses.
         call = _Call("SolveStream", context)
-        cancel = threading.Event()
+        cancel = Cancel()
         try:
             req, ends = self._prepare(self._decode(request), context, call)
             loop = asyncio.get_running_loop()

@@ -463,10 +463,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_serve_command_stops_on_sigterm():
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--workers", "1"], cwd=ROOT,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+def _start_serve_command(port: int, processes: int):
+    """`python -m server` on `port`, and the JSON lines of its log as they come."""
+    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--workers", "1",
+                             "--processes", str(processes)], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
     lines: list[dict] = []
 
     def read():
@@ -476,22 +477,53 @@ def test_serve_command_stops_on_sigterm():
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
+    return proc, lines, reader
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_serve_command_stops_on_sigterm(processes):
+    port = free_port()
+    proc, lines, reader = _start_serve_command(port, processes)
     try:
-        assert wait_until(lambda: any(r.get("event") == "serving" for r in lines), timeout=120), lines
+        serving = lambda: {r["pid"] for r in lines if r.get("event") == "serving"}   # noqa: E731
+        assert wait_until(lambda: len(serving()) == processes, timeout=120), lines
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         health = health_pb2_grpc.HealthStub(channel)
         assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == \
             health_pb2.HealthCheckResponse.SERVING
         channel.close()
-        with RouteClient(f"127.0.0.1:{port}") as client:
-            assert client.solve(SCENARIOS[0].request, timeout=30)["optimal"]
+        # Clients on connections of their own, which the kernel spreads among the processes.
+        for k in range(4):
+            with RouteClient(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)]) as client:
+                assert client.solve(SCENARIOS[k].request, timeout=30)["revenue"] == \
+                    solve(SCENARIOS[k].request)["revenue"]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
         reader.join(5)
         events = [r.get("event") for r in lines]
-        assert events[0] == "listening" and "serving" in events and events[-1] == "stopped"
-        assert [r["code"] for r in lines if r.get("method") == "Solve"] == ["OK"]
+        assert events[0] == "listening" and events[-1] == "stopped"
+        assert {r["pid"] for r in lines if r.get("event") == "stopped"} == serving()
+        assert [r["code"] for r in lines if r.get("method") == "Solve"] == ["OK"] * 4
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_forked_server_processes_end_with_the_first():
+    port = free_port()
+    proc, lines, reader = _start_serve_command(port, 2)
+    child = None
+    try:
+        assert wait_until(lambda: sum(r.get("event") == "serving" for r in lines) == 2, timeout=120), lines
+        child = next(r["pid"] for r in lines if r.get("event") == "serving" and r["pid"] != proc.pid)
+        proc.kill()    # SIGKILL: no chance to forward a signal
+        proc.wait()
+        assert wait_until(lambda: not os.path.exists(f"/proc/{child}") or
+                          open(f"/proc/{child}/stat").read().split()[2] == "Z", timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if child is not None and os.path.exists(f"/proc/{child}"):
+            os.kill(child, signal.SIGKILL)

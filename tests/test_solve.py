@@ -48,6 +48,20 @@ def test_cancel_stops_the_search_with_a_valid_bound(heavy_optimum):
         assert result["revenue"] <= heavy_optimum <= result["upper_bound"]
 
 
+def test_a_cancel_stops_a_search_in_its_callers_thread_at_once(heavy_optimum):
+    # A Cancel sets the search's stop flag itself (no polling); the heavy search takes ~50 ms here.
+    cancel = solve_module.Cancel()
+    threading.Timer(0.005, cancel.set).start()
+    started = time.perf_counter()
+    result = solve(HEAVY, cancel=cancel)
+    elapsed = time.perf_counter() - started
+    assert result["optimal"] is False and result["stats"]["timed_out"] is True
+    assert result["revenue"] <= heavy_optimum and elapsed < 0.005 + 0.03
+    assert cancel._stops == [] and solve_module.WATCHDOG._watched == {}
+    # Set before the search starts: it stops before the first route.
+    assert solve(HEAVY, cancel=cancel)["optimal"] is False
+
+
 def test_improvements_rise_to_the_optimum(heavy_optimum):
     seen = []
     result = solve(HEAVY, on_improve=lambda r: seen.append(r["revenue"]))
