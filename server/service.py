@@ -117,31 +117,46 @@ def _to_dict(message) -> dict:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
 
 
-_BOARDS: "OrderedDict[bytes, dict]" = OrderedDict()
-_BOARDS_LOCK = threading.Lock()
+class Boards:
+    """Requests as dicts, each distinct board converted and checked against the limits once: a game
+    server asks about one board for each company of a round, and converting a board message is most
+    of a small call's cost. The boards are read-only, so the library remembers each one's track graph
+    by identity (revenue.graph.graph_for)."""
 
+    def __init__(self, limits: Limits, size: int = 64):
+        self.limits, self.size = limits, size
+        self._boards: OrderedDict[bytes, MappingProxyType] = OrderedDict()
+        self._lock = threading.Lock()
 
-def _request_dict(message) -> dict:
-    """The request as a dict, its board converted once per distinct board: a game server asks about one
-    board for each company of a round, and converting a board message is most of a small call's cost."""
-    if not message.HasField("board"):
-        return _to_dict(message)
-    key = message.board.SerializeToString(deterministic=True)
-    with _BOARDS_LOCK:
-        board = _BOARDS.get(key)
-        if board is not None:
-            _BOARDS.move_to_end(key)
-    if board is None:
-        # Read-only: the library then remembers the board's graph by identity (revenue.graph.graph_for).
-        board = MappingProxyType(_to_dict(message.board))
-        with _BOARDS_LOCK:
-            _BOARDS[key] = board
-            while len(_BOARDS) > 64:
-                _BOARDS.popitem(last=False)
-    rest = type(message)()
-    rest.CopyFrom(message)
-    rest.ClearField("board")
-    return {**_to_dict(rest), "board": board}
+    def request(self, message) -> dict:
+        """`message` as a dict, checked (InputError for a request over the limits)."""
+        if not message.HasField("board"):
+            request = _to_dict(message)
+            check_limits(request, self.limits)
+            return request
+        board = self.board(message.board)
+        rest = type(message)()
+        rest.CopyFrom(message)
+        rest.ClearField("board")
+        request = _to_dict(rest)
+        check_limits(request, self.limits)
+        request["board"] = board
+        return request
+
+    def board(self, message) -> MappingProxyType:
+        key = message.SerializeToString(deterministic=True)
+        with self._lock:
+            board = self._boards.get(key)
+            if board is not None:
+                self._boards.move_to_end(key)
+                return board
+        board = MappingProxyType(_to_dict(message))
+        check_limits({"board": board}, self.limits)    # an oversized board is not kept
+        with self._lock:
+            self._boards[key] = board
+            while len(self._boards) > self.size:
+                self._boards.popitem(last=False)
+        return board
 
 
 def _to_message(result: dict, message_type):
@@ -225,14 +240,14 @@ class _Call:
         self.code = grpc.StatusCode.OK
         self.error = ""
 
-    def describe(self, request: dict) -> None:
-        board = request.get("board") or {}
-        if board.get("title"):
-            self.fields["title"] = board["title"]
-        if (request.get("company") or {}).get("id"):
-            self.fields["company"] = request["company"]["id"]
-        if request.get("player"):
-            self.fields["player"] = request["player"]
+    def describe(self, message) -> None:
+        """The request's title, company and player for the log line."""
+        title = getattr(getattr(message, "board", None), "title", "")
+        company = getattr(getattr(message, "company", None), "id", "")
+        player = getattr(message, "player", "")
+        for name, value in (("title", title), ("company", company), ("player", player)):
+            if value:
+                self.fields[name] = value
 
     def interrupted(self) -> None:
         """The call was cancelled under the handler: by its deadline, the client or the server stopping."""
@@ -275,6 +290,7 @@ class RouteService:
         self.admission = Admission(workers, max_queue)
         self.max_compute = max_compute_ms / 1000.0
         self.limits = limits
+        self.boards = Boards(limits)
         self._titles: revenue_pb2.ListTitlesResponse | None = None
         self._titles_lock = threading.Lock()
 
@@ -369,9 +385,8 @@ class RouteService:
 
     def _prepare(self, request: revenue_pb2.SolveRequest, context, call: _Call) -> tuple[dict, float]:
         """The request as a dict, checked, and the call's deadline on the perf_counter clock."""
-        req = _request_dict(request)
-        call.describe(req)
-        check_limits(req, self.limits)
+        call.describe(request)
+        req = self.boards.request(request)
         if request.deadline_ms < 0:
             raise InputError("deadline_ms", f"{request.deadline_ms} is not >= 0 (0 means no deadline)")
         return req, time.perf_counter() + _remaining(context)
@@ -427,9 +442,8 @@ class RouteService:
     async def _evaluate(self, request, context, call):
         from revenue.evaluate import evaluate
 
-        req = _to_dict(request)
-        call.describe(req)
-        check_limits(req, self.limits)
+        call.describe(request)
+        req = self.boards.request(request)
 
         def work():
             result = evaluate(req)
@@ -449,8 +463,8 @@ class RouteService:
     async def _deliveries(self, request, context, call):
         from revenue.steam import deliveries
 
+        call.describe(request)
         req = _to_dict(request)
-        call.describe(req)
 
         def work():
             result = deliveries(req)
