@@ -56,7 +56,8 @@ class _Server:
 
     def __init__(self, workers: int | None, max_queue: int, processes: int | None = None):
         self.port = _free_port()
-        self.log = tempfile.TemporaryFile(mode="w+")
+        self.processes = processes or default_processes(self.port)
+        self.log = tempfile.TemporaryFile(mode="a+")   # O_APPEND: reading it moves no write offset
         args = [sys.executable, "-m", "server", "--port", str(self.port), "--max-queue", str(max_queue)]
         if workers:
             args += ["--workers", str(workers)]
@@ -66,12 +67,17 @@ class _Server:
         self.target = f"127.0.0.1:{self.port}"
 
     def wait_serving(self, timeout: float) -> float:
+        """Seconds until every server process has warmed up and health checking says SERVING."""
         from grpc_health.v1 import health_pb2, health_pb2_grpc
 
         started = time.perf_counter()
         while time.perf_counter() - started < timeout:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the server exited ({self.proc.returncode}):\n{self.tail()}")
+            # Health checking reaches one of the processes; each logs its own "serving" event.
+            if self.tail(10_000).count('"event": "serving"') < self.processes:
+                time.sleep(0.1)
+                continue
             # A fresh channel each time: a channel that failed to connect backs off for longer and longer.
             with grpc.insecure_channel(self.target) as channel:
                 try:
@@ -180,7 +186,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                              "p50_ms": round(_percentile(values, 50), 2), "p99_ms": round(_percentile(values, 99), 2)})
     return {
         "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2), "server_workers": workers or os.cpu_count(),
-        "server_processes": processes or (default_processes(server.port) if server else None),
+        "server_processes": server.processes if server else processes,
         "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
         "throughput_per_s": round(len(everything) / wall, 1) if wall else 0.0,
         "p50_ms": round(_percentile(everything, 50), 2), "p90_ms": round(_percentile(everything, 90), 2),
