@@ -169,7 +169,8 @@ class RouteServer:
                 pass
         self._ready.set()
         self._settled.set()
-        log.info(json.dumps({"event": "serving", "pid": os.getpid(), "warm_up_ms": round((time.perf_counter() - started) * 1000, 1)}))
+        log.info(json.dumps({"event": "serving", "pid": os.getpid(),
+                             "warm_up_ms": round((time.perf_counter() - started) * 1000, 1)}))
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """True once SERVING; False if the warm-up failed (see warm_error) or `timeout` passed."""
