@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .company import build_company
 from .errors import InputError
 from .graph import Chain, graph_for
-from .problem import Problem, TrainSpec, compile_problem, price_route
+from .problem import Problem, TrainSpec, chain_hex_walk, compile_problem, price_route
 from .titles.base import BYPASS_FLAG
 
 
@@ -115,11 +115,14 @@ def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteE
             met.add(int(spec.merge[v]))
     if spec.metro[nodes[0]] >= 0 and all(spec.metro[v] == spec.metro[nodes[0]] for v in nodes):
         return RouteError("single_metro", rules.metro_message, graph.nodes[nodes[0]].hex)
-    for r in range(len(spec.row_visit)):
-        used = sum(int(problem.cost[v]) for i, v in enumerate(nodes) if spec.row[v] == r and not merged[i])
-        if used > spec.row_visit[r]:
-            return RouteError("too_many_stops", f"Route has too many stops ({used} {'/'.join(spec.train.rows[r].kinds)}"
-                              f" for a {spec.train.name} train, at most {spec.row_visit[r]})")
+    rows = range(len(spec.row_visit))
+    used = {r: sum(int(problem.cost[v]) for i, v in enumerate(nodes) if spec.row[v] == r and not merged[i])
+            for r in rows}
+    _, visit = spec.pay_and_visit({}, used)
+    for r in rows:
+        if used[r] > visit[r]:
+            return RouteError("too_many_stops", f"Route has too many stops ({used[r]} {'/'.join(spec.train.rows[r].kinds)}"
+                              f" for a {spec.train.name} train, at most {visit[r]})")
     for v in (nodes[0], nodes[-1]):
         if not spec.end_ok[v]:
             return RouteError("bad_end", f"Route cannot begin/end in a {graph.nodes[v].kind}", graph.nodes[v].name)
@@ -128,6 +131,11 @@ def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteE
     check.choices = _route_choices(problem, nodes, check.options, True, True)
     if not check.choices:
         return RouteError("track_reused", "Route cannot reuse track", names[0])
+    if spec.no_reentry:
+        walks = [seq for seq in check.choices if _reentered(graph, nodes, seq) is None]
+        if not walks:
+            return RouteError("hex_reentry", rules.reentry_message, _reentered(graph, nodes, check.choices[0]))
+        check.choices = walks
     passed = 0
     for v in nodes[1:-1]:
         if problem.blocks[v]:
@@ -139,6 +147,21 @@ def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteE
                               graph.nodes[v].name)
     if price_route(problem, spec, nodes) is None:
         return RouteError("no_token", "No choice of paid stops includes a city with the company's token")
+    return None
+
+
+def _reentered(graph, nodes: list[int], chains: list[Chain]) -> str | None:
+    """The first hex the route comes back to after leaving it, walking its chains in order, or None."""
+    walk = [graph.nodes[nodes[0]].hex]
+    for v, chain in zip(nodes, chains):
+        hexes = chain_hex_walk(chain)
+        walk.extend(hexes if chain.a == v else hexes[::-1])
+    left: set[str] = set()
+    for previous, hex_name in zip(walk, walk[1:]):
+        if hex_name != previous:
+            if hex_name in left:
+                return hex_name
+            left.add(previous)
     return None
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .company import Company
-from .graph import Graph
+from .graph import Chain, Graph
 from .titles.base import RouteRules, RunRules, TrainType
 
 
@@ -38,6 +38,9 @@ class TrainSpec:
     rule_min: np.ndarray     # int64 [rules, clauses]: distinct classes the clause needs
     bypass: int              # blocked cities a route may pass
     flag_on: np.ndarray      # int64 [nodes]: flag bits a route visiting the node carries
+    spill_from: int          # RouteRules.spill as two row numbers (-1: none)
+    spill_to: int
+    no_reentry: bool         # a route may not come back to a hex it left
     rules: RouteRules
     bonus_names: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
 
@@ -49,7 +52,16 @@ class TrainSpec:
     def simple(self) -> bool:
         """Every visited node is paid its value: a route's revenue is a plain sum."""
         return bool(np.all(self.row_pay >= self.row_visit)) and self.merge_penalty == 0 \
-            and not (self.merge >= 0).any() and not self.alt_end.any()
+            and not (self.merge >= 0).any() and not self.alt_end.any() and self.spill_from < 0
+
+    def pay_and_visit(self, stops_by_row: dict[int, int], cost_by_row: dict[int, int]) -> tuple[list[int], list[int]]:
+        """Each row's pay and visit limits for a route with these stops and visit costs per row: the
+        printed ones, plus what RouteRules.spill lends."""
+        pay, visit = [int(x) for x in self.row_pay], [int(x) for x in self.row_visit]
+        if self.spill_from >= 0:
+            pay[self.spill_to] += max(0, pay[self.spill_from] - stops_by_row.get(self.spill_from, 0))
+            visit[self.spill_to] += max(0, visit[self.spill_from] - cost_by_row.get(self.spill_from, 0))
+        return pay, visit
 
 
 @dataclass
@@ -132,7 +144,7 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
         np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64),
         _mask(n, rules.end_nodes), rules.need_ends, alt_mult, _mask(n, rules.alt_ends), merge, rules.merge_penalty,
         metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min,
-        rules.bypass, flag_on, rules, names)
+        rules.bypass, flag_on, *(rules.spill or (-1, -1)), rules.no_reentry, rules, names)
 
 
 _LOCK = threading.Lock()
@@ -185,6 +197,41 @@ def chain_keys(graph: Graph) -> np.ndarray:
     return graph.derived["chain_keys"]
 
 
+CHAIN_STAYS, CHAIN_MOVES, CHAIN_REENTERS = 0, 1, 2
+
+
+def chain_hex_walk(chain: Chain) -> list[str]:
+    """The hexes a chain walks through from node a to node b, each once per visit (18xx.games: a route
+    that leaves a hex and comes back to it re-enters it)."""
+    walk: list[str] = []
+    for hex_name, _ in chain.paths:
+        if not walk or walk[-1] != hex_name:
+            walk.append(hex_name)
+    return walk
+
+
+def hex_walks(graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the no-re-entry rule (computed once per graph): the hex id of each node; per chain, the hexes
+    it passes strictly between its end nodes' hexes (uint64 bitsets [chains, words]); and whether it
+    stays inside one hex, moves on, or re-enters a hex by itself (CHAIN_STAYS, _MOVES, _REENTERS)."""
+    if "hex_walks" not in graph.derived:
+        ids = {name: i for i, name in enumerate(graph.board.hexes)}
+        node_hex = np.array([ids[nd.hex] for nd in graph.nodes], dtype=np.int64)
+        inner = np.zeros((len(graph.chains), max(1, (len(ids) + 63) // 64)), dtype=np.uint64)
+        mode = np.zeros(len(graph.chains), dtype=np.int64)
+        for c in graph.chains:
+            walk = chain_hex_walk(c)
+            if len(walk) == 1:
+                mode[c.id] = CHAIN_STAYS
+                continue
+            mode[c.id] = CHAIN_REENTERS if len(set(walk)) < len(walk) else CHAIN_MOVES
+            for name in walk[1:-1]:
+                h = ids[name]
+                inner[c.id, h >> 6] |= np.uint64(1) << np.uint64(h & 63)
+        graph.derived["hex_walks"] = (node_hex, inner, mode)
+    return graph.derived["hex_walks"]
+
+
 @dataclass
 class RoutePrice:
     revenue: int
@@ -215,15 +262,16 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int]) -> RoutePri
     by_row: dict[int, list[int]] = {}
     for v in kept:
         by_row.setdefault(int(spec.row[v]), []).append(v)
+    row_pay, _ = spec.pay_and_visit({r: len(members) for r, members in by_row.items()}, {})
     paid: set[int] = set()
     for r, members in by_row.items():
         members.sort(key=lambda v: -value[v])
-        paid.update(members[: int(spec.row_pay[r])])
+        paid.update(members[: row_pay[r]])
     if not any(token[v] for v in paid):
         best, best_paid = -1, None
         for t in kept:      # force one tokened city in, in place of the weakest paid node of its row
             r = int(spec.row[t])
-            if not token[t] or spec.row_pay[r] == 0:
+            if not token[t] or row_pay[r] == 0:
                 continue
             weakest = min((v for v in paid if spec.row[v] == r), key=lambda v: value[v])
             total = sum(value[v] for v in paid) - value[weakest] + value[t]

@@ -18,11 +18,11 @@ import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, key_index
-from .core.routes import SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes
+from .core.routes import SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes, node_bitsets
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
-from .problem import Problem, TrainSpec, compile_problem
+from .problem import Problem, TrainSpec, compile_problem, hex_walks
 
 POLL_SECONDS = 0.002
 STOP_GRACE_SECONDS = 0.02
@@ -43,12 +43,7 @@ class RouteSet:
 
     def node_sets(self) -> np.ndarray:
         """uint64 [routes, words]: the nodes each route visits, in sorted order (for run rules)."""
-        words = max(1, (len(self.problem.graph.nodes) + 63) // 64)
-        out = np.zeros((len(self), words), dtype=np.uint64)
-        for i, j in enumerate(self.order):
-            for v in self.nodes[self.start[j]:self.start[j + 1]]:
-                out[i, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-        return out
+        return node_bitsets(self.order, self.start, self.nodes, len(self.problem.graph.nodes))
 
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
@@ -62,8 +57,8 @@ class RouteSet:
 
 def spec_arrays(spec: TrainSpec) -> tuple:
     """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS)."""
-    return tuple(np.int64(getattr(spec, f)) if f in ("need_ends", "merge_penalty", "bypass") else getattr(spec, f)
-                 for f in SPEC_FIELDS)
+    scalars = ("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry")
+    return tuple(np.int64(getattr(spec, f)) if f in scalars else getattr(spec, f) for f in SPEC_FIELDS)
 
 
 def fast(spec: TrainSpec) -> bool:
@@ -97,7 +92,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
         path_chains = np.empty(nodes, dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes, path_chains)
+            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes, path_chains)
         if stored == count or not complete:
             return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[: stored + 1],
                             path_nodes, path_chains, complete)

@@ -18,7 +18,7 @@ TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
 SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay", "need", "need_ends",
                "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
-               "rule_set", "rule_min", "bypass", "flag_on")
+               "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry")
 BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
 
 
@@ -42,7 +42,8 @@ def price(path, length, token, spec, worth, kept, scratch):
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
     tokened city), then route bonuses."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
-     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on) = spec
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
+     no_reentry) = spec
     first, last = path[0], path[length - 1]
     if need_ends > 0:
         ends = (1 if need[first] else 0) + (1 if need[last] else 0)
@@ -67,6 +68,13 @@ def price(path, length, token, spec, worth, kept, scratch):
         worth[nk] = base[v] * (alt_mult[v] if doubled else 1) + bonus[v]
         kept[nk] = v
         nk += 1
+    spare = 0      # unused pay of row spill_from, lent to row spill_to
+    if spill_from >= 0:
+        spare = row_pay[spill_from]
+        for i in range(nk):
+            if row[kept[i]] == spill_from:
+                spare -= 1
+        spare = max(spare, 0)
     total = 0
     has_token = False
     for r in range(row_pay.shape[0]):
@@ -75,7 +83,7 @@ def price(path, length, token, spec, worth, kept, scratch):
             if row[kept[i]] == r:
                 scratch[k] = worth[i]
                 k += 1
-        pay = row_pay[r]
+        pay = row_pay[r] + (spare if r == spill_to else 0)
         if k <= pay:
             for i in range(k):
                 total += scratch[i]
@@ -95,7 +103,8 @@ def price(path, length, token, spec, worth, kept, scratch):
         for i in range(nk):
             t = kept[i]
             r = row[t]
-            if not token[t] or row_pay[r] == 0:
+            pay = row_pay[r] + (spare if r == spill_to else 0)
+            if not token[t] or pay == 0:
                 continue
             k = 0
             for j in range(nk):
@@ -103,7 +112,7 @@ def price(path, length, token, spec, worth, kept, scratch):
                     scratch[k] = worth[j]
                     k += 1
             _sort_desc(scratch, k)
-            cand = total - scratch[row_pay[r] - 1] + worth[i]
+            cand = total - scratch[pay - 1] + worth[i]
             if cand > best:
                 best = cand
         if best < 0:
@@ -140,12 +149,25 @@ def route_bonus(path, length, rule_class, rule_amount, rule_set, rule_min):
     return extra
 
 
+@njit(cache=True, nogil=True)
+def node_bitsets(order, start, nodes, n_nodes):
+    """uint64 [routes, words]: the nodes of route order[i] (nodes[start[j]:start[j + 1]]) as bits."""
+    out = np.zeros((order.shape[0], max(1, (n_nodes + 63) // 64)), dtype=np.uint64)
+    for i in range(order.shape[0]):
+        j = order[i]
+        for k in range(start[j], start[j + 1]):
+            v = nodes[k]
+            out[i, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    return out
+
+
 A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
 def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
-                     allowed, spec, fast, from_ends, stop, rev, rkeys, rflags, rstart, pnodes, pchains):
+                     allowed, node_hex, chain_hexes, chain_mode, spec, fast, from_ends, stop, rev, rkeys, rflags,
+                     rstart, pnodes, pchains):
     """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
     nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
     stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
@@ -160,9 +182,13 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     is found from its required end (once: from the lower-numbered end when both ends qualify).
     With `fast` (every visited node paid, no route-level rules) a route earns the running sum of values.
     A route may pass up to `bypass` blocked cities (bypassable); rflags gets its flag bits.
+    With `no_reentry` a route may not come back to a hex it left: node_hex[n] is each node's hex,
+    chain_hexes[c] the hexes chain c passes between its ends' hexes, chain_mode[c] whether it stays in
+    one hex (0), moves on (1) or re-enters a hex by itself (2) (revenue.problem.hex_walks).
     """
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
-     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on) = spec
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
+     no_reentry) = spec
     value = base + bonus
     n = adj_start.shape[0] - 1
     words = chain_keys.shape[1]
@@ -183,6 +209,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     extend = np.empty(max_depth, dtype=np.bool_)     # may this arm go on from node[d]?
     launched = np.empty(max_depth, dtype=np.bool_)   # has this A frame started its B arm?
     keys = np.zeros((max_depth, words), dtype=np.uint64)
+    hex_words = chain_hexes.shape[1]
+    hexes = np.zeros((max_depth, hex_words), dtype=np.uint64)   # hexes the route has been in
     usage = np.zeros((max_depth, n_rows), dtype=np.int64)
     grp = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
@@ -222,6 +250,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         extend[0] = True
         launched[0] = True           # no B arm while A is empty
         keys[0, :] = 0
+        hexes[0, :] = 0
+        hexes[0, node_hex[t] >> 6] = np.uint64(1) << np.uint64(node_hex[t] & 63)
         usage[0, :] = 0
         usage[0, row[t]] = cost[t]
         grp[0] = groups[t]
@@ -247,6 +277,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     it[d] = adj_start[t]
                     extend[d] = True
                     keys[d, :] = keys[d - 1, :]
+                    hexes[d, :] = hexes[d - 1, :]
                     usage[d, :] = usage[d - 1, :]
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
@@ -280,8 +311,14 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                 continue
             r = row[w]
             w_cost = 0 if merged else cost[w]
-            if usage[d, r] + w_cost > row_visit[r]:
+            limit = row_visit[r]
+            if r == spill_to:        # what row spill_from leaves unused
+                limit += max(0, row_visit[spill_from] - usage[d, spill_from])
+            if usage[d, r] + w_cost > limit:
                 continue
+            if r == spill_from and spill_to >= 0 and usage[d, r] + w_cost + usage[d, spill_to] > \
+                    row_visit[r] + row_visit[spill_to]:
+                continue             # row spill_to already uses what this visit would take
             clash = False
             for j in range(words):
                 if keys[d, j] & chain_keys[c, j]:
@@ -289,6 +326,16 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     break
             if clash:
                 continue
+            if no_reentry and chain_mode[c] != 0:
+                if chain_mode[c] == 2:
+                    continue
+                h = node_hex[w]
+                clash = (hexes[d, h >> 6] >> np.uint64(h & 63)) & np.uint64(1) != 0
+                for j in range(hex_words):
+                    if hexes[d, j] & chain_hexes[c, j]:
+                        clash = True
+                if clash:
+                    continue
             nd = d + 1
             node[nd] = w
             via[nd] = c
@@ -300,6 +347,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             launched[nd] = False
             for j in range(words):
                 keys[nd, j] = keys[d, j] | chain_keys[c, j]
+            for j in range(hex_words):
+                hexes[nd, j] = hexes[d, j] | chain_hexes[c, j]
+            hexes[nd, node_hex[w] >> 6] |= np.uint64(1) << np.uint64(node_hex[w] & 63)
             for j in range(n_rows):
                 usage[nd, j] = usage[d, j]
             usage[nd, r] += w_cost

@@ -115,10 +115,15 @@ class RouteRules:
     metro: dict[int, int] = field(default_factory=dict)  # node -> hex id: a route may not lie in one
     bypass: int = 0                                      # blocked cities a route may pass (1860: one)
     flags: dict[int, int] = field(default_factory=dict)  # node -> flag bits of routes visiting it (see RunRules)
+    # (from_row, to_row): the unused allowance of from_row (its pay minus its stops, its visit minus its
+    # visit cost) adds to to_row's pay and visit (1860: unused city allowance counts for towns)
+    spill: tuple[int, int] | None = None
+    no_reentry: bool = False                             # a route may not come back to a hex it left
     # what the evaluator says when a route breaks one of these
     need_message: str = "Route must begin or end at a required location"
     merge_message: str = "Cannot revisit a merged location except by consecutive stops"
     metro_message: str = "Route cannot lie within one location"
+    reentry_message: str = "Route cannot re-enter a hex"
 
 
 BYPASS_FLAG = 1   # flag bit 0: the route passes a blocked city (RouteRules.bypass)
