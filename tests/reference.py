@@ -184,12 +184,22 @@ class Rules:
         """Further route-level conditions."""
         return True
 
+    def trail_ok(self, train, names, parts, seq) -> bool:
+        """Conditions on the route's walk: `seq` is its tile paths in order, (("path", hex, part),
+        terminal flag), as all_trails gives it (reversed for the route the other way round)."""
+        return True
+
     def stops(self, train, names, values):
         """The stop list: (names, values) after any merging of stops; None if the route is illegal."""
         return names, values
 
     def route_bonus(self, train, names) -> int:
         return 0
+
+    def route_revenue(self, values, kinds, tokened, rows) -> int:
+        """Revenue of the kept stops (values with node bonuses added; rows (kinds, pay, visit)):
+        the engine's subset search of rules/base.md section 5."""
+        return engine_revenue(values, kinds, tokened, rows)
 
     def bypass(self, train) -> int:
         """How many blocked cities a route may pass."""
@@ -216,6 +226,8 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
         return None
     if any(t for _, t in seq[1:-1]):
         return None
+    if not rules.trail_ok(train, names, parts, seq):
+        return None
     if sum(blocks(board, g, v, company) for v in nodes[1:-1]) > rules.bypass(train):
         return None
     for p, name in zip(parts, names):
@@ -240,8 +252,8 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
             return None
     tokened = [has_token(board, g, by_name[n], company) for n in kept]
     bonus_per_node = [rules.node_bonus(board, privates, n.rsplit("-", 1)[0]) for n in kept]
-    revenue = engine_revenue([v + b for v, b in zip(kept_values, bonus_per_node)], [p.kind for p in kept_parts],
-                             tokened, [(k, pay, visit) for k, pay, visit, _ in rows])
+    revenue = rules.route_revenue([v + b for v, b in zip(kept_values, bonus_per_node)], [p.kind for p in kept_parts],
+                                  tokened, [(k, pay, visit) for k, pay, visit, _ in rows])
     return revenue + rules.route_bonus(train, names)
 
 
@@ -516,3 +528,89 @@ def g18rhl_board(board, company):
             for key in [k for k in tokens if k[0] == h]:
                 tokens[key] = [c for c in tokens[key] if c == company]
     return dataclasses.replace(board, tokens=tokens)
+
+
+def truthy(value) -> bool:
+    """An option's string value read as a switch (board.options holds strings)."""
+    return str(value).lower() not in ("", "0", "false", "no")
+
+
+class G1860Rules(Rules):
+    """rules/1860.md sections 5-7 read plainly, for a normal train "A+B" (pay A on the city/off-board row, B on
+    the town/halt row). Every visited city and off-board is a paid stop and there may be at most A of them
+    (the row's visit limit); of the visited towns the best X = B + (A - c) are paid, c being the number of
+    visited cities and off-boards; with no_skip_towns (or original_game) a route visiting more than X towns
+    is illegal. Halts pay nothing (their subsidy is not revenue), use no allowance and may not begin or end a
+    route. A route may pass one tokened-out city (still visited and paid) and at most one route of the run
+    may; off-boards are never passed. Without re_enter_hexes a route never comes back to a hex it has left.
+    A run needs a route through the company's home token city (its token in the hex of its corporation's
+    coordinates; without one no run is legal), and its routes must be linked through shared nodes."""
+
+    C = ("city", "offboard")
+
+    def __init__(self, board, company):
+        self.board, self.company = board, company
+        options = board.options
+        self.no_skip = truthy(options.get("no_skip_towns", "")) or truthy(options.get("original_game", ""))
+        self.re_enter = truthy(options.get("re_enter_hexes", ""))
+        self.home = set()                # node names of the home token city (empty: no legal run)
+        corp = next((c for c in board.data.corporations if c["id"] == company), None)
+        if corp is not None and corp.get("coordinates") in board.hexes:
+            h = corp["coordinates"]
+            for i, city in enumerate(board.hexes[h].tile.cities):
+                if company in board.tokens.get((h, i), []):
+                    self.home.add(f"{h}-{city.part}")
+
+    @staticmethod
+    def allowances(rows):
+        """(A, B) of a train's rows, read from the rows listing city and town."""
+        a = next(r[1] for r in rows if "city" in r[0])
+        b = next(r[1] for r in rows if "town" in r[0])
+        return a, b
+
+    def may_end(self, train, part, name="") -> bool:
+        return part.kind != "halt"
+
+    def bypass(self, train) -> int:
+        return 1
+
+    def trail_ok(self, train, names, parts, seq) -> bool:
+        if any(p.kind == "offboard" for p in parts[1:-1]):
+            return False                       # off-boards only begin or end a route
+        if self.no_skip:
+            a, b = self.allowances(self.train_rows(train))
+            c = sum(p.kind in self.C for p in parts)
+            if sum(p.kind == "town" for p in parts) > b + (a - c):
+                return False
+        if not self.re_enter:
+            left, here = set(), None
+            for (_, hex_name, _), _ in seq:
+                if hex_name != here:
+                    if hex_name in left:
+                        return False           # came back to a hex it had left
+                    if here is not None:
+                        left.add(here)
+                    here = hex_name
+        return True
+
+    def route_revenue(self, values, kinds, tokened, rows) -> int:
+        a, b = self.allowances(rows)
+        c = sum(k in self.C for k in kinds)
+        towns = sorted((v for v, k in zip(values, kinds) if k == "town"), reverse=True)
+        return sum(v for v, k in zip(values, kinds) if k in self.C) + sum(towns[:max(0, b + (a - c))])
+
+    def run_ok(self, routes) -> bool:
+        if not routes:
+            return True
+        if sum(flags & 1 for _, flags in routes) > 1:
+            return False                       # only one train may pass a tokened-out city
+        if not any(self.home & set(names) for names, _ in routes):
+            return False
+        reached, grown = {0}, True
+        while grown:
+            grown = False
+            for j in range(len(routes)):
+                if j not in reached and any(set(routes[j][0]) & set(routes[i][0]) for i in reached):
+                    reached.add(j)
+                    grown = True
+        return len(reached) == len(routes)

@@ -1,0 +1,394 @@
+"""1860 on its real map: each route rule of rules/1860.md sections 5-7 on small hand-checked boards (evaluate,
+solve and the reference), and the optimizer against the reference's plain reading of the rules on random
+boards. Flat map edges: 0 S, 1 SW, 2 NW, 3 N, 4 NE, 5 SE; a tile rotated r shows local edge e on (e + r) % 6.
+A train "A+B" pays every visited city/off-board (at most A of them) and the best X = B + (A - c) visited
+towns, c being the number of visited cities and off-boards; halts pay nothing and may not end a route."""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import pathlib
+import random
+
+import networkx as nx
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from benchmarks.scenarios import lay_tiles, place_tokens
+from revenue.board import build_board
+from revenue.evaluate import evaluate
+from revenue.solve import solve
+
+from .reference import G1860Rules, all_trails, best_run, blocks, node_name, route_value, track_graph
+
+DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/1860.json").read_text())
+TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
+
+
+def board(tiles, tokens, phase="3", options=None):
+    return {"title": "1860", "phase": phase, "options": options or {},
+            "tiles": [{"hex": h, "tile": t, "rotation": r} for h, t, r in tiles],
+            "tokens": [{"hex": h, "city": c, "company": who} for h, c, who in tokens]}
+
+
+def company(cid, trains):
+    return {"id": cid, "trains": [{"name": t} for t in trains]}
+
+
+def run(b, cid, routes):
+    """Evaluate routes [(train, nodes)] for company cid; "reference" is the reference's answer for them."""
+    expected = reference_run(b, cid, routes)
+    result = evaluate({"board": b, "company": company(cid, [t for t, _ in routes]),
+                       "routes": [{"train": t, "nodes": n} for t, n in routes]})
+    return {**result, "reference": expected}
+
+
+def best(b, cid, trains):
+    r = solve({"board": b, "company": company(cid, trains)})
+    assert r["optimal"]
+    return r
+
+
+def reference(b, cid, trains):
+    """The reference's best total."""
+    built = build_board(b)
+    return best_run(built, cid, [TRAIN_DEFS[t] for t in trains], G1860Rules(built, cid))[0]
+
+
+def reference_run(b, cid, routes):
+    """The reference's total for the routes [(train, nodes)], or None when it finds the run illegal: each
+    route a legal trail through exactly those nodes in that order, no two sharing track, the run rules."""
+    built = build_board(b)
+    g = track_graph(built)
+    rules = G1860Rules(built, cid)
+    shapes = all_trails(built, g, cid, bypass=1)
+    options = []
+    for train, nodes in routes:
+        found = []
+        for shape, ends, paths, seq in shapes:
+            for walk, steps in ((shape, seq), (shape[::-1], seq[::-1])):
+                if [node_name(g, v) for v in walk] != nodes:
+                    continue
+                value = route_value(built, g, cid, TRAIN_DEFS[train], walk, steps, rules)
+                if value is not None:
+                    flags = rules.route_flags(nodes, any(blocks(built, g, v, cid) for v in walk[1:-1]))
+                    found.append((value, (nodes, flags), ends, paths))
+        options.append(found)
+    totals = []
+    for combo in itertools.product(*options):
+        ends = [e for _, _, es, _ in combo for e in es]
+        paths = [p for _, _, _, ps in combo for p in ps]
+        if len(ends) == len(set(ends)) and len(paths) == len(set(paths)) and rules.run_ok([c[1] for c in combo]):
+            totals.append(sum(c[0] for c in combo))
+    return max(totals) if totals else None
+
+
+def error(result, i=0):
+    assert result["reference"] is None
+    assert result["legal"] is False and result["revenue"] == 0
+    return result["routes"][i]["error"]["rule"]
+
+
+def run_error(result):
+    """The rule a run breaks although each of its routes is legal on its own."""
+    assert result["reference"] is None
+    assert result["legal"] is False and result["revenue"] == 0
+    assert all(not r.get("error") for r in result["routes"])
+    return result["run_error"]["rule"]
+
+
+def stops(result, i=0):
+    return {s["node"]: (s["value"], s["paid"]) for s in result["routes"][i]["stops"]}
+
+
+def legal(result, revenue):
+    assert result["reference"] == revenue
+    assert result["legal"], result
+    assert result["revenue"] == revenue
+    return True
+
+
+# ---- the town allowance ---------------------------------------------------------------------------------
+# Phase 5. Merstone G7 (761, unrotatable: city 20 on edges 0, 4, 5; halt G7-1 on edge 3, linked to the city)
+# -0- Godshill G9 (762 rot 3: city 20 on edges 3, 4, 5, 0) -0- Whitwell G11 (747 rot 3: town 10 on edges 3, 4)
+# -4- Wroxall H10 (766 rot 5: town 20 on edges 5, 1) -5- Ventnor I11 (printed city 30, edge 2). NGStL home G9.
+SPILL = [("G7", "761", 0), ("G9", "762", 3), ("G11", "747", 3), ("H10", "766", 5)]
+SPILL_TOKENS = [("G9", 0, "NGStL")]
+FULL = ["G7-0", "G9-0", "G11-0", "H10-0", "I11-0"]
+
+
+def test_unused_city_allowance_pays_towns():
+    b = board(SPILL, SPILL_TOKENS, "5")
+    # 2+1 with one city: X = 1 + (2 - 1) = 2, both towns paid: 20 + 10 + 20 = 50.
+    r = run(b, "NGStL", [("2+1", ["G9-0", "G11-0", "H10-0"])])
+    assert legal(r, 50)
+    assert stops(r) == {"G9-0": (20, True), "G11-0": (10, True), "H10-0": (20, True)}
+
+
+def test_a_town_beyond_the_allowance_is_passed_unpaid():
+    b = board(SPILL, SPILL_TOKENS, "5")
+    # 2+1 with two cities: X = 1 + 0 = 1, the better town (H10, 20) paid: 20 + 20 + 30 = 70; G11 passed.
+    r = run(b, "NGStL", [("2+1", FULL[1:])])
+    assert legal(r, 70)
+    assert stops(r) == {"G9-0": (20, True), "G11-0": (0, False), "H10-0": (20, True), "I11-0": (30, True)}
+    # 3+2: X = 2 + 1 = 3, both towns: 20 + 10 + 20 + 30 = 80.
+    assert legal(run(b, "NGStL", [("3+2", FULL[1:])]), 80)
+    # Best 2+1: that route, 70 (G7 G9 G11 H10 pays 20 + 20 + 20 = 60; G9 G11 H10 50).
+    assert reference(b, "NGStL", ["2+1"]) == 70
+    assert best(b, "NGStL", ["2+1"])["revenue"] == 70
+
+
+def test_too_many_cities():
+    b = board(SPILL, SPILL_TOKENS, "5")
+    # Three cities: a 2+1 may not, cities are never skipped.
+    assert error(run(b, "NGStL", [("2+1", FULL)])) == "too_many_stops"
+    # 3+2: c = 3, X = 2 + 0 = 2: 20 + 20 + 10 + 20 + 30 = 100; a 4+2 (X = 3) the same.
+    assert legal(run(b, "NGStL", [("3+2", FULL)]), 100)
+    assert reference(b, "NGStL", ["3+2"]) == 100
+    assert best(b, "NGStL", ["3+2"])["revenue"] == 100
+    assert reference(b, "NGStL", ["4+2"]) == 100
+    assert best(b, "NGStL", ["4+2"])["revenue"] == 100
+
+
+def test_no_skip_towns_makes_extra_towns_illegal():
+    for option in ("no_skip_towns", "original_game"):
+        b = board(SPILL, SPILL_TOKENS, "5", {option: "true"})
+        # 2+1 with two cities and two towns: X = 1 < 2 towns.
+        assert error(run(b, "NGStL", [("2+1", FULL[1:])])) == "too_many_stops"
+        # One city, two towns: X = 2, all paid: 50.
+        assert legal(run(b, "NGStL", [("2+1", ["G9-0", "G11-0", "H10-0"])]), 50)
+        # Best 2+1: 50 (G7 G9 G11: 20 + 20 + 10, or G9 G11 H10: 20 + 10 + 20).
+        assert reference(b, "NGStL", ["2+1"]) == 50
+        assert best(b, "NGStL", ["2+1"])["revenue"] == 50
+        # 3+2 over all five: c = 3, X = 2 = the towns visited: 100.
+        assert legal(run(b, "NGStL", [("3+2", FULL)]), 100)
+
+
+# ---- halts ------------------------------------------------------------------------------------------------
+# Phase 2. Cowes F2 (787, C&N home: city 20 F2-0 - town 10 F2-1 - halt F2-2 on edge 0) -0- Cement Mills F4
+# (742 rot 3: halt on edges 3, 5) -5- Newport G5 (printed city 30, edges 2, 3).
+COWES = [("F2", "787", 0), ("F4", "742", 3)]
+
+
+def test_cowes_home_is_left_through_its_town_and_halt():
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    # Cities F2, G5 (c = 2), town F2 (X = 1 + 0 = 1), halts F2-2 and F4-0 pay nothing and use nothing:
+    # 20 + 10 + 30 = 60.
+    r = run(b, "C&N", [("2+1", ["F2-0", "F2-1", "F2-2", "F4-0", "G5-0"])])
+    assert legal(r, 60)
+    assert stops(r)["F2-1"] == (10, True)
+    assert legal(run(b, "C&N", [("2+1", ["F2-0", "F2-1"])]), 30)
+    assert reference(b, "C&N", ["2+1"]) == 60
+    assert best(b, "C&N", ["2+1"])["revenue"] == 60
+
+
+def test_no_route_begins_or_ends_at_a_halt():
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    assert error(run(b, "C&N", [("2+1", ["F2-0", "F2-1", "F2-2"])])) == "bad_end"
+    assert error(run(b, "C&N", [("2+1", ["F4-0", "F2-2", "F2-1", "F2-0"])])) == "bad_end"
+
+
+# ---- no hex re-entry --------------------------------------------------------------------------------------
+# Phase 3. Newport G5 (763, unrotatable: city 50 G5-0 on edges 1-4; city 30 G5-1 on edge 0) -0- Merstone G7
+# (761: halt G7-1 on edge 3 linked to city 20 G7-0 on edges 0, 4, 5) -4- H6 (8 rot 1: edges 1, 3) -3- Wooton
+# H4 (754 rot 4: town 10 H4-1 on edges 0, 1; halt H4-0 on edge 4) -1- G5 city 50. IWNJ home G7.
+LOOP = [("G5", "763", 0), ("G7", "761", 0), ("H6", "8", 1), ("H4", "754", 4)]
+AROUND = ["G5-1", "G7-1", "G7-0", "H4-1", "G5-0"]
+
+
+def test_a_route_may_not_reenter_a_hex():
+    b = board(LOOP, [("G7", 0, "IWNJ")])
+    # Out of Newport by G5-1, back in to G5-0: hexes G5 G7 H6 H4 G5.
+    assert error(run(b, "IWNJ", [("3+2", AROUND)])) == "hex_reentry"
+    # Best 3+2: G7 H4 G5-0 = 20 + 10 + 50 = 80 (G5-1 G7 H4 is 30 + 20 + 10 = 60).
+    assert reference(b, "IWNJ", ["3+2"]) == 80
+    assert best(b, "IWNJ", ["3+2"])["revenue"] == 80
+    # A halt ends no route.
+    assert error(run(b, "IWNJ", [("3+2", ["G7-0", "H4-1", "H4-0"])])) == "bad_end"
+
+
+def test_reentering_a_hex_with_re_enter_hexes():
+    b = board(LOOP, [("G7", 0, "IWNJ")], options={"re_enter_hexes": "true"})
+    # c = 3 (G5-1 30, G7 20, G5-0 50), X = 2 + 0 = 2: the town 10 paid, the halt G7-1 passed: 110.
+    r = run(b, "IWNJ", [("3+2", AROUND)])
+    assert legal(r, 110)
+    assert stops(r)["H4-1"] == (10, True) and stops(r)["G5-0"] == (50, True)
+    assert reference(b, "IWNJ", ["3+2"]) == 110
+    assert best(b, "IWNJ", ["3+2"])["revenue"] == 110
+    # The 2+1 keeps to two cities: G7 H4 G5-0 = 80.
+    assert reference(b, "IWNJ", ["2+1"]) == 80
+    assert best(b, "IWNJ", ["2+1"])["revenue"] == 80
+
+
+# Phase 3, a plain crossing tile met twice. Wooton H4 (754 rot 4: town 10 H4-1 on edges 0, 1) -0- H6 (17: paths
+# 1-3 and 0-4) -1- Merstone G7 (761: city 20 on edges 0, 4, 5) -5- Horringford H8 (747 rot 2: town 10 on edges
+# 2, 3) -3- H6 again -4- Ashey I5 (747 rot 1: town 10 on edges 1, 2). IWNJ home G7.
+CROSSING = [("H4", "754", 4), ("H6", "17", 0), ("G7", "761", 0), ("H8", "747", 2), ("I5", "747", 1)]
+TWICE = ["H4-1", "G7-0", "H8-0", "I5-0"]
+
+
+def test_reentering_a_plain_hex_on_its_other_track():
+    b = board(CROSSING, [("G7", 0, "IWNJ")])
+    # Hexes H4 H6 G7 H8 H6 I5: back in H6 on its other path.
+    assert error(run(b, "IWNJ", [("3+2", TWICE)])) == "hex_reentry"
+    # Best 3+2: H4 G7 H8 or G7 H8 I5, one city and two towns: 20 + 10 + 10 = 40.
+    assert reference(b, "IWNJ", ["3+2"]) == 40
+    assert best(b, "IWNJ", ["3+2"])["revenue"] == 40
+    again = board(CROSSING, [("G7", 0, "IWNJ")], options={"re_enter_hexes": "true"})
+    # 3+2: c = 1, X = 2 + 2 = 4, all three towns: 20 + 30 = 50. 2+1: X = 1 + 1 = 2 towns: 40.
+    assert legal(run(again, "IWNJ", [("3+2", TWICE)]), 50)
+    r = run(again, "IWNJ", [("2+1", TWICE)])
+    assert legal(r, 40)
+    assert sum(paid for _, paid in stops(r).values()) == 3          # the city and two of the towns
+    assert reference(again, "IWNJ", ["3+2"]) == 50
+    assert best(again, "IWNJ", ["3+2"])["revenue"] == 50
+
+
+# ---- tokened-out cities, home token and connected runs ---------------------------------------------------
+# Phase 3. Merstone G7 (761: city 20 on edges 0, 4, 5) -0- Godshill G9 (762 rot 3: city 20 on edges 3, 4, 5, 0)
+# -5- Wroxall H10 (748 rot 2: town 10 on edges 2, 4) -4- Shanklin I9 (57 rot 1: city 20 on edges 1, 4) -4-
+# Sandown J8 (115 rot 1: city 20 on edge 1). IWNJ at G7 (home) and J8; NGStL fills G9.
+SOUTH = [("G7", "761", 0), ("G9", "762", 3), ("H10", "748", 2), ("I9", "57", 1), ("J8", "115", 1)]
+SOUTH_TOKENS = [("G7", 0, "IWNJ"), ("J8", 0, "IWNJ"), ("G9", 0, "NGStL")]
+LINE = ["G7-0", "G9-0", "H10-0", "I9-0", "J8-0"]
+
+
+def test_one_tokened_out_city_may_be_passed_and_is_paid():
+    b = board(SOUTH, SOUTH_TOKENS)
+    # 4+2: c = 4, X = 2 + 0 = 2: 20 + 20 (G9, full of NGStL) + 10 + 20 + 20 = 90.
+    r = run(b, "IWNJ", [("4+2", LINE)])
+    assert legal(r, 90)
+    assert stops(r)["G9-0"] == (20, True)
+    assert reference(b, "IWNJ", ["4+2"]) == 90
+    assert best(b, "IWNJ", ["4+2"])["revenue"] == 90
+
+
+def test_two_tokened_out_cities_may_not_be_passed():
+    b = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")])
+    assert error(run(b, "IWNJ", [("4+2", LINE)])) == "passes_blocked"
+    # Best 4+2: G7 G9 H10 I9 = 20 + 20 + 10 + 20 = 70 (passes G9 only; I9 is its end).
+    assert reference(b, "IWNJ", ["4+2"]) == 70
+    assert best(b, "IWNJ", ["4+2"])["revenue"] == 70
+
+
+def test_only_one_route_may_pass_a_tokened_out_city():
+    b = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")])
+    # G7 G9 H10 passes G9, H10 I9 J8 passes I9 (each 2+1: c = 2, X = 1: 20 + 20 + 10 = 50).
+    both = [("2+1", LINE[:3]), ("2+1", LINE[2:])]
+    assert legal(run(b, "IWNJ", both[:1]), 50)
+    assert run_error(run(b, "IWNJ", both)) == "run_flag_max"
+    # Best 2+1, 2+1: no pair is legal (G7 G9 and I9 J8 share no node), so one route: 50.
+    assert reference(b, "IWNJ", ["2+1", "2+1"]) == 50
+    assert best(b, "IWNJ", ["2+1", "2+1"])["revenue"] == 50
+    # Best 3+2, 2+1: G7 G9 H10 I9 (passes G9: 70) and I9 J8 (40), sharing I9: 110.
+    assert legal(run(b, "IWNJ", [("3+2", LINE[:4]), ("2+1", LINE[3:])]), 110)
+    assert reference(b, "IWNJ", ["3+2", "2+1"]) == 110
+    assert best(b, "IWNJ", ["3+2", "2+1"])["revenue"] == 110
+    # With I9 free both 2+1 routes run: 50 + 50.
+    free = board(SOUTH, SOUTH_TOKENS)
+    assert legal(run(free, "IWNJ", both), 100)
+    assert reference(free, "IWNJ", ["2+1", "2+1"]) == 100
+    assert best(free, "IWNJ", ["2+1", "2+1"])["revenue"] == 100
+
+
+def test_a_run_must_visit_the_home_token_city():
+    b = board(SOUTH, SOUTH_TOKENS)
+    # I9 J8 holds IWNJ's J8 token, but no route visits its home G7.
+    assert run_error(run(b, "IWNJ", [("2+1", ["I9-0", "J8-0"])])) == "run_flag_min"
+    # Without its home token IWNJ has no legal run at all.
+    away = board(SOUTH, [("J8", 0, "IWNJ"), ("G9", 0, "NGStL")])
+    assert run_error(run(away, "IWNJ", [("3+2", LINE[2:])])) == "run_flag_min"
+    assert reference(away, "IWNJ", ["3+2"]) == 0
+    assert best(away, "IWNJ", ["3+2"])["revenue"] == 0
+
+
+def test_the_routes_of_a_run_must_share_nodes():
+    b = board(SOUTH, SOUTH_TOKENS)
+    # G7 G9 (40) and I9 J8 (40) are each legal but share no node.
+    assert legal(run(b, "IWNJ", [("2+1", ["G7-0", "G9-0"])]), 40)
+    assert run_error(run(b, "IWNJ", [("2+1", ["G7-0", "G9-0"]), ("2+1", ["I9-0", "J8-0"])])) == "run_connected"
+    # Sharing H10 they may: G7 G9 H10 (50) and H10 I9 J8 (50).
+    assert legal(run(b, "IWNJ", [("2+1", ["G7-0", "G9-0", "H10-0"]), ("2+1", ["H10-0", "I9-0", "J8-0"])]), 100)
+
+
+# ---- Ryde Pier --------------------------------------------------------------------------------------------
+# Ryde Esp I3 (758, IOW home: city 50 on edges 4, 5) -4- Ryde Pier J2 (off-board, yellow 0 / green 20 / brown 40).
+
+def test_ryde_pier_by_phase():
+    for phase, pier in (("2", 0), ("3", 20), ("4", 20), ("5", 40), ("9", 40)):
+        b = board([("I3", "758", 0)], [("I3", 0, "IOW")], phase)
+        r = run(b, "IOW", [("2+1", ["J2-0", "I3-0"])])
+        assert legal(r, 50 + pier)
+        assert stops(r)["J2-0"][0] == pier
+        assert reference(b, "IOW", ["2+1"]) == 50 + pier
+        assert best(b, "IOW", ["2+1"])["revenue"] == 50 + pier
+
+
+# ---- against the reference on random boards -------------------------------------------------------------
+CORPS = [c["id"] for c in DATA["corporations"]]
+
+
+def linked_homes(b):
+    """The companies whose home city has track leading to another city, town or off-board on board `b`
+    (roughly: the component of the track graph, whatever the way the track turns)."""
+    built = build_board(b)
+    g = track_graph(built)
+    out = []
+    for corp in DATA["corporations"]:
+        h = corp["coordinates"]
+        cities = [f"{h}-{c.part}" for c in built.hexes[h].tile.cities] if h in built.hexes else []
+        for v in g:
+            if v[0] == "node" and node_name(g, v) in cities:
+                others = [w for w in nx.node_connected_component(g, v)
+                          if w[0] == "node" and w != v and g.nodes[w]["part"].kind != "halt"]
+                if others:
+                    out.append(corp["id"])
+                    break
+    return out
+
+
+def random_case(seed):
+    """A random 1860 board (request), the company and its trains. The company is mostly one whose home
+    city has track to somewhere; tokens of other companies fill some cities; now and then it has no home
+    token (then no run is legal)."""
+    rng = random.Random(seed)
+    # towns (and so the town allowance) come with green tiles: yellow town hexes hold halts
+    colours = rng.choices([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")], [1, 2, 2])[0]
+    phase = {1: "2", 2: rng.choice(["3", "4"]), 3: rng.choice(["5", "6", "7", "8", "9"])}[len(colours)]
+    r = rng.random()      # original_game: the two-player map, and no town skipped
+    map_options = {"two_player_map": "true"} if r < 0.2 else {"original_game": "true"} if r < 0.25 else {}
+    options = dict(map_options)
+    if rng.random() < 0.4:
+        options["re_enter_hexes"] = "true"
+    if rng.random() < 0.3:
+        options["no_skip_towns"] = "true"
+    fraction = rng.uniform(0.5, 0.9) if len(colours) < 3 else rng.uniform(0.35, 0.7)   # brown track is dense
+    lays = lay_tiles("1860", colours, fraction, seed, map_options)
+    # Newport and Ventnor become two cities in green (lay_tiles keeps a hex's number of cities): laid here,
+    # unrotated (the printed exits stay), they give routes that leave a hex and come back to it.
+    for hex_name, tiles in (("G5", {"green": "763", "brown": "773"}), ("I11", {"green": "760", "brown": "774"})):
+        if len(colours) > 1 and rng.random() < 0.8 and all(lay["hex"] != hex_name for lay in lays):
+            lays.append({"hex": hex_name, "tile": tiles[colours[-1]], "rotation": 0})
+    linked = linked_homes({"title": "1860", "options": map_options, "tiles": lays})
+    corp = rng.choice(linked if linked and rng.random() < 0.9 else CORPS)
+    tokens = place_tokens("1860", lays, corp, rng.randint(0, 2), rng.randint(0, 8), seed, map_options)
+    home = next(c["coordinates"] for c in DATA["corporations"] if c["id"] == corp)
+    if rng.random() < 0.08:
+        tokens = [t for t in tokens if not (t["company"] == corp and t["hex"] == home)]
+    small = ["2+1", "3+2", "4+2", "5+3"] if len(colours) < 3 else ["2+1", "3+2", "4+2"]
+    trains = sorted(rng.sample(small, 1) * 2 if rng.random() < 0.25 else rng.sample(small, rng.randint(1, 2)))
+    b = {"title": "1860", "phase": phase, "options": options, "tiles": lays, "tokens": tokens}
+    return b, corp, trains
+
+
+@settings(max_examples=int(os.environ.get("N1860_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_on_the_real_map(seed):
+    b, corp, trains = random_case(seed)
+    expected = reference(b, corp, trains)
+    result = solve({"board": b, "company": company(corp, trains)})
+    assert result["optimal"] and result["revenue"] == expected, (seed, result["revenue"], expected)
+    check = evaluate({"board": b, "company": company(corp, trains),
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
+    assert check["legal"] and check["revenue"] == expected, (seed, check)
