@@ -36,11 +36,11 @@ def _sort_desc(values, k):
 
 
 @njit(cache=True, nogil=True)
-def price(path, length, token, spec, worth, kept, scratch):
+def price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token):
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
-    tokened city), then route bonuses."""
+    tokened city), then route bonuses. worth, kept, scratch and the row_ arrays are work space."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
      no_reentry) = spec
@@ -58,42 +58,49 @@ def price(path, length, token, spec, worth, kept, scratch):
         if inside:
             return -1
     doubled = alt_end[first] and alt_end[last]
+    # The stops, and what each distance row holds; a row is sorted only when it has more than it pays.
+    for r in range(row_pay.shape[0]):
+        row_count[r] = 0
+        row_sum[r] = 0
+        row_token[r] = False
     nk = 0
     for i in range(length):
         v = path[i]
         if i > 0 and merge[v] >= 0 and merge[v] == merge[path[i - 1]]:
             # never below 0: the engine would then drop the stop, which no title's values lead to
-            worth[nk - 1] = max(0, worth[nk - 1] - merge_penalty * (alt_mult[kept[nk - 1]] if doubled else 1))
+            was = worth[nk - 1]
+            worth[nk - 1] = max(0, was - merge_penalty * (alt_mult[kept[nk - 1]] if doubled else 1))
+            row_sum[row[kept[nk - 1]]] += worth[nk - 1] - was
             continue
         worth[nk] = base[v] * (alt_mult[v] if doubled else 1) + bonus[v]
         kept[nk] = v
+        r = row[v]
+        row_count[r] += 1
+        row_sum[r] += worth[nk]
+        if token[v]:
+            row_token[r] = True
         nk += 1
-    spare = 0      # unused pay of row spill_from, lent to row spill_to
-    if spill_from >= 0:
-        spare = row_pay[spill_from]
-        for i in range(nk):
-            if row[kept[i]] == spill_from:
-                spare -= 1
-        spare = max(spare, 0)
+    spare = max(row_pay[spill_from] - row_count[spill_from], 0) if spill_from >= 0 else 0   # lent to spill_to
     total = 0
     has_token = False
     for r in range(row_pay.shape[0]):
+        pay = row_pay[r] + (spare if r == spill_to else 0)
+        if row_count[r] <= pay:
+            total += row_sum[r]
+            has_token = has_token or row_token[r]
+            continue
+        if pay == 0:
+            continue
         k = 0
         for i in range(nk):
             if row[kept[i]] == r:
                 scratch[k] = worth[i]
                 k += 1
-        pay = row_pay[r] + (spare if r == spill_to else 0)
-        if k <= pay:
-            for i in range(k):
-                total += scratch[i]
-            threshold = -(1 << 62)
-        else:
-            _sort_desc(scratch, k)
-            for i in range(pay):
-                total += scratch[i]
-            threshold = scratch[pay - 1] if pay > 0 else (1 << 62)
-        if pay > 0:
+        _sort_desc(scratch, k)
+        for i in range(pay):
+            total += scratch[i]
+        if row_token[r] and not has_token:
+            threshold = scratch[pay - 1]
             for i in range(nk):
                 if row[kept[i]] == r and token[kept[i]] and worth[i] >= threshold:
                     has_token = True
@@ -219,6 +226,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     kept = np.empty(n + 1, dtype=np.int64)
     path = np.empty(max_depth, dtype=np.int64)
     vias = np.empty(max_depth, dtype=np.int64)
+    row_count = np.empty(n_rows, dtype=np.int64)
+    row_sum = np.empty(n_rows, dtype=np.int64)
+    row_token = np.empty(n_rows, dtype=np.bool_)
 
     cap, ncap = rev.shape[0], pnodes.shape[0]
     count = 0
@@ -386,13 +396,13 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if fast:
                 revenue = vsum[d]
             else:
-                revenue = price(path, length, token, spec, worth, kept, scratch)
+                revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
                 if has_merge:
                     # Merged stops depend on the direction (the first of a pair is kept): take the
                     # better one, and store the route that way round.
                     for i in range(length):
                         back[i] = path[length - 1 - i]
-                    backward = price(back, length, token, spec, worth, kept, scratch)
+                    backward = price(back, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
                     if backward > revenue:
                         revenue = backward
                         for i in range(length):
