@@ -204,9 +204,18 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     vsum = np.zeros(max_depth, dtype=np.int64)     # running sum of values, for `fast`
     back = np.empty(max_depth, dtype=np.int64)
     has_merge = False
+    path_rules = need_ends > 0 or rule_amount.shape[0] > 0   # rules that need the whole route
     for v in range(n):
         if merge[v] >= 0:
             has_merge = True
+        if alt_end[v] or metro[v] >= 0:
+            path_rules = True
+    # With no rule that needs the whole route, each distance row's stop count, value sum and tokens are
+    # kept along the walk, and a route is priced from them when every row pays all its stops or none.
+    by_rows = not fast and not has_merge and not path_rules
+    rcount = np.zeros((max_depth, n_rows), dtype=np.int64)
+    rsum = np.zeros((max_depth, n_rows), dtype=np.int64)
+    rtoken = np.zeros((max_depth, n_rows), dtype=np.bool_)
     mgrp = np.zeros(max_depth, dtype=np.int64)     # merge groups visited
     byp = np.zeros(max_depth, dtype=np.int64)      # blocked cities passed
     node = np.empty(max_depth, dtype=np.int64)
@@ -266,6 +275,12 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         usage[0, row[t]] = cost[t]
         grp[0] = groups[t]
         vsum[0] = value[t]
+        rcount[0, :] = 0
+        rsum[0, :] = 0
+        rtoken[0, :] = False
+        rcount[0, row[t]] = 1
+        rsum[0, row[t]] = value[t]
+        rtoken[0, row[t]] = token[t]
         mgrp[0] = (np.int64(1) << merge[t]) if merge[t] >= 0 else 0
         byp[0] = 0
         a_top = 0                    # depth of A's last frame while a B arm is out
@@ -291,6 +306,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     usage[d, :] = usage[d - 1, :]
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
+                    rcount[d, :] = rcount[d - 1, :]
+                    rsum[d, :] = rsum[d - 1, :]
+                    rtoken[d, :] = rtoken[d - 1, :]
                     mgrp[d] = mgrp[d - 1]
                     byp[d] = byp[d - 1]
                     tok[d] = tok[d - 1]
@@ -365,6 +383,14 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             usage[nd, r] += w_cost
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
+            if by_rows:
+                for j in range(n_rows):
+                    rcount[nd, j] = rcount[d, j]
+                    rsum[nd, j] = rsum[d, j]
+                    rtoken[nd, j] = rtoken[d, j]
+                rcount[nd, r] += 1
+                rsum[nd, r] += value[w]
+                rtoken[nd, r] = rtoken[nd, r] or token[w]
             mgrp[nd] = mgrp[d] | ((np.int64(1) << merge[w]) if merge[w] >= 0 else 0)
             tok[nd] = tok[d] or token[w]
             visited[w] = True
@@ -393,8 +419,24 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     length += 1
             if length == 0:
                 continue
+            revenue = -1
             if fast:
                 revenue = vsum[d]
+            elif by_rows:
+                spare = max(row_pay[spill_from] - rcount[d, spill_from], 0) if spill_from >= 0 else 0
+                paid, has_token = 0, False
+                for j in range(n_rows):
+                    pay = row_pay[j] + (spare if j == spill_to else 0)
+                    if rcount[d, j] <= pay:
+                        paid += rsum[d, j]
+                        has_token = has_token or rtoken[d, j]
+                    elif pay > 0:      # the best `pay` of this row's stops: price the route in full
+                        has_token = False
+                        break
+                if has_token:
+                    revenue = paid
+                else:
+                    revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
             else:
                 revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
                 if has_merge:
