@@ -40,7 +40,8 @@ def price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, r
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
-    tokened city), then route bonuses. worth, kept, scratch and the row_ arrays are work space."""
+    tokened city; row spill_to also pays what row spill_from leaves unused), then route bonuses. worth,
+    kept, scratch and the row_ arrays are work space."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
      no_reentry) = spec

@@ -37,7 +37,8 @@ def _a_plus_b(train: TrainType, no_skip_towns: bool) -> TrainType:
 
 class G1860(Title):
     name = "1860"
-    description = "1860: Railways on the Isle of Wight"
+    description = ("1860: Railways on the Isle of Wight (an A+B train's unused city allowance pays towns too; "
+                   "halts earn no revenue)")
     options = {"two_player_map": "the smaller first-edition map",
                "re_enter_hexes": "routes may re-enter a hex they left",
                "no_skip_towns": "every visited town is counted",
