@@ -23,6 +23,13 @@ from numba import njit
 STOP_CHECK = 1024
 FLAG_BITS = 8
 
+# The position of a word's lowest set bit b: LOWEST_BIT[(b * DE_BRUIJN) >> 58] (a de Bruijn sequence
+# gives each of the 64 single bits a distinct top 6 bits).
+DE_BRUIJN = np.uint64(0x03F79D71B4CA8B09)
+LOWEST_BIT = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    LOWEST_BIT[((1 << _i) * int(DE_BRUIJN) & (2**64 - 1)) >> 58] = _i
+
 
 @njit(cache=True, nogil=True)
 def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
@@ -69,12 +76,10 @@ def key_index(keys, n_keys):
         bit = np.uint64(1) << np.uint64(p & 63)
         for w in range(words):
             bits = keys[p, w]
-            k = w * 64
             while bits:
-                if bits & np.uint64(1):
-                    index[k, p >> 6] |= bit
-                bits >>= np.uint64(1)
-                k += 1
+                low = bits & (~bits + np.uint64(1))
+                index[w * 64 + LOWEST_BIT[(low * DE_BRUIJN) >> np.uint64(58)], p >> 6] |= bit
+                bits ^= low
     return index
 
 
