@@ -18,7 +18,8 @@ import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, key_index
-from .core.routes import SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes, node_bitsets
+from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes, node_bitsets,
+                          refit_routes)
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
@@ -29,13 +30,14 @@ STOP_GRACE_SECONDS = 0.02
 
 
 class RouteSet:
-    """Every legal route of one train type, best first."""
+    """Every legal route of one train type, best first: revenue, track keys, flags, and where its nodes
+    and chains lie (nodes[begin:end], chains[begin + 1:end])."""
 
-    def __init__(self, problem: Problem, train: str, rev, keys, flags, start, nodes, chains, complete: bool):
+    def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool):
         order = np.argsort(-rev, kind="stable")
         self.train, self.problem = train, problem
-        self.rev, self.keys, self.flags, self.order = rev[order], keys[order], flags[order], order
-        self.start, self.nodes, self.chains = start, nodes, chains
+        self.rev, self.keys, self.flags = rev[order], keys[order], flags[order]
+        self.begin, self.end, self.nodes, self.chains = begin[order], end[order], nodes, chains
         self.complete = complete
 
     def __len__(self) -> int:
@@ -43,16 +45,22 @@ class RouteSet:
 
     def node_sets(self) -> np.ndarray:
         """uint64 [routes, words]: the nodes each route visits, in sorted order (for run rules)."""
-        return node_bitsets(self.order, self.start, self.nodes, len(self.problem.graph.nodes))
+        return node_bitsets(self.begin, self.end, self.nodes, len(self.problem.graph.nodes))
 
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
-        j = self.order[i]
-        a, b = self.start[j], self.start[j + 1]
+        a, b = self.begin[i], self.end[i]
         nodes = [int(v) for v in self.nodes[a:b]]
         graph = self.problem.graph
         chains = [graph.chains[int(c)] for c in self.chains[a + 1:b]]
         return route_result(self.problem, self.problem.specs[self.train], nodes, chains)
+
+    def refit(self, train: str) -> "RouteSet":
+        """The routes of `train`, a train type whose routes are among these (see route_parents)."""
+        picked, rev = refit_routes(kernel_arguments(self.problem, train)[0], self.problem.cost, self.problem.token,
+                                   self.begin, self.end, self.nodes)
+        return RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
+                        self.end[picked], self.nodes, self.chains, self.complete)
 
 
 def spec_arrays(spec: TrainSpec) -> tuple:
@@ -75,13 +83,50 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 
 
-def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
-    """Every legal route of one train type (revenue.core.routes.enumerate_routes)."""
-    spec = problem.specs[train]
+def kernel_arguments(problem: Problem, train: str) -> tuple:
+    """(spec arrays, fast, from_ends) of a train type, built once per problem."""
     key = ("kernel arguments", train)
     if key not in problem.derived:
+        spec = problem.specs[train]
         problem.derived[key] = (spec_arrays(spec), fast(spec), from_ends(problem, spec))
-    arrays, is_fast, walk_from_ends = problem.derived[key]
+    return problem.derived[key]
+
+
+LIMITS = ("row_visit", "row_pay")
+
+
+def route_parents(problem: Problem) -> dict[str, str]:
+    """Train types whose routes are found among another type's: the two differ only in their rows'
+    visit and pay limits, the other's being no lower (1860's 6+3 and 7+4, 1830's 5 and D). Such a type
+    is not walked; its routes are the other's that fit it, priced for it (RouteSet.refit). Types with
+    merged stops are left out: there the better direction of a route can differ between types."""
+    if "route parents" not in problem.derived:
+        def loose(name):
+            spec = problem.specs[name]
+            return -int(spec.row_visit.sum()), -int(spec.row_pay.sum()), name
+
+        def same_walk(a: TrainSpec, b: TrainSpec) -> bool:
+            return all(np.array_equal(x, y) for f, x, y in zip(SPEC_FIELDS, spec_arrays(a), spec_arrays(b))
+                       if f not in LIMITS)
+
+        parents: dict[str, str] = {}
+        roots: list[str] = []
+        for name in sorted(problem.specs, key=loose):
+            spec = problem.specs[name]
+            parent = next((r for r in roots if not (spec.merge >= 0).any() and same_walk(spec, problem.specs[r])
+                           and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)),
+                          None)
+            if parent is None:
+                roots.append(name)
+            else:
+                parents[name] = parent
+        problem.derived["route parents"] = parents
+    return problem.derived["route parents"]
+
+
+def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
+    """Every legal route of one train type (revenue.core.routes.enumerate_routes)."""
+    arrays, is_fast, walk_from_ends = kernel_arguments(problem, train)
     routes, nodes = ROUTE_CAPACITY, ROUTE_CAPACITY * 8
     while True:
         rev = np.empty(routes, dtype=np.int64)
@@ -94,8 +139,8 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
             *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes, path_chains)
         if stored == count or not complete:
-            return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[: stored + 1],
-                            path_nodes, path_chains, complete)
+            return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
+                            start[1: stored + 1], path_nodes, path_chains, complete)
         routes, nodes = max(count, 1), max(total, 1)
 
 
@@ -279,8 +324,12 @@ class Search:
             if "reachable" not in p.derived:
                 p.derived["reachable"] = reachable(p)
             allowed = p.derived["reachable"]
-            for name in p.specs:
-                self.sets[name] = all_routes(p, name, adj, allowed, self.stop)
+            parents = route_parents(p)
+            for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+                if name in parents:
+                    self.sets[name] = self.sets[parents[name]].refit(name)
+                else:
+                    self.sets[name] = all_routes(p, name, adj, allowed, self.stop)
                 if not self.sets[name].complete:
                     return
             # Train types with the best routes first: tighter bounds early.

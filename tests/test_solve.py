@@ -81,6 +81,36 @@ def test_route_storage_grows_when_the_first_guess_is_short(monkeypatch):
         assert ref == expected
 
 
+def test_a_train_type_refit_from_a_looser_one_has_the_routes_its_own_walk_finds():
+    # Routes of a type walked for its own limits equal those of a looser type that fit it (route_parents).
+    import numpy as np
+
+    from revenue.company import build_company
+    from revenue.graph import graph_for
+    from revenue.problem import compile_problem
+
+    def listed(routes):
+        return sorted((int(routes.rev[i]), tuple(routes.nodes[routes.begin[i]:routes.end[i]].tolist()),
+                       tuple(routes.keys[i].tolist()), int(routes.flags[i])) for i in range(len(routes)))
+
+    refits = 0
+    for seed in range(400):
+        if refits >= 20:
+            break
+        board, company, trains = random_board(seed)
+        company = {**company, "trains": [{"name": t["name"]} for t in trains]}
+        graph = graph_for(board)
+        problem = compile_problem(graph, build_company(company, graph.board))
+        stop = np.zeros(1, dtype=np.int64)
+        adj, allowed = solve_module.adjacency(problem), solve_module.reachable(problem)
+        for child, parent in solve_module.route_parents(problem).items():
+            looser = solve_module.all_routes(problem, parent, adj, allowed, stop)
+            own = solve_module.all_routes(problem, child, adj, allowed, stop)
+            assert listed(looser.refit(child)) == listed(own)
+            refits += 1
+    assert refits >= 20
+
+
 def test_company_without_trains_or_token():
     board = {"title": "1830", "tokens": [{"hex": "F6", "city": 0, "company": "B&O"}]}
     none = solve({"board": board, "company": {"id": "B&O"}})

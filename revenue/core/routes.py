@@ -158,15 +158,59 @@ def route_bonus(path, length, rule_class, rule_amount, rule_set, rule_min):
 
 
 @njit(cache=True, nogil=True)
-def node_bitsets(order, start, nodes, n_nodes):
-    """uint64 [routes, words]: the nodes of route order[i] (nodes[start[j]:start[j + 1]]) as bits."""
-    out = np.zeros((order.shape[0], max(1, (n_nodes + 63) // 64)), dtype=np.uint64)
-    for i in range(order.shape[0]):
-        j = order[i]
-        for k in range(start[j], start[j + 1]):
+def node_bitsets(begin, end, nodes, n_nodes):
+    """uint64 [routes, words]: the nodes of each route (nodes[begin[i]:end[i]]) as bits."""
+    out = np.zeros((begin.shape[0], max(1, (n_nodes + 63) // 64)), dtype=np.uint64)
+    for i in range(begin.shape[0]):
+        for k in range(begin[i], end[i]):
             v = nodes[k]
             out[i, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
     return out
+
+
+@njit(cache=True, nogil=True)
+def refit_routes(spec, cost, token, begin, end, nodes):
+    """The routes (nodes[begin[i]:end[i]]) of a looser train type that this train may run too, priced
+    for it: (their positions, their revenues). Valid when the two types differ only in their rows'
+    visit and pay limits and the other type's are no lower (revenue.solve.route_parents): its walk then
+    met every route of this one, and priced a route -1 only where this one would too."""
+    (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
+     no_reentry) = spec
+    n, n_rows, routes = token.shape[0], row_visit.shape[0], begin.shape[0]
+    usage = np.zeros(n_rows, dtype=np.int64)
+    path = np.empty(n + 2, dtype=np.int64)
+    worth = np.empty(n + 1, dtype=np.int64)
+    kept = np.empty(n + 1, dtype=np.int64)
+    scratch = np.empty(n + 1, dtype=np.int64)
+    row_count = np.empty(n_rows, dtype=np.int64)
+    row_sum = np.empty(n_rows, dtype=np.int64)
+    row_token = np.empty(n_rows, dtype=np.bool_)
+    picked = np.empty(routes, dtype=np.int64)
+    rev = np.empty(routes, dtype=np.int64)
+    m = 0
+    for i in range(routes):
+        usage[:] = 0
+        length = end[i] - begin[i]
+        for k in range(length):
+            v = nodes[begin[i] + k]
+            path[k] = v
+            usage[row[v]] += cost[v]
+        fits = True
+        for r in range(n_rows):
+            limit = row_visit[r]
+            if r == spill_to:
+                limit += max(0, row_visit[spill_from] - usage[spill_from])
+            if usage[r] > limit:
+                fits = False
+        if not fits:
+            continue
+        revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
+        if revenue >= 0:
+            picked[m] = i
+            rev[m] = revenue
+            m += 1
+    return picked[:m], rev[:m]
 
 
 A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
