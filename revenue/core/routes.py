@@ -188,14 +188,27 @@ def refit_routes(spec, cost, token, begin, end, nodes):
     row_token = np.empty(n_rows, dtype=np.bool_)
     picked = np.empty(routes, dtype=np.int64)
     rev = np.empty(routes, dtype=np.int64)
+    # As in enumerate_routes: with no rule that needs the whole route, most routes are priced per row.
+    by_rows = need_ends == 0 and rule_amount.shape[0] == 0
+    for v in range(n):
+        if merge[v] >= 0 or alt_end[v] or metro[v] >= 0:
+            by_rows = False
+    value = base + bonus
     m = 0
     for i in range(routes):
         usage[:] = 0
+        row_count[:] = 0
+        row_sum[:] = 0
+        row_token[:] = False
         length = end[i] - begin[i]
         for k in range(length):
             v = nodes[begin[i] + k]
             path[k] = v
-            usage[row[v]] += cost[v]
+            r = row[v]
+            usage[r] += cost[v]
+            row_count[r] += 1
+            row_sum[r] += value[v]
+            row_token[r] = row_token[r] or token[v]
         fits = True
         for r in range(n_rows):
             limit = row_visit[r]
@@ -205,7 +218,22 @@ def refit_routes(spec, cost, token, begin, end, nodes):
                 fits = False
         if not fits:
             continue
-        revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
+        revenue = -1
+        if by_rows:
+            spare = max(row_pay[spill_from] - row_count[spill_from], 0) if spill_from >= 0 else 0
+            paid, has_token = 0, False
+            for r in range(n_rows):
+                pay = row_pay[r] + (spare if r == spill_to else 0)
+                if row_count[r] <= pay:
+                    paid += row_sum[r]
+                    has_token = has_token or row_token[r]
+                elif pay > 0:
+                    has_token = False
+                    break
+            if has_token:
+                revenue = paid
+        if revenue < 0:
+            revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
         if revenue >= 0:
             picked[m] = i
             rev[m] = revenue
