@@ -185,7 +185,7 @@ class RouteServer:
             if self._stopping is not None:
                 return self._terminated
             self._stopping = threading.Event()
-        log.info(json.dumps({"event": "stopping", "grace_seconds": grace}))
+        log.info(json.dumps({"event": "stopping", "pid": os.getpid(), "grace_seconds": grace}))
 
         async def stop():
             try:
