@@ -185,8 +185,8 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                              "optimal": expected[j][1], "calls": len(values),
                              "p50_ms": round(_percentile(values, 50), 2), "p99_ms": round(_percentile(values, 99), 2)})
     return {
-        "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2), "server_workers": workers or os.cpu_count(),
-        "server_processes": server.processes if server else processes,
+        "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2),
+        "server_workers": workers or os.cpu_count(), "server_processes": server.processes if server else processes,
         "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
         "throughput_per_s": round(len(everything) / wall, 1) if wall else 0.0,
         "p50_ms": round(_percentile(everything, 50), 2), "p90_ms": round(_percentile(everything, 90), 2),

@@ -62,4 +62,6 @@ def bench(repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, a
         out.print(f"First solve in a new process: {c['no_cache_ms']:.0f} ms without the Numba cache (compile), "
                   f"{c['cached_ms']:.0f} ms with it")
     if load_seconds:
-        out.print(report["load"])
+        from . import load
+
+        load.print_report(report["load"], out)
