@@ -169,6 +169,36 @@ def node_bitsets(begin, end, nodes, n_nodes):
 
 
 @njit(cache=True, nogil=True)
+def priced_by_rows(need_ends, rule_amount, merge, alt_end, metro):
+    """Whether routes may be priced from each distance row's stop count, value sum and tokens alone (no
+    rule that needs the whole route: required ends, route bonuses, merged stops, alternative ends,
+    metropolises)."""
+    if need_ends > 0 or rule_amount.shape[0] > 0:
+        return False
+    for v in range(merge.shape[0]):
+        if merge[v] >= 0 or alt_end[v] or metro[v] >= 0:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def whole_rows_revenue(count, total, has_token, row_pay, spill_from, spill_to):
+    """The revenue of a route whose rows each pay all their stops or none, from each row's stop count,
+    value sum and whether it holds a token city; -1 when some row pays only its best stops or no paid
+    stop holds a token (then price() decides)."""
+    spare = max(row_pay[spill_from] - count[spill_from], 0) if spill_from >= 0 else 0
+    paid, token_paid = 0, False
+    for r in range(row_pay.shape[0]):
+        pay = row_pay[r] + (spare if r == spill_to else 0)
+        if count[r] <= pay:
+            paid += total[r]
+            token_paid = token_paid or has_token[r]
+        elif pay > 0:
+            return -1
+    return paid if token_paid else -1
+
+
+@njit(cache=True, nogil=True)
 def refit_routes(spec, cost, token, begin, end, nodes):
     """The routes (nodes[begin[i]:end[i]]) of a looser train type that this train may run too, priced
     for it: (their positions, their revenues). Valid when the two types differ only in their rows'
@@ -188,11 +218,7 @@ def refit_routes(spec, cost, token, begin, end, nodes):
     row_token = np.empty(n_rows, dtype=np.bool_)
     picked = np.empty(routes, dtype=np.int64)
     rev = np.empty(routes, dtype=np.int64)
-    # As in enumerate_routes: with no rule that needs the whole route, most routes are priced per row.
-    by_rows = need_ends == 0 and rule_amount.shape[0] == 0
-    for v in range(n):
-        if merge[v] >= 0 or alt_end[v] or metro[v] >= 0:
-            by_rows = False
+    by_rows = priced_by_rows(need_ends, rule_amount, merge, alt_end, metro)
     value = base + bonus
     m = 0
     for i in range(routes):
@@ -220,18 +246,7 @@ def refit_routes(spec, cost, token, begin, end, nodes):
             continue
         revenue = -1
         if by_rows:
-            spare = max(row_pay[spill_from] - row_count[spill_from], 0) if spill_from >= 0 else 0
-            paid, has_token = 0, False
-            for r in range(n_rows):
-                pay = row_pay[r] + (spare if r == spill_to else 0)
-                if row_count[r] <= pay:
-                    paid += row_sum[r]
-                    has_token = has_token or row_token[r]
-                elif pay > 0:
-                    has_token = False
-                    break
-            if has_token:
-                revenue = paid
+            revenue = whole_rows_revenue(row_count, row_sum, row_token, row_pay, spill_from, spill_to)
         if revenue < 0:
             revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
         if revenue >= 0:
@@ -277,15 +292,11 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     vsum = np.zeros(max_depth, dtype=np.int64)     # running sum of values, for `fast`
     back = np.empty(max_depth, dtype=np.int64)
     has_merge = False
-    path_rules = need_ends > 0 or rule_amount.shape[0] > 0   # rules that need the whole route
     for v in range(n):
         if merge[v] >= 0:
             has_merge = True
-        if alt_end[v] or metro[v] >= 0:
-            path_rules = True
-    # With no rule that needs the whole route, each distance row's stop count, value sum and tokens are
-    # kept along the walk, and a route is priced from them when every row pays all its stops or none.
-    by_rows = not fast and not has_merge and not path_rules
+    # Each distance row's stop count, value sum and tokens kept along the walk price most routes.
+    by_rows = not fast and priced_by_rows(need_ends, rule_amount, merge, alt_end, metro)
     rcount = np.zeros((max_depth, n_rows), dtype=np.int64)
     rsum = np.zeros((max_depth, n_rows), dtype=np.int64)
     rtoken = np.zeros((max_depth, n_rows), dtype=np.bool_)
@@ -496,19 +507,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if fast:
                 revenue = vsum[d]
             elif by_rows:
-                spare = max(row_pay[spill_from] - rcount[d, spill_from], 0) if spill_from >= 0 else 0
-                paid, has_token = 0, False
-                for j in range(n_rows):
-                    pay = row_pay[j] + (spare if j == spill_to else 0)
-                    if rcount[d, j] <= pay:
-                        paid += rsum[d, j]
-                        has_token = has_token or rtoken[d, j]
-                    elif pay > 0:      # the best `pay` of this row's stops: price the route in full
-                        has_token = False
-                        break
-                if has_token:
-                    revenue = paid
-                else:
+                revenue = whole_rows_revenue(rcount[d], rsum[d], rtoken[d], row_pay, spill_from, spill_to)
+                if revenue < 0:
                     revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
             else:
                 revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
