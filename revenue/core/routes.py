@@ -36,12 +36,14 @@ def _sort_desc(values, k):
 
 
 @njit(cache=True, nogil=True)
-def price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token):
+def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token):
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
     tokened city; row spill_to also pays what row spill_from leaves unused), then route bonuses. worth,
-    kept, scratch and the row_ arrays are work space."""
+    kept, scratch and the row_ arrays are work space. A route with merged stops is also checked against
+    the rows' visit limits here: which stop of a pair counts depends on the direction, which the walk
+    leaves open."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
      no_reentry) = spec
@@ -65,9 +67,11 @@ def price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, r
         row_sum[r] = 0
         row_token[r] = False
     nk = 0
+    merged_any = False
     for i in range(length):
         v = path[i]
         if i > 0 and merge[v] >= 0 and merge[v] == merge[path[i - 1]]:
+            merged_any = True
             # never below 0: the engine would then drop the stop, which no title's values lead to
             was = worth[nk - 1]
             worth[nk - 1] = max(0, was - merge_penalty * (alt_mult[kept[nk - 1]] if doubled else 1))
@@ -81,6 +85,17 @@ def price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, r
         if token[v]:
             row_token[r] = True
         nk += 1
+    if merged_any:
+        used = scratch     # visit cost per row of the stops kept this way round
+        used[:row_visit.shape[0]] = 0
+        for i in range(nk):
+            used[row[kept[i]]] += cost[kept[i]]
+        for r in range(row_visit.shape[0]):
+            limit = row_visit[r]
+            if r == spill_to:
+                limit += max(0, row_visit[spill_from] - used[spill_from])
+            if used[r] > limit:
+                return -1
     spare = max(row_pay[spill_from] - row_count[spill_from], 0) if spill_from >= 0 else 0   # lent to spill_to
     total = 0
     has_token = False
@@ -248,7 +263,7 @@ def refit_routes(spec, cost, token, begin, end, nodes):
         if by_rows:
             revenue = whole_rows_revenue(row_count, row_sum, row_token, row_pay, spill_from, spill_to)
         if revenue < 0:
-            revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
+            revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
         if revenue >= 0:
             picked[m] = i
             rev[m] = revenue
@@ -312,6 +327,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     hex_words = chain_hexes.shape[1]
     hexes = np.zeros((max_depth, hex_words), dtype=np.uint64)   # hexes the route has been in
     usage = np.zeros((max_depth, n_rows), dtype=np.int64)
+    # The visit cost node[d] adds to usage. Of two merged consecutive stops only one counts, which one
+    # depending on the route's direction: the walk counts neither, and price() checks the exact usage.
+    counted = np.zeros(max_depth, dtype=np.int64)
     grp = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
@@ -357,6 +375,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         hexes[0, node_hex[t] >> 6] = np.uint64(1) << np.uint64(node_hex[t] & 63)
         usage[0, :] = 0
         usage[0, row[t]] = cost[t]
+        counted[0] = cost[t]
         grp[0] = groups[t]
         vsum[0] = value[t]
         rcount[0, :] = 0
@@ -388,6 +407,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     keys[d, :] = keys[d - 1, :]
                     hexes[d, :] = hexes[d - 1, :]
                     usage[d, :] = usage[d - 1, :]
+                    # T's cost is out of usage when A's first stop merged with it
+                    counted[d] = 0 if a_top >= 1 and merge[t] >= 0 and merge[node[1]] == merge[t] else cost[t]
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
                     rcount[d, :] = rcount[d - 1, :]
@@ -465,6 +486,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             for j in range(n_rows):
                 usage[nd, j] = usage[d, j]
             usage[nd, r] += w_cost
+            if merged:
+                usage[nd, row[v]] -= counted[d]
+            counted[nd] = w_cost
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
             if by_rows:
@@ -509,15 +533,15 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             elif by_rows:
                 revenue = whole_rows_revenue(rcount[d], rsum[d], rtoken[d], row_pay, spill_from, spill_to)
                 if revenue < 0:
-                    revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
+                    revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
             else:
-                revenue = price(path, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
+                revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
                 if has_merge:
                     # Merged stops depend on the direction (the first of a pair is kept): take the
                     # better one, and store the route that way round.
                     for i in range(length):
                         back[i] = path[length - 1 - i]
-                    backward = price(back, length, token, spec, worth, kept, scratch, row_count, row_sum, row_token)
+                    backward = price(back, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
                     if backward > revenue:
                         revenue = backward
                         for i in range(length):
