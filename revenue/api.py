@@ -86,6 +86,10 @@ def _check_value(f: FieldDescriptor, value: Any, where: str) -> None:
 
 def _check_message(desc: Descriptor, obj: Any, where: str) -> None:
     """Walk a JSON object against a message descriptor; raise InputError at the first bad field."""
+    if desc.full_name == "google.protobuf.ListValue":   # a JSON array; ours hold hex names
+        if not isinstance(obj, list) or not all(isinstance(x, str) for x in obj):
+            raise InputError(where, f"must be a list of strings, not {json.dumps(obj)[:40]}")
+        return
     if not isinstance(obj, dict):
         raise InputError(where, f"must be an object (a {desc.name}), not {json.dumps(obj)[:40]}")
     by_name = {f.name: f for f in desc.fields}

@@ -1,3 +1,4 @@
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -106,10 +107,14 @@ class CustomTitle(_message.Message):
 class Company(_message.Message):
     __slots__ = ("id", "trains", "privates")
     class Train(_message.Message):
-        __slots__ = ("name",)
+        __slots__ = ("name", "id", "leased")
         NAME_FIELD_NUMBER: _ClassVar[int]
+        ID_FIELD_NUMBER: _ClassVar[int]
+        LEASED_FIELD_NUMBER: _ClassVar[int]
         name: str
-        def __init__(self, name: _Optional[str] = ...) -> None: ...
+        id: str
+        leased: bool
+        def __init__(self, name: _Optional[str] = ..., id: _Optional[str] = ..., leased: _Optional[bool] = ...) -> None: ...
     ID_FIELD_NUMBER: _ClassVar[int]
     TRAINS_FIELD_NUMBER: _ClassVar[int]
     PRIVATES_FIELD_NUMBER: _ClassVar[int]
@@ -125,14 +130,63 @@ class Connection(_message.Message):
     def __init__(self, hexes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Route(_message.Message):
-    __slots__ = ("train", "nodes", "connections")
+    __slots__ = ("train", "nodes", "connections", "halts", "hexes", "revenue", "revenue_str", "subsidy")
     TRAIN_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
     CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+    HALTS_FIELD_NUMBER: _ClassVar[int]
+    HEXES_FIELD_NUMBER: _ClassVar[int]
+    REVENUE_FIELD_NUMBER: _ClassVar[int]
+    REVENUE_STR_FIELD_NUMBER: _ClassVar[int]
+    SUBSIDY_FIELD_NUMBER: _ClassVar[int]
     train: str
     nodes: _containers.RepeatedScalarFieldContainer[str]
     connections: _containers.RepeatedCompositeFieldContainer[Connection]
-    def __init__(self, train: _Optional[str] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ...) -> None: ...
+    halts: int
+    hexes: _containers.RepeatedScalarFieldContainer[str]
+    revenue: int
+    revenue_str: str
+    subsidy: int
+    def __init__(self, train: _Optional[str] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., halts: _Optional[int] = ..., hexes: _Optional[_Iterable[str]] = ..., revenue: _Optional[int] = ..., revenue_str: _Optional[str] = ..., subsidy: _Optional[int] = ...) -> None: ...
+
+class RunRoutesAction(_message.Message):
+    __slots__ = ("type", "entity", "entity_type", "routes", "id", "created_at", "user", "extra_revenue")
+    class Route(_message.Message):
+        __slots__ = ("train", "connections", "nodes", "halts", "hexes", "revenue", "revenue_str", "subsidy")
+        TRAIN_FIELD_NUMBER: _ClassVar[int]
+        CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+        NODES_FIELD_NUMBER: _ClassVar[int]
+        HALTS_FIELD_NUMBER: _ClassVar[int]
+        HEXES_FIELD_NUMBER: _ClassVar[int]
+        REVENUE_FIELD_NUMBER: _ClassVar[int]
+        REVENUE_STR_FIELD_NUMBER: _ClassVar[int]
+        SUBSIDY_FIELD_NUMBER: _ClassVar[int]
+        train: str
+        connections: _containers.RepeatedCompositeFieldContainer[_struct_pb2.ListValue]
+        nodes: _containers.RepeatedScalarFieldContainer[str]
+        halts: int
+        hexes: _containers.RepeatedScalarFieldContainer[str]
+        revenue: int
+        revenue_str: str
+        subsidy: int
+        def __init__(self, train: _Optional[str] = ..., connections: _Optional[_Iterable[_Union[_struct_pb2.ListValue, _Mapping]]] = ..., nodes: _Optional[_Iterable[str]] = ..., halts: _Optional[int] = ..., hexes: _Optional[_Iterable[str]] = ..., revenue: _Optional[int] = ..., revenue_str: _Optional[str] = ..., subsidy: _Optional[int] = ...) -> None: ...
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ROUTES_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    EXTRA_REVENUE_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    entity: str
+    entity_type: str
+    routes: _containers.RepeatedCompositeFieldContainer[RunRoutesAction.Route]
+    id: int
+    created_at: int
+    user: str
+    extra_revenue: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, type: _Optional[str] = ..., entity: _Optional[str] = ..., entity_type: _Optional[str] = ..., routes: _Optional[_Iterable[_Union[RunRoutesAction.Route, _Mapping]]] = ..., id: _Optional[int] = ..., created_at: _Optional[int] = ..., user: _Optional[str] = ..., extra_revenue: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Stop(_message.Message):
     __slots__ = ("node", "value", "paid")
@@ -181,36 +235,42 @@ class RouteResult(_message.Message):
     def __init__(self, train: _Optional[str] = ..., revenue: _Optional[int] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., stops: _Optional[_Iterable[_Union[Stop, _Mapping]]] = ..., bonuses: _Optional[_Iterable[_Union[Bonus, _Mapping]]] = ..., error: _Optional[_Union[RouteError, _Mapping]] = ...) -> None: ...
 
 class EvaluateRequest(_message.Message):
-    __slots__ = ("board", "company", "routes")
+    __slots__ = ("board", "company", "routes", "run_routes")
     BOARD_FIELD_NUMBER: _ClassVar[int]
     COMPANY_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
+    RUN_ROUTES_FIELD_NUMBER: _ClassVar[int]
     board: Board
     company: Company
     routes: _containers.RepeatedCompositeFieldContainer[Route]
-    def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., routes: _Optional[_Iterable[_Union[Route, _Mapping]]] = ...) -> None: ...
+    run_routes: RunRoutesAction
+    def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., routes: _Optional[_Iterable[_Union[Route, _Mapping]]] = ..., run_routes: _Optional[_Union[RunRoutesAction, _Mapping]] = ...) -> None: ...
 
 class EvaluateResponse(_message.Message):
-    __slots__ = ("legal", "revenue", "routes", "run_error")
+    __slots__ = ("legal", "revenue", "routes", "run_error", "subsidy")
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     REVENUE_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
     RUN_ERROR_FIELD_NUMBER: _ClassVar[int]
+    SUBSIDY_FIELD_NUMBER: _ClassVar[int]
     legal: bool
     revenue: int
     routes: _containers.RepeatedCompositeFieldContainer[RouteResult]
     run_error: RouteError
-    def __init__(self, legal: _Optional[bool] = ..., revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., run_error: _Optional[_Union[RouteError, _Mapping]] = ...) -> None: ...
+    subsidy: int
+    def __init__(self, legal: _Optional[bool] = ..., revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., run_error: _Optional[_Union[RouteError, _Mapping]] = ..., subsidy: _Optional[int] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
-    __slots__ = ("board", "company", "deadline_ms")
+    __slots__ = ("board", "company", "deadline_ms", "objective")
     BOARD_FIELD_NUMBER: _ClassVar[int]
     COMPANY_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    OBJECTIVE_FIELD_NUMBER: _ClassVar[int]
     board: Board
     company: Company
     deadline_ms: int
-    def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    objective: str
+    def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., objective: _Optional[str] = ...) -> None: ...
 
 class SolveStats(_message.Message):
     __slots__ = ("candidate_routes", "nodes_explored", "elapsed_ms", "timed_out")
@@ -225,20 +285,24 @@ class SolveStats(_message.Message):
     def __init__(self, candidate_routes: _Optional[int] = ..., nodes_explored: _Optional[int] = ..., elapsed_ms: _Optional[float] = ..., timed_out: _Optional[bool] = ...) -> None: ...
 
 class SolveResponse(_message.Message):
-    __slots__ = ("revenue", "routes", "optimal", "upper_bound", "stats", "note")
+    __slots__ = ("revenue", "routes", "optimal", "upper_bound", "stats", "note", "run_routes", "subsidy")
     REVENUE_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
     OPTIMAL_FIELD_NUMBER: _ClassVar[int]
     UPPER_BOUND_FIELD_NUMBER: _ClassVar[int]
     STATS_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    RUN_ROUTES_FIELD_NUMBER: _ClassVar[int]
+    SUBSIDY_FIELD_NUMBER: _ClassVar[int]
     revenue: int
     routes: _containers.RepeatedCompositeFieldContainer[RouteResult]
     optimal: bool
     upper_bound: int
     stats: SolveStats
     note: str
-    def __init__(self, revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., optimal: _Optional[bool] = ..., upper_bound: _Optional[int] = ..., stats: _Optional[_Union[SolveStats, _Mapping]] = ..., note: _Optional[str] = ...) -> None: ...
+    run_routes: RunRoutesAction
+    subsidy: int
+    def __init__(self, revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., optimal: _Optional[bool] = ..., upper_bound: _Optional[int] = ..., stats: _Optional[_Union[SolveStats, _Mapping]] = ..., note: _Optional[str] = ..., run_routes: _Optional[_Union[RunRoutesAction, _Mapping]] = ..., subsidy: _Optional[int] = ...) -> None: ...
 
 class ListTitlesRequest(_message.Message):
     __slots__ = ()
