@@ -133,7 +133,8 @@ def evaluate(file: str, as_json: bool) -> None:
     """Check the routes in FILE and compute their revenue.
 
     FILE holds a revenue.v1.EvaluateRequest in proto3 JSON: the board, the company and its routes
-    (train and nodes like "F9-0", optionally the connections in the 18xx.games run_routes shape).
+    (train and nodes like "F9-0", or connections in the 18xx.games run_routes shape), or a whole
+    18xx.games run_routes action as the game stores it.
     The answer gives each route's stops, bonuses and revenue, or the rule an illegal route breaks
     (not_connected, no_token, track_reused, ...). An illegal run is an answer, not an error: the
     exit status is 0; bad input exits with 2.
@@ -148,8 +149,8 @@ def evaluate(file: str, as_json: bool) -> None:
         return
     out = console()
     board = request.get("board") or {}
-    company = request.get("company") or {}
-    out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company {company.get('id', '')}")
+    company_id = (request.get("company") or {}).get("id") or (request.get("run_routes") or {}).get("entity", "")
+    out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company {company_id}")
     print_routes(result["routes"], _locations(request), out)
     if result["legal"]:
         out.print(f"[bold]total {result['revenue']}[/bold]")

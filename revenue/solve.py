@@ -23,6 +23,7 @@ from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumer
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
+from .interop import run_routes_action
 from .problem import Problem, TrainSpec, compile_problem, hex_walks
 
 POLL_SECONDS = 0.002
@@ -224,11 +225,15 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     board = graph.board
     company = build_company(request.get("company") or {}, board)
     if not company.trains:
-        return _empty_result(started, "the company has no trains")
-    problem = compile_problem(graph, company)
-    if not problem.token.any():
-        return _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
-    return Search(problem, started, deadline, on_improve, cancel).run()
+        result = _empty_result(started, "the company has no trains")
+    else:
+        problem = compile_problem(graph, company)
+        if problem.token.any():
+            result = Search(problem, started, deadline, on_improve, cancel).run()
+        else:
+            result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
+    result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
+    return result
 
 
 class Cancel(threading.Event):

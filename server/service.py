@@ -212,10 +212,15 @@ def check_limits(request: dict, limits: Limits) -> None:
     company = request.get("company") or {}
     cap("company.trains", company.get("trains"), limits.trains)
     cap("company.privates", company.get("privates"), limits.privates)
-    cap("routes", request.get("routes"), limits.trains)
-    for i, r in enumerate(request.get("routes") or []):
-        cap(f"routes[{i}].nodes", r.get("nodes"), limits.route_nodes)
-        cap(f"routes[{i}].connections", r.get("connections"), limits.route_nodes)
+    action = request.get("run_routes") or {}
+    for where, routes in (("routes", request.get("routes")), ("run_routes.routes", action.get("routes"))):
+        cap(where, routes, limits.trains)
+        for i, r in enumerate(routes or []):
+            cap(f"{where}[{i}].nodes", r.get("nodes"), limits.route_nodes)
+            cap(f"{where}[{i}].connections", r.get("connections"), limits.route_nodes)
+            for j, entry in enumerate(r.get("connections") or []):
+                cap(f"{where}[{i}].connections[{j}]",
+                    entry.get("hexes") if isinstance(entry, dict) else entry, limits.route_nodes)
     if violations:
         raise InputError(violations[0][0], violations[0][1], violations[1:])
 

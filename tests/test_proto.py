@@ -55,6 +55,7 @@ def test_example_parses_and_result_converts(path):
 def test_illegal_result_converts():
     request = api.load_request(EXAMPLES[0], revenue_pb2.EvaluateRequest)
     request["routes"][0]["nodes"] = ["F6-0", "G7-0"]   # no token on the second route in any example
+    request["routes"][0].pop("connections", None)      # else the route is read from its connections
     result = evaluate(request)
     message = api.to_message(result, revenue_pb2.EvaluateResponse)
     assert not message.legal

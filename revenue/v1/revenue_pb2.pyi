@@ -150,43 +150,27 @@ class Route(_message.Message):
     def __init__(self, train: _Optional[str] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., halts: _Optional[int] = ..., hexes: _Optional[_Iterable[str]] = ..., revenue: _Optional[int] = ..., revenue_str: _Optional[str] = ..., subsidy: _Optional[int] = ...) -> None: ...
 
 class RunRoutesAction(_message.Message):
-    __slots__ = ("type", "entity", "entity_type", "routes", "id", "created_at", "user", "extra_revenue")
+    __slots__ = ("type", "entity", "entity_type", "routes")
     class Route(_message.Message):
-        __slots__ = ("train", "connections", "nodes", "halts", "hexes", "revenue", "revenue_str", "subsidy")
+        __slots__ = ("train", "connections", "nodes", "halts")
         TRAIN_FIELD_NUMBER: _ClassVar[int]
         CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
         NODES_FIELD_NUMBER: _ClassVar[int]
         HALTS_FIELD_NUMBER: _ClassVar[int]
-        HEXES_FIELD_NUMBER: _ClassVar[int]
-        REVENUE_FIELD_NUMBER: _ClassVar[int]
-        REVENUE_STR_FIELD_NUMBER: _ClassVar[int]
-        SUBSIDY_FIELD_NUMBER: _ClassVar[int]
         train: str
         connections: _containers.RepeatedCompositeFieldContainer[_struct_pb2.ListValue]
         nodes: _containers.RepeatedScalarFieldContainer[str]
         halts: int
-        hexes: _containers.RepeatedScalarFieldContainer[str]
-        revenue: int
-        revenue_str: str
-        subsidy: int
-        def __init__(self, train: _Optional[str] = ..., connections: _Optional[_Iterable[_Union[_struct_pb2.ListValue, _Mapping]]] = ..., nodes: _Optional[_Iterable[str]] = ..., halts: _Optional[int] = ..., hexes: _Optional[_Iterable[str]] = ..., revenue: _Optional[int] = ..., revenue_str: _Optional[str] = ..., subsidy: _Optional[int] = ...) -> None: ...
+        def __init__(self, train: _Optional[str] = ..., connections: _Optional[_Iterable[_Union[_struct_pb2.ListValue, _Mapping]]] = ..., nodes: _Optional[_Iterable[str]] = ..., halts: _Optional[int] = ...) -> None: ...
     TYPE_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ENTITY_TYPE_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
-    ID_FIELD_NUMBER: _ClassVar[int]
-    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
-    USER_FIELD_NUMBER: _ClassVar[int]
-    EXTRA_REVENUE_FIELD_NUMBER: _ClassVar[int]
     type: str
     entity: str
     entity_type: str
     routes: _containers.RepeatedCompositeFieldContainer[RunRoutesAction.Route]
-    id: int
-    created_at: int
-    user: str
-    extra_revenue: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, type: _Optional[str] = ..., entity: _Optional[str] = ..., entity_type: _Optional[str] = ..., routes: _Optional[_Iterable[_Union[RunRoutesAction.Route, _Mapping]]] = ..., id: _Optional[int] = ..., created_at: _Optional[int] = ..., user: _Optional[str] = ..., extra_revenue: _Optional[_Iterable[int]] = ...) -> None: ...
+    def __init__(self, type: _Optional[str] = ..., entity: _Optional[str] = ..., entity_type: _Optional[str] = ..., routes: _Optional[_Iterable[_Union[RunRoutesAction.Route, _Mapping]]] = ...) -> None: ...
 
 class Stop(_message.Message):
     __slots__ = ("node", "value", "paid")
