@@ -275,3 +275,98 @@ def dense_custom(seed: int, width: int, height: int, trains: list[dict], owned: 
     board = {"title": "custom", "custom": {"layout": layout, "hexes": hexes, "trains": trains}, "tokens": tokens}
     return Scenario(f"custom {len(names)} hexes", "custom",
                     {"board": board, "company": {"id": "A", "trains": [{"name": t} for t in owned]}})
+
+
+@dataclass
+class GameBoard:
+    """One board of a game sequence: the request to solve and what changed since the board before."""
+    title: str
+    stage: str          # the title scenario the sequence is growing towards
+    step: str           # "lay F4 57/2", "token F4.0 PRR", ...
+    request: dict
+
+
+def _tile_cities(data, lays: dict, hex_name: str) -> tuple:
+    lay = lays.get(hex_name)
+    code = data.manifest[lay[0]]["code"] if lay else data.hexes[hex_name].code
+    return parse_tile(code).cities
+
+
+def game_sequence(scenarios: list[Scenario], seed: int) -> list[GameBoard]:
+    """Boards of one game, each one tile lay or one token away from the one before: from the printed map
+    towards each scenario's board in turn (tiles laid, upgraded or replaced one hex at a time, tokens
+    placed when their city exists, tokens a new tile no longer has room for taken off). Each board is
+    solved for the company, trains and phase of the scenario it grows towards; the scenarios must share
+    one map (title and map options)."""
+    rng = random.Random(seed)
+    lays: dict[str, tuple[str, int]] = {}
+    tokens: list[tuple[str, int, str]] = []
+    out: list[GameBoard] = []
+    for sc in scenarios:
+        board = sc.request["board"]
+        title = board["title"]
+        data = get_title(title).data(board.get("options") or {})
+        company = sc.request["company"]
+        target_lays = [(lay["hex"], (lay["tile"], lay.get("rotation", 0))) for lay in board["tiles"]]
+        pending_lays = [(h, t) for h, t in target_lays if lays.get(h) != t]
+        rng.shuffle(pending_lays)
+        pending_tokens = [(t["hex"], t.get("city", 0), t["company"]) for t in board["tokens"]
+                          if (t["hex"], t.get("city", 0), t["company"]) not in tokens]
+        rng.shuffle(pending_tokens)
+        # the running company's own tokens first: a board without them has no route to solve
+        pending_tokens.sort(key=lambda t: t[2] != company["id"])
+
+        def fits(token) -> bool:
+            hex_name, city, who = token
+            cities = _tile_cities(data, lays, hex_name)
+            if city >= len(cities):
+                return False
+            there = [c for h, i, c in tokens if (h, i) == (hex_name, city)]
+            return who not in there and len(there) < cities[city].slots
+
+        def emit(step: str) -> None:
+            request = {"board": {"title": title, "phase": board.get("phase", ""),
+                                 "tiles": [{"hex": h, "tile": t, "rotation": r} for h, (t, r) in lays.items()],
+                                 "tokens": [{"hex": h, "city": c, "company": who} for h, c, who in tokens],
+                                 "options": dict(board.get("options") or {})},
+                       "company": {"id": company["id"], "trains": [dict(t) for t in company["trains"]],
+                                   "privates": list(company.get("privates") or ())}}
+            out.append(GameBoard(title, sc.name, step, request))
+
+        while pending_lays or pending_tokens:
+            placeable = [t for t in pending_tokens if fits(t)]
+            if placeable and (not pending_lays or placeable[0][2] == company["id"] or rng.random() < 0.3):
+                token = placeable[0]
+                pending_tokens.remove(token)
+                tokens.append(token)
+                emit(f"token {token[0]}.{token[1]} {token[2]}")
+                continue
+            if not pending_lays:
+                break       # tokens whose city never appears on this board
+            hex_name, tile = pending_lays.pop()
+            lays[hex_name] = tile
+            cities = _tile_cities(data, lays, hex_name)
+            kept, seen = [], {}
+            for h, c, who in tokens:     # a new tile may hold fewer cities or slots: those tokens go
+                if h == hex_name:
+                    seen[c] = seen.get(c, 0) + 1
+                    if c >= len(cities) or seen[c] > cities[c].slots:
+                        continue
+                kept.append((h, c, who))
+            tokens = kept
+            emit(f"lay {hex_name} {tile[0]}/{tile[1]}")
+    return out
+
+
+def game_sequences(seed: int = 0) -> dict[str, list[GameBoard]]:
+    """Per title, games grown through its scenarios from early to late (title_scenarios), one game per
+    map (a map option such as 18Rhl's Ratingen variant starts a game of its own)."""
+    games: dict[tuple, list[Scenario]] = {}
+    for sc in title_scenarios():
+        board = sc.request["board"]
+        title = get_title(board["title"])
+        games.setdefault((board["title"], id(title.data(board.get("options") or {}))), []).append(sc)
+    out: dict[str, list[GameBoard]] = {}
+    for k, ((title, _), scs) in enumerate(games.items()):
+        out.setdefault(title, []).extend(game_sequence(scs, seed * 101 + k))
+    return out

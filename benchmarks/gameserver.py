@@ -1,0 +1,104 @@
+"""The game-server scenario: every call carries a board never seen before, as a game server asks (the
+board changes with every tile lay and token). Per title, games grown from the printed map through the
+title scenarios (benchmarks.scenarios.game_sequences), each board solved once, in a warm process.
+
+    python -m benchmarks.gameserver [--games 2] [--json] [--profile OUT.prof]
+
+Reports per title the boards solved and the per-call time (median, p90, p99, max) of the whole library
+call from the request dict. `run()` is what `revenue bench` calls.
+"""
+from __future__ import annotations
+
+import cProfile
+import json
+import statistics
+import time
+
+import click
+
+from revenue.solve import solve
+
+from .scenarios import game_sequences, title_scenarios
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (nearest rank) of values."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    i = min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[i]
+
+
+def warm_up() -> None:
+    """Kernels loaded, every title's data and tiles read: a server that has run for a while."""
+    for sc in title_scenarios():
+        solve(sc.request)
+    for boards in game_sequences(seed=10_000).values():
+        for board in boards:
+            solve(board.request)
+
+
+def run(games: int = 2, profile: str | None = None) -> list[dict]:
+    """Per title: boards solved once each (games x the title's sequences), per-call times in ms."""
+    warm_up()
+    times: dict[str, list[float]] = {}
+    stages: dict[str, set] = {}
+    sequences = [game_sequences(seed=g) for g in range(games)]
+    profiler = cProfile.Profile() if profile else None
+    for per_title in sequences:
+        for title, boards in per_title.items():
+            for board in boards:
+                if profiler:
+                    profiler.enable()
+                started = time.perf_counter()
+                solve(board.request)
+                elapsed = time.perf_counter() - started
+                if profiler:
+                    profiler.disable()
+                times.setdefault(title, []).append(elapsed * 1000)
+                stages.setdefault(title, set()).add(board.stage)
+    if profiler:
+        profiler.dump_stats(profile)
+    rows = []
+    for title, ms in times.items():
+        rows.append({"title": title, "boards": len(ms), "median_ms": statistics.median(ms),
+                     "p90_ms": percentile(ms, 90), "p99_ms": percentile(ms, 99), "max_ms": max(ms),
+                     "stages": ", ".join(sorted(stages[title]))})
+    every = [m for ms in times.values() for m in ms]
+    rows.append({"title": "all", "boards": len(every), "median_ms": statistics.median(every),
+                 "p90_ms": percentile(every, 90), "p99_ms": percentile(every, 99), "max_ms": max(every),
+                 "stages": ""})
+    return rows
+
+
+def print_table(rows: list[dict], console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console(highlight=False)
+    table = Table(title="Game server: every call a board not seen before (warm process, whole library call)")
+    for col in ("title", "boards", "median ms", "p90 ms", "p99 ms", "max ms"):
+        table.add_column(col, justify="left" if col == "title" else "right")
+    for r in rows:
+        table.add_row(r["title"], str(r["boards"]), f"{r['median_ms']:.3f}", f"{r['p90_ms']:.3f}",
+                      f"{r['p99_ms']:.3f}", f"{r['max_ms']:.2f}")
+    console.print(table)
+
+
+@click.command()
+@click.option("--games", default=2, show_default=True, type=click.IntRange(1, 100),
+              help="Games per title (each a different seed).")
+@click.option("--profile", type=click.Path(dir_okay=False), help="Write a cProfile of the timed calls here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
+def main(games: int, profile: str | None, as_json: bool) -> None:
+    """Per-call time of fresh boards, one tile lay or token apart, per title."""
+    rows = run(games, profile)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    else:
+        print_table(rows)
+
+
+if __name__ == "__main__":
+    main(prog_name="python -m benchmarks.gameserver")
