@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
-from dataclasses import dataclass, field
 
-from . import hexgrid
+import numpy as np
+
 from .board import Board, build_board
-from .tiles import Path
-
-GAUGE_FITS = {("broad", "broad"), ("broad", "dual"), ("dual", "broad"), ("narrow", "narrow"),
-              ("narrow", "dual"), ("dual", "narrow"), ("dual", "dual")}
+from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, chain_arrays, walk_chains
 
 
 @dataclass
@@ -65,18 +63,239 @@ class Chain:
         return self.terminal_a if node == self.a else self.terminal_b
 
 
-@dataclass
+class TileGeometry:
+    """A tile at one rotation, as the track walk reads it: its nodes (the node-like parts a path references,
+    junctions apart) and its paths' ends on map edges, local nodes or junctions. Built once per tile code
+    and rotation (geometry()), shared by every board that shows it."""
+
+    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "kinds",
+                 "slots", "costs", "n_nodes", "n_paths", "_values")
+
+    def __init__(self, tile, rotation: int):
+        self.nodes = tuple(n for n in tile.nodes if n.kind != "junction")
+        local = {n.ordinal: i for i, n in enumerate(self.nodes)}
+        cities = tile.cities
+        self.city_node = tuple(local.get(c.ordinal, -1) if c in tile.nodes else -1 for c in cities)
+        rows, junctions, pairs = [], [], []
+        for p in tile.paths:
+            row = []
+            for e in p.ends:
+                if e.edge is not None:
+                    row += [END_EDGE, (e.edge + rotation) % 6]
+                elif e.node in local:
+                    row += [END_NODE, local[e.node]]
+                else:
+                    row += [END_JUNCTION, e.node]
+            row += [GAUGES[p.gauge], int(p.terminal)]
+            rows.append(row)
+            junctions.append(frozenset(v for k, v in zip(row[0:4:2], row[1:4:2]) if k == END_JUNCTION))
+            pairs.append(row[0] == END_NODE and row[2] == END_NODE)
+        self.table = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
+        self.parts = tuple(p.part for p in tile.paths)
+        self.junctions = tuple(junctions)
+        self.node_pairs = tuple(pairs)
+        self.ambiguous = sum(pairs) > 1     # the engine's Tile#ambiguous_connection?
+        self.kinds = tuple(n.kind for n in self.nodes)
+        self.slots = tuple(n.slots for n in self.nodes)
+        self.costs = tuple(n.visit_cost for n in self.nodes)
+        self.n_nodes, self.n_paths = len(self.nodes), len(rows)
+        self._values: dict[tuple, tuple] = {}
+
+    def values(self, colours: tuple[str, ...]) -> tuple[int, ...]:
+        """The nodes' revenue in a phase with these tile colours."""
+        out = self._values.get(colours)
+        if out is None:
+            out = self._values[colours] = tuple(n.revenue.value(colours) for n in self.nodes)
+        return out
+
+
+GAUGES = {"broad": GAUGE_BROAD, "narrow": GAUGE_NARROW, "dual": GAUGE_DUAL}
+_GEOMETRIES: dict[tuple[str, int], TileGeometry] = {}
+GEOMETRY_CACHE_SIZE = 4096
+
+
+def geometry(tile, rotation: int) -> TileGeometry:
+    """The geometry of `tile` at `rotation`, remembered per tile code (tile codes of the titles' manifests
+    recur on every board; a request's own codes are remembered up to GEOMETRY_CACHE_SIZE)."""
+    key = (tile.code, rotation)
+    geo = _GEOMETRIES.get(key)
+    if geo is None:
+        geo = TileGeometry(tile, rotation)
+        if len(_GEOMETRIES) >= GEOMETRY_CACHE_SIZE:
+            _GEOMETRIES.clear()
+        _GEOMETRIES[key] = geo
+    return geo
+
+
+class MapSides:
+    """A map's hex index, neighbours and hex sides as arrays (one per title data, see map_sides())."""
+
+    def __init__(self, names: list[str], neighbours: dict[str, dict[int, str]]):
+        index = {name: i for i, name in enumerate(names)}
+        self.names = names
+        self.neighbour = np.full(6 * len(names), -1, dtype=np.int64)
+        self.side = np.empty(6 * len(names), dtype=np.int64)
+        ids: dict[tuple, int] = {}
+        for i, name in enumerate(names):
+            for edge in range(6):
+                other = neighbours[name].get(edge)
+                if other is None:
+                    key: tuple = (name, edge)
+                else:
+                    self.neighbour[6 * i + edge] = index[other]
+                    mine, theirs = (name, edge), (other, (edge + 3) % 6)
+                    key = mine + theirs if mine < theirs else theirs + mine
+                self.side[6 * i + edge] = ids.setdefault(key, len(ids))
+        self.n_sides = len(ids)
+        self.side_names = ["/".join(map(str, k)) for k in ids]
+
+
+def map_sides(board: Board) -> MapSides:
+    data = board.data
+    sides = data.derived.get("map sides")
+    if sides is None or sides.names != list(board.hexes):
+        sides = data.derived["map sides"] = MapSides(list(board.hexes), board.neighbours)
+    return sides
+
+
 class Graph:
-    board: Board
-    nodes: list[GraphNode]
-    chains: list[Chain]
-    key_names: list[str]
-    adjacency: list[list[int]] = field(default_factory=list)   # node id -> chain ids
-    by_name: dict[str, int] = field(default_factory=dict)
-    # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form), built once by
-    # their users (revenue.problem, revenue.solve): the graph itself never changes
-    derived: dict[str, object] = field(default_factory=dict)
-    request: object = None     # the board request it was built from (see graph_for)
+    """The track graph of a board. The walk (revenue.core.track) leaves flat arrays; the node and chain
+    objects are built from them when first asked for (a solve needs the objects of its answer only)."""
+
+    def __init__(self, board: Board, geometries: list[TileGeometry], node_base: np.ndarray, path_hex: np.ndarray,
+                 table: np.ndarray, chain_a, chain_b, chain_start, chain_paths, arrays, sides: MapSides):
+        self.board = board
+        self.geometries, self.node_base, self.path_hex, self.table = geometries, node_base, path_hex, table
+        self.chain_a, self.chain_b, self.chain_start, self.chain_paths = chain_a, chain_b, chain_start, chain_paths
+        (self.n_keys, self.key_start, self.key_list, bits, self.term_a, self.term_b, self.term_inner,
+         adj_start, adj_chain, adj_other, adj_flags, inner, mode) = arrays
+        self.sides = sides
+        self.n_nodes = int(node_base[-1])
+        # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form, ...), read by
+        # revenue.problem and revenue.solve: the graph itself never changes
+        self.derived: dict[str, object] = {
+            "chain_keys": bits, "adjacency": (adj_start, adj_chain, adj_other, adj_flags)}
+        self.inner_hexes, self.chain_mode = inner, mode
+        self.request: object = None     # the board request it was built from (see graph_for)
+        self._nodes: list[GraphNode] | None = None
+        self._chains: list[Chain | None] = [None] * len(chain_a)
+        self._lock = threading.Lock()
+
+    # ---- nodes ------------------------------------------------------------------------------------------
+    @property
+    def nodes(self) -> list[GraphNode]:
+        if self._nodes is None:
+            board = self.board
+            colours = board.phase.colours
+            nodes = []
+            for h, (name, bh) in enumerate(board.hexes.items()):
+                geo = self.geometries[h]
+                if not geo.n_nodes:
+                    continue
+                cities = bh.tile.cities
+                values = geo.values(colours)
+                for i, n in enumerate(geo.nodes):
+                    city_index = cities.index(n) if n in cities else -1
+                    tokens = tuple(board.tokens.get((name, city_index), ())) if city_index >= 0 else ()
+                    nodes.append(GraphNode(len(nodes), name, n.part, n.ordinal, n.kind, values[i], n.slots, tokens,
+                                           n.groups, n.visit_cost, city_index, bh.icons))
+            self._nodes = nodes
+        return self._nodes
+
+    @property
+    def by_name(self) -> dict[str, int]:
+        names = self.derived.get("node names")
+        if names is None:
+            names = self.derived["node names"] = {n.name: n.id for n in self.nodes}
+        return names
+
+    def node_id(self, hex_index: int, local: int) -> int:
+        return int(self.node_base[hex_index]) + local
+
+    # ---- chains -----------------------------------------------------------------------------------------
+    @property
+    def chains(self) -> "_Chains":
+        return _Chains(self)
+
+    def chain(self, c: int) -> Chain:
+        chain = self._chains[c]
+        if chain is None:
+            chain = self._chains[c] = self._make_chain(c)
+        return chain
+
+    def _make_chain(self, c: int) -> Chain:
+        names = self.sides.names
+        first, last = int(self.chain_start[c]), int(self.chain_start[c + 1])
+        walked = []      # (hex index, geometry, local path index)
+        for p in self.chain_paths[first:last]:
+            h = int(self.path_hex[p])
+            walked.append((h, self.geometries[h], int(p) - int(self.path_start[h])))
+        paths = tuple((names[h], geo.parts[i]) for h, geo, i in walked)
+        keys = tuple(int(k) for k in self.key_list[self.key_start[c]:self.key_start[c + 1]])
+        return Chain(c, int(self.chain_a[c]), int(self.chain_b[c]), paths, keys, bool(self.term_a[c]),
+                     bool(self.term_b[c]), bool(self.term_inner[c]), self._chain_id(walked))
+
+    def _chain_id(self, walked) -> tuple[str, ...]:
+        """rules/base.md section 8: hex names in walking order, a path skipped when one of its ends is a
+        junction already met on the chain; a lone in-hex node-to-node path of an ambiguous tile as
+        "<hex> i.j" (the two nodes' indexes, ascending)."""
+        names = self.sides.names
+        if len(walked) == 1:
+            h, geo, i = walked[0]
+            if geo.ambiguous and geo.node_pairs[i]:
+                row = geo.table[i]
+                a, b = sorted((geo.nodes[int(row[1])].part, geo.nodes[int(row[3])].part))
+                return (f"{names[h]} {a}.{b}",)
+        met: set[tuple[int, int]] = set()
+        ident = []
+        for h, geo, i in walked:
+            js = {(h, j) for j in geo.junctions[i]}
+            if js & met:
+                continue
+            met |= js
+            ident.append(names[h])
+        return tuple(ident)
+
+    @property
+    def path_start(self) -> np.ndarray:
+        return self.derived["path start"]
+
+    @property
+    def adjacency(self) -> list[list[int]]:
+        """node id -> ids of the chains at it, in chain order."""
+        adj = self.derived.get("adjacency lists")
+        if adj is None:
+            start, chain = self.derived["adjacency"][:2]
+            adj = self.derived["adjacency lists"] = [[int(c) for c in chain[start[v]:start[v + 1]]]
+                                                     for v in range(self.n_nodes)]
+        return adj
+
+    @property
+    def key_names(self) -> list[str]:
+        """A name per track key: a hex side (both hexes and edges) or an in-hex path (hex and part)."""
+        names = self.derived.get("key names")
+        if names is None:
+            names = self.derived["key names"] = self._key_names()
+        return names
+
+    def _key_names(self) -> list[str]:
+        names = [""] * self.n_keys
+        seen: dict[int, int] = {}
+        for c in range(len(self.chain_a)):
+            for p in self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]:
+                h = int(self.path_hex[p])
+                row = self.table[p]
+                raws = [("side", int(self.sides.side[6 * h + int(row[2 * e + 1])])) for e in range(2)
+                        if row[2 * e] == END_EDGE] or [("path", int(p))]
+                for raw in raws:
+                    if raw not in seen:
+                        seen[raw] = len(seen)
+                        if raw[0] == "side":
+                            names[seen[raw]] = self.sides.side_names[raw[1]]
+                        else:
+                            geo = self.geometries[h]
+                            names[seen[raw]] = f"{self.sides.names[h]}/{geo.parts[int(p) - int(self.path_start[h])]}"
+        return names
 
     def connection(self, chain: Chain, start: int) -> list[str]:
         """The chain as an 18xx.games `connections` entry (its chain id), walked from node `start`."""
@@ -94,139 +313,59 @@ class Graph:
         return index.get(tuple(entry), [])
 
 
+class _Chains(Sequence):
+    """A graph's chains as a read-only list; each Chain object is built when first read."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+
+    def __len__(self) -> int:
+        return len(self.graph.chain_a)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self.graph.chain(c) for c in range(len(self))[i]]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.graph.chain(i)
+
+    def __iter__(self):
+        for c in range(len(self)):
+            yield self.graph.chain(c)
+
+
 def build_graph(board: Board) -> Graph:
-    nodes: list[GraphNode] = []
-    node_at: dict[tuple[str, int], int] = {}      # (hex, ordinal) -> node id
-    for hex_name, bh in board.hexes.items():
-        cities = bh.tile.cities
-        for n in bh.tile.nodes:
-            if n.kind == "junction":
-                continue
-            city_index = cities.index(n) if n in cities else -1
-            tokens = tuple(board.tokens.get((hex_name, city_index), ())) if city_index >= 0 else ()
-            node_at[(hex_name, n.ordinal)] = len(nodes)
-            nodes.append(GraphNode(len(nodes), hex_name, n.part, n.ordinal, n.kind,
-                                   n.revenue.value(board.phase.colours), n.slots, tokens, n.groups,
-                                   n.visit_cost, city_index, bh.icons))
-
-    keys: dict[tuple, int] = {}
-
-    def key(k: tuple) -> int:
-        return keys.setdefault(k, len(keys))
-
-    def side_key(hex_name: str, edge: int) -> int:
-        other = board.neighbours[hex_name].get(edge)
-        if other is None:
-            return key(("side", hex_name, edge))
-        mine, theirs = (hex_name, edge), (other, hexgrid.opposite(edge))
-        return key(("side",) + (mine + theirs if mine < theirs else theirs + mine))
-
-    # Per hex: each path with its ends on map edges, nodes as ("node", id), junctions as ("junction", ord).
-    def ends_of(hex_name: str, p: Path):
-        bh = board.hexes[hex_name]
-        out = []
-        for e in p.ends:
-            if e.edge is not None:
-                out.append(("edge", bh.map_edge(e.edge)))
-            elif (hex_name, e.node) in node_at:
-                out.append(("node", node_at[(hex_name, e.node)]))
-            else:
-                out.append(("junction", e.node))
-        return tuple(out)
-
-    paths_of = {h: [(p, ends_of(h, p)) for p in bh.tile.paths] for h, bh in board.hexes.items()}
-    ends_by_path = {(h, p.part): e for h, ps in paths_of.items() for p, e in ps}
-
-    def path_keys(hex_name: str, p: Path) -> list[int]:
-        ks = [side_key(hex_name, v) for t, v in ends_by_path[(hex_name, p.part)] if t == "edge"]
-        if not ks:
-            ks.append(key(("path", hex_name, p.part)))
-        return ks
-
-    def junctions(hex_name: str, p: Path) -> set[tuple[str, int]]:
-        return {(hex_name, v) for t, v in ends_by_path[(hex_name, p.part)] if t == "junction"}
-
-    # A tile with more than one path joining two nodes writes such a path as "<hex> i.j"
-    # (the engine's Tile#ambiguous_connection?).
-    ambiguous = {h for h, ps in paths_of.items()
-                 if sum(all(t == "node" for t, _ in e) for _, e in ps) > 1}
-
-    def chain_id(walked: list[tuple[str, Path]]) -> tuple[str, ...]:
-        """rules/base.md section 8: hex names in walking order, a path skipped when one of its ends is a
-        junction already met on the chain; a lone in-hex node-to-node path of an ambiguous tile as
-        "<hex> i.j" (the two nodes' indexes, ascending)."""
-        if len(walked) == 1 and walked[0][0] in ambiguous:
-            hex_name, p = walked[0]
-            ends = ends_by_path[(hex_name, p.part)]
-            if all(t == "node" for t, _ in ends):
-                i, j = sorted(nodes[v].part for _, v in ends)
-                return (f"{hex_name} {i}.{j}",)
-        met: set[tuple[str, int]] = set()
-        ident = []
-        for hex_name, p in walked:
-            js = junctions(hex_name, p)
-            if js & met:
-                continue
-            met |= js
-            ident.append(hex_name)
-        return tuple(ident)
-
-    found: dict[tuple, Chain] = {}
-
-    def record(start: int, end: int, walked: list[tuple[str, Path]]) -> None:
-        if start == end:
-            return
-        seq = [(h, p.part) for h, p in walked]
-        terms = [p.terminal for _, p in walked]
-        if start > end:
-            start, end, seq, terms = end, start, seq[::-1], terms[::-1]
-            walked = walked[::-1]
-        ident = (start, end, tuple(seq))
-        if ident in found:
-            return
-        ks = sorted({k for h, p in walked for k in path_keys(h, p)})
-        found[ident] = Chain(len(found), start, end, tuple(seq), tuple(ks), terms[0], terms[-1],
-                             any(terms[1:-1]), chain_id(walked))
-
-    def walk(start: int, hex_name: str, p: Path, entered: tuple | None, walked: list, sides: set) -> None:
-        """Follow path p of hex_name, entered from `entered` (one of its ends), until it reaches a node."""
-        walked = walked + [(hex_name, p)]
-        for end in ends_by_path[(hex_name, p.part)]:
-            if end == entered:
-                continue
-            kind, value = end
-            if kind == "node":
-                record(start, value, walked)
-            elif kind == "junction":
-                for q, q_ends in paths_of[hex_name]:
-                    if q is not p and end in q_ends and all((hex_name, q.part) != (h, w.part) for h, w in walked):
-                        walk(start, hex_name, q, end, walked, sides)
-            else:
-                bh = board.hexes[hex_name]
-                other = board.neighbours[hex_name].get(value)
-                side = side_key(hex_name, value)
-                if other is None or side in sides or value in bh.impassable:
-                    continue
-                back = hexgrid.opposite(value)
-                if back in board.hexes[other].impassable:
-                    continue
-                for q, q_ends in paths_of[other]:
-                    if ("edge", back) in q_ends and (p.gauge, q.gauge) in GAUGE_FITS \
-                            and all((other, q.part) != (h, w.part) for h, w in walked):
-                        walk(start, other, q, ("edge", back), walked, sides | {side})
-
-    for node in nodes:
-        for p, p_ends in paths_of[node.hex]:
-            if ("node", node.id) in p_ends:
-                walk(node.id, node.hex, p, ("node", node.id), [], set())
-
-    chains = list(found.values())
-    adjacency: list[list[int]] = [[] for _ in nodes]
-    for c in chains:
-        adjacency[c.a].append(c.id)
-        adjacency[c.b].append(c.id)
-    key_names = ["/".join(map(str, k[1:])) for k in keys]
-    return Graph(board, nodes, chains, key_names, adjacency, {n.name: n.id for n in nodes})
+    """The track graph of `board`: tile geometries placed on the map's hex sides, and every chain found by
+    the walk of revenue.core.track."""
+    sides = map_sides(board)
+    geos = [bh.geometry() for bh in board.hexes.values()]
+    n_hexes = len(geos)
+    counts = np.array([(g.n_paths, g.n_nodes) for g in geos], dtype=np.int64).reshape(n_hexes, 2)
+    path_start = np.zeros(n_hexes + 1, dtype=np.int64)
+    np.cumsum(counts[:, 0], out=path_start[1:])
+    node_base = np.zeros(n_hexes + 1, dtype=np.int64)
+    np.cumsum(counts[:, 1], out=node_base[1:])
+    tables = [g.table for g in geos if g.n_paths]
+    table = np.concatenate(tables) if tables else np.zeros((0, 6), dtype=np.int64)
+    path_hex = np.repeat(np.arange(n_hexes, dtype=np.int64), counts[:, 0])
+    kind0, val0, kind1, val1 = (table[:, i].copy() for i in range(4))
+    val0[kind0 == END_NODE] += node_base[path_hex[kind0 == END_NODE]]
+    val1[kind1 == END_NODE] += node_base[path_hex[kind1 == END_NODE]]
+    node_hex = np.repeat(np.arange(n_hexes, dtype=np.int64), counts[:, 1])
+    impassable = np.array([bh.impassable_mask() for bh in board.hexes.values()], dtype=np.int64)
+    gauge, terminal = table[:, 4].copy(), table[:, 5].astype(np.bool_)
+    chain_a, chain_b, chain_start, chain_paths = walk_chains(
+        path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex, sides.neighbour, impassable, sides.side,
+        sides.n_sides)
+    arrays = chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1, terminal,
+                          sides.side, sides.n_sides, int(node_base[-1]), n_hexes)
+    graph = Graph(board, geos, node_base, path_hex, table, chain_a, chain_b, chain_start, chain_paths, arrays, sides)
+    graph.derived["path start"] = path_start
+    graph.derived["node hex"] = node_hex
+    graph.derived["hex_walks"] = (node_hex, graph.inner_hexes, graph.chain_mode)
+    return graph
 
 
 _GRAPHS: OrderedDict[object, Graph] = OrderedDict()

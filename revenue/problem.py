@@ -186,18 +186,10 @@ def _compile(graph: Graph, company: Company) -> Problem:
 
 
 def chain_keys(graph: Graph) -> np.ndarray:
-    """uint64 [chains, words]: each chain's track keys as a bitset (computed once per graph)."""
-    if "chain_keys" not in graph.derived:
-        words = max(1, (len(graph.key_names) + 63) // 64)
-        keys = np.zeros((len(graph.chains), words), dtype=np.uint64)
-        for c in graph.chains:
-            for k in c.keys:
-                keys[c.id, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-        graph.derived["chain_keys"] = keys
+    """uint64 [chains, words]: each chain's track keys as a bitset (built with the graph)."""
     return graph.derived["chain_keys"]
 
 
-CHAIN_STAYS, CHAIN_MOVES, CHAIN_REENTERS = 0, 1, 2
 
 
 def chain_hex_walk(chain: Chain) -> list[str]:
@@ -211,24 +203,9 @@ def chain_hex_walk(chain: Chain) -> list[str]:
 
 
 def hex_walks(graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For the no-re-entry rule (computed once per graph): the hex id of each node; per chain, the hexes
-    it passes strictly between its end nodes' hexes (uint64 bitsets [chains, words]); and whether it
-    stays inside one hex, moves on, or re-enters a hex by itself (CHAIN_STAYS, _MOVES, _REENTERS)."""
-    if "hex_walks" not in graph.derived:
-        ids = {name: i for i, name in enumerate(graph.board.hexes)}
-        node_hex = np.array([ids[nd.hex] for nd in graph.nodes], dtype=np.int64)
-        inner = np.zeros((len(graph.chains), max(1, (len(ids) + 63) // 64)), dtype=np.uint64)
-        mode = np.zeros(len(graph.chains), dtype=np.int64)
-        for c in graph.chains:
-            walk = chain_hex_walk(c)
-            if len(walk) == 1:
-                mode[c.id] = CHAIN_STAYS
-                continue
-            mode[c.id] = CHAIN_REENTERS if len(set(walk)) < len(walk) else CHAIN_MOVES
-            for name in walk[1:-1]:
-                h = ids[name]
-                inner[c.id, h >> 6] |= np.uint64(1) << np.uint64(h & 63)
-        graph.derived["hex_walks"] = (node_hex, inner, mode)
+    """For the no-re-entry rule (built with the graph): the hex id of each node; per chain, the hexes it
+    passes strictly between its end nodes' hexes (uint64 bitsets [chains, words]); and whether it stays
+    inside one hex, moves on, or re-enters a hex by itself (CHAIN_STAYS, _MOVES, _REENTERS)."""
     return graph.derived["hex_walks"]
 
 

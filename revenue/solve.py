@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from typing import Callable
 
 import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, key_index
-from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes, node_bitsets,
-                          refit_routes)
+from .core.track import reachable_nodes
+from .core.routes import SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
@@ -159,47 +158,17 @@ def last_train_index(keys: np.ndarray) -> np.ndarray:
 
 
 def adjacency(problem: Problem):
-    """CSR arrays of the chains leaving each node, with the terminal flags seen from that node
-    (computed once per graph)."""
-    graph = problem.graph
-    if "adjacency" not in graph.derived:
-        graph.derived["adjacency"] = _adjacency(graph)
-    return graph.derived["adjacency"]
-
-
-def _adjacency(graph) -> tuple[np.ndarray, ...]:
-    start = np.zeros(len(graph.nodes) + 1, dtype=np.int64)
-    chain, other, flags = [], [], []
-    for v, cids in enumerate(graph.adjacency):
-        for cid in cids:
-            c = graph.chains[cid]
-            chain.append(cid)
-            other.append(c.other(v))
-            flags.append((TERM_HERE if c.terminal_at(v) else 0) | (TERM_THERE if c.terminal_at(c.other(v)) else 0)
-                         | (TERM_INNER if c.terminal_inner else 0))
-        start[v + 1] = len(chain)
-    return start, np.array(chain, dtype=np.int64), np.array(other, dtype=np.int64), np.array(flags, dtype=np.int64)
+    """CSR arrays of the chains leaving each node, with the terminal flags seen from that node (built
+    with the graph, revenue.core.track.chain_arrays)."""
+    return problem.graph.derived["adjacency"]
 
 
 def reachable(problem: Problem) -> np.ndarray:
     """Nodes that some route through a token city can reach: beyond the token, a walk continues only
     through nodes the company may pass (a blocked node can end a route, never be passed)."""
-    graph = problem.graph
-    seen = np.zeros(len(graph.nodes), dtype=np.bool_)
-    queue = deque(int(v) for v in np.flatnonzero(problem.token))
-    for v in queue:
-        seen[v] = True
+    adj_start, _, adj_other, _ = adjacency(problem)
     bypass = max((spec.bypass for spec in problem.specs.values()), default=0)
-    while queue:
-        v = queue.popleft()
-        if problem.blocks[v] and not problem.token[v] and not (bypass and problem.bypassable[v]):
-            continue
-        for cid in graph.adjacency[v]:
-            w = graph.chains[cid].other(v)
-            if not seen[w]:
-                seen[w] = True
-                queue.append(w)
-    return seen
+    return reachable_nodes(adj_start, adj_other, problem.token, problem.blocks, problem.bypassable, bypass)
 
 
 def _empty_result(started: float, note: str = "") -> dict:

@@ -173,6 +173,8 @@ class TitleData:
     # derived on first use by revenue.board: neighbour map and printed board hexes
     neighbours: dict | None = field(default=None, repr=False)
     printed: dict | None = field(default=None, repr=False)
+    # derived on first use by revenue.board and revenue.graph: laid hexes, the map's sides as arrays
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 def data_from_dict(d: dict) -> TitleData:

@@ -1,0 +1,278 @@
+"""The track graph's chains, found by one Numba walk over flat path arrays (revenue.graph builds them).
+
+Arrays (one board):
+  path_start[h+1]: the paths of hex h are path_start[h]..path_start[h+1] (tile order)
+  kind0/val0, kind1/val1 [paths]: each end of a path: END_EDGE and the map edge, END_NODE and the node id,
+    END_JUNCTION and the junction's ordinal in its tile
+  gauge[paths] (GAUGE_*), terminal[paths]
+  node_hex[nodes], neighbour[h * 6 + edge] (-1: no hex there), impassable[h] (a bit per map edge),
+  side[h * 6 + edge]: the track key of the hex side (one id for both hexes that share it)
+The walk is the one rules/base.md section 6 describes: from each node in id order, through each of its
+paths in tile order, follow track until a node, never using a path or a hex side twice; a chain is kept
+when it ends at a node with a higher id (the same chain walked from its other end is the same track).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+END_EDGE, END_NODE, END_JUNCTION = 0, 1, 2
+GAUGE_BROAD, GAUGE_NARROW, GAUGE_DUAL = 0, 1, 2
+CHAIN_STAYS, CHAIN_MOVES, CHAIN_REENTERS = 0, 1, 2
+TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
+
+
+@njit(cache=True, nogil=True)
+def _has_end(kind0, val0, kind1, val1, q, kind, val):
+    return (kind0[q] == kind and val0[q] == val) or (kind1[q] == kind and val1[q] == val)
+
+
+@njit(cache=True, nogil=True)
+def _grow(a, need):
+    if need <= len(a):
+        return a
+    b = np.empty(max(need, 2 * len(a)), dtype=a.dtype)
+    b[:len(a)] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
+def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex, neighbour, impassable, side,
+                n_sides):
+    """Every chain: (chain_a, chain_b, chain_start, chain_paths), the paths of chain c from node chain_a[c]
+    to chain_b[c] being chain_paths[chain_start[c]:chain_start[c + 1]] (global path indexes), in the
+    order of discovery (by lower end, then depth first in tile path order)."""
+    n_paths = len(kind0)
+    n_nodes = len(node_hex)
+    walked = np.zeros(n_paths, dtype=np.bool_)
+    used_side = np.zeros(max(n_sides, 1), dtype=np.bool_)
+    depth_max = n_paths + 1
+    f_path = np.empty(depth_max, dtype=np.int64)
+    f_hex = np.empty(depth_max, dtype=np.int64)
+    f_kind = np.empty(depth_max, dtype=np.int64)
+    f_val = np.empty(depth_max, dtype=np.int64)
+    f_end = np.empty(depth_max, dtype=np.int64)
+    f_q = np.empty(depth_max, dtype=np.int64)
+    f_side = np.empty(depth_max, dtype=np.int64)
+    chain_a = np.empty(64, dtype=np.int64)
+    chain_b = np.empty(64, dtype=np.int64)
+    chain_start = np.zeros(65, dtype=np.int64)
+    chain_paths = np.empty(256, dtype=np.int64)
+    n_chains = 0
+    for u in range(n_nodes):
+        h = node_hex[u]
+        for p in range(path_start[h], path_start[h + 1]):
+            if not _has_end(kind0, val0, kind1, val1, p, END_NODE, u):
+                continue
+            d = 0
+            f_path[0], f_hex[0], f_kind[0], f_val[0], f_end[0], f_q[0], f_side[0] = p, h, END_NODE, u, 0, -1, -1
+            walked[p] = True
+            while d >= 0:
+                p, h, e = f_path[d], f_hex[d], f_end[d]
+                if e == 2:
+                    walked[p] = False
+                    d -= 1
+                    continue
+                kind = kind0[p] if e == 0 else kind1[p]
+                val = val0[p] if e == 0 else val1[p]
+                if kind == f_kind[d] and val == f_val[d]:     # the end it was entered by
+                    f_end[d] += 1
+                    continue
+                if kind == END_NODE:
+                    if val > u:
+                        chain_a = _grow(chain_a, n_chains + 1)
+                        chain_b = _grow(chain_b, n_chains + 1)
+                        chain_start = _grow(chain_start, n_chains + 2)
+                        base = chain_start[n_chains]
+                        chain_paths = _grow(chain_paths, base + d + 1)
+                        for i in range(d + 1):
+                            chain_paths[base + i] = f_path[i]
+                        chain_a[n_chains], chain_b[n_chains] = u, val
+                        chain_start[n_chains + 1] = base + d + 1
+                        n_chains += 1
+                    f_end[d] += 1
+                    continue
+                if kind == END_JUNCTION:
+                    q = path_start[h] if f_q[d] < 0 else f_q[d]
+                    found = -1
+                    while q < path_start[h + 1]:
+                        if q != p and not walked[q] and _has_end(kind0, val0, kind1, val1, q, END_JUNCTION, val):
+                            found = q
+                            break
+                        q += 1
+                    if found < 0:
+                        f_end[d] += 1
+                        f_q[d] = -1
+                        continue
+                    f_q[d] = found + 1
+                    d += 1
+                    f_path[d], f_hex[d], f_kind[d], f_val[d], f_end[d], f_q[d], f_side[d] = \
+                        found, h, END_JUNCTION, val, 0, -1, -1
+                    walked[found] = True
+                    continue
+                # an edge: cross to the neighbouring hex, once per hex side
+                other = neighbour[h * 6 + val]
+                back = (val + 3) % 6
+                if f_q[d] < 0:
+                    s = side[h * 6 + val]
+                    if other < 0 or used_side[s] or (impassable[h] >> val) & 1 or (impassable[other] >> back) & 1:
+                        f_end[d] += 1
+                        continue
+                    used_side[s] = True
+                    f_side[d] = s
+                    f_q[d] = path_start[other]
+                q = f_q[d]
+                found = -1
+                while q < path_start[other + 1]:
+                    if not walked[q] and _has_end(kind0, val0, kind1, val1, q, END_EDGE, back) and \
+                            (gauge[p] == gauge[q] or gauge[p] == GAUGE_DUAL or gauge[q] == GAUGE_DUAL):
+                        found = q
+                        break
+                    q += 1
+                if found < 0:
+                    used_side[f_side[d]] = False
+                    f_side[d] = -1
+                    f_end[d] += 1
+                    f_q[d] = -1
+                    continue
+                f_q[d] = found + 1
+                d += 1
+                f_path[d], f_hex[d], f_kind[d], f_val[d], f_end[d], f_q[d], f_side[d] = \
+                    found, other, END_EDGE, back, 0, -1, -1
+                walked[found] = True
+    return chain_a[:n_chains].copy(), chain_b[:n_chains].copy(), chain_start[:n_chains + 1].copy(), \
+        chain_paths[:chain_start[n_chains]].copy()
+
+
+@njit(cache=True, nogil=True)
+def chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1, terminal,
+                 side, n_sides, n_nodes, n_hexes):
+    """What the kernels and the graph read of the chains: each chain's track keys (numbered by first use,
+    chains in order: hex sides, and in-hex paths with no edge), as sorted lists (key_start, key_list) and
+    bitsets; the chains at each node (CSR, chain order) with their terminal flags seen from that node
+    (TERM_*); and for the no-re-entry rule, each chain's inner hexes (bitsets) and mode (CHAIN_*)."""
+    n_chains = len(chain_a)
+    raw_to_key = np.full(n_sides + len(kind0), -1, dtype=np.int64)
+    n_keys = 0
+    key_start = np.zeros(n_chains + 1, dtype=np.int64)
+    key_list = np.empty(2 * len(chain_paths) + 1, dtype=np.int64)
+    scratch = np.empty(2 * len(chain_paths) + 1, dtype=np.int64)
+    term_a = np.zeros(n_chains, dtype=np.bool_)
+    term_b = np.zeros(n_chains, dtype=np.bool_)
+    term_inner = np.zeros(n_chains, dtype=np.bool_)
+    for c in range(n_chains):
+        k = 0
+        first, last = chain_start[c], chain_start[c + 1]
+        for i in range(first, last):
+            p = chain_paths[i]
+            edges = 0
+            for e in range(2):
+                kind = kind0[p] if e == 0 else kind1[p]
+                if kind == END_EDGE:
+                    edges += 1
+                    raw = side[path_hex[p] * 6 + (val0[p] if e == 0 else val1[p])]
+                    if raw_to_key[raw] < 0:
+                        raw_to_key[raw] = n_keys
+                        n_keys += 1
+                    scratch[k] = raw_to_key[raw]
+                    k += 1
+            if edges == 0:
+                raw = n_sides + p
+                if raw_to_key[raw] < 0:
+                    raw_to_key[raw] = n_keys
+                    n_keys += 1
+                scratch[k] = raw_to_key[raw]
+                k += 1
+            if i > first and i < last - 1 and terminal[p]:
+                term_inner[c] = True
+        term_a[c] = terminal[chain_paths[first]]
+        term_b[c] = terminal[chain_paths[last - 1]]
+        keys = np.sort(scratch[:k])
+        base = key_start[c]
+        m = 0
+        for i in range(k):
+            if i == 0 or keys[i] != keys[i - 1]:
+                key_list[base + m] = keys[i]
+                m += 1
+        key_start[c + 1] = base + m
+    words = max(1, (n_keys + 63) // 64)
+    bits = np.zeros((n_chains, words), dtype=np.uint64)
+    for c in range(n_chains):
+        for i in range(key_start[c], key_start[c + 1]):
+            k = key_list[i]
+            bits[c, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    # chains at each node, in chain order
+    degree = np.zeros(n_nodes + 1, dtype=np.int64)
+    for c in range(n_chains):
+        degree[chain_a[c] + 1] += 1
+        degree[chain_b[c] + 1] += 1
+    adj_start = np.cumsum(degree)
+    fill = adj_start[:-1].copy()
+    adj_chain = np.empty(2 * n_chains, dtype=np.int64)
+    adj_other = np.empty(2 * n_chains, dtype=np.int64)
+    adj_flags = np.empty(2 * n_chains, dtype=np.int64)
+    for c in range(n_chains):
+        for end in range(2):
+            v = chain_a[c] if end == 0 else chain_b[c]
+            w = chain_b[c] if end == 0 else chain_a[c]
+            here = term_a[c] if end == 0 else term_b[c]
+            there = term_b[c] if end == 0 else term_a[c]
+            i = fill[v]
+            fill[v] += 1
+            adj_chain[i], adj_other[i] = c, w
+            adj_flags[i] = (TERM_HERE if here else 0) | (TERM_THERE if there else 0) | \
+                (TERM_INNER if term_inner[c] else 0)
+    # hexes walked through (consecutive paths in one hex count once)
+    hex_words = max(1, (n_hexes + 63) // 64)
+    inner = np.zeros((n_chains, hex_words), dtype=np.uint64)
+    mode = np.zeros(n_chains, dtype=np.int64)
+    seen = np.zeros(n_hexes, dtype=np.bool_)
+    walk = np.empty(len(chain_paths) + 1, dtype=np.int64)
+    for c in range(n_chains):
+        n = 0
+        for i in range(chain_start[c], chain_start[c + 1]):
+            h = path_hex[chain_paths[i]]
+            if n == 0 or walk[n - 1] != h:
+                walk[n] = h
+                n += 1
+        if n == 1:
+            mode[c] = CHAIN_STAYS
+            continue
+        mode[c] = CHAIN_MOVES
+        for i in range(n):
+            if seen[walk[i]]:
+                mode[c] = CHAIN_REENTERS
+            seen[walk[i]] = True
+        for i in range(n):
+            seen[walk[i]] = False
+        for i in range(1, n - 1):
+            h = walk[i]
+            inner[c, h >> 6] |= np.uint64(1) << np.uint64(h & 63)
+    return (n_keys, key_start, key_list[:key_start[n_chains]].copy(), bits, term_a, term_b, term_inner,
+            adj_start, adj_chain, adj_other, adj_flags, inner, mode)
+
+
+@njit(cache=True, nogil=True)
+def reachable_nodes(adj_start, adj_other, token, blocks, bypassable, bypass):
+    """Nodes that some route through a token city can reach (revenue.solve.reachable)."""
+    n = len(token)
+    seen = np.zeros(n, dtype=np.bool_)
+    queue = np.empty(n, dtype=np.int64)
+    head, tail = 0, 0
+    for v in range(n):
+        if token[v]:
+            seen[v] = True
+            queue[tail] = v
+            tail += 1
+    while head < tail:
+        v = queue[head]
+        head += 1
+        if blocks[v] and not token[v] and not (bypass and bypassable[v]):
+            continue
+        for i in range(adj_start[v], adj_start[v + 1]):
+            w = adj_other[i]
+            if not seen[w]:
+                seen[w] = True
+                queue[tail] = w
+                tail += 1
+    return seen
