@@ -135,6 +135,9 @@ def _printed_hexes(title: Title, data: TitleData) -> dict[str, BoardHex]:
     return data.printed
 
 
+LAID_CACHE_SIZE = 1 << 16    # board hexes remembered per map variant (hexes x manifest tiles x rotations)
+
+
 def build_board(request: dict, where: str = "board") -> Board:
     """Assemble and check a board from its request dict. Errors name fields under `where`."""
     try:
@@ -174,9 +177,21 @@ def _build(req: dict) -> Board:
     hexes = dict(_printed_hexes(title, data))
 
     laid: set[str] = set()
+    # A lay of a manifest tile is checked once per map variant, hex, tile and rotation; the board hex it
+    # makes is shared by every board that has it (board hexes are never changed).
+    known = data.derived.setdefault("laid hexes", {}) if title.name != "custom" else None
     for i, lay in enumerate(req.get("tiles") or ()):
-        where = f"board.tiles[{i}]"
         name = lay.get("hex") or ""
+        if known is not None:
+            rotation = lay.get("rotation")
+            key = (name, lay.get("tile"), 0 if rotation is None else rotation)
+            if (rotation is None or type(rotation) is int) and not lay.get("code") and key in known:
+                if name in laid:
+                    raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier entry")
+                laid.add(name)
+                hexes[name] = known[key]
+                continue
+        where = f"board.tiles[{i}]"
         if name not in hexes:
             raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
         if name in laid:
@@ -205,29 +220,33 @@ def _build(req: dict) -> Board:
         hexes[name] = BoardHex(name, old.location, colour, tile, rotation, tile_name,
                                old.impassable | frozenset((e + rotation) % 6 for e, t in tile.borders
                                                           if t == "impassable"), icons)
+        if known is not None and not code and len(known) < LAID_CACHE_SIZE:
+            known[(name, tile_name, rotation)] = hexes[name]
 
     neighbours = neighbour_map(data)
 
     board = Board(title, data, phase, hexes, neighbours, {}, options)
     for i, tok in enumerate(req.get("tokens") or ()):
-        where = f"board.tokens[{i}]"
         name = tok.get("hex") or ""
         if name not in hexes:
-            raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
+            raise InputError(f"board.tokens[{i}].hex", f"{name!r} is not a hex of the {title.name} map")
         company = tok.get("company") or ""
         if not company:
-            raise InputError(f"{where}.company", "a token needs the company that owns it")
-        city = _int(tok.get("city"), f"{where}.city")
+            raise InputError(f"board.tokens[{i}].company", "a token needs the company that owns it")
+        city = tok.get("city")
+        if type(city) is not int:
+            city = _int(city, f"board.tokens[{i}].city")
         cities = hexes[name].tile.cities
         if not 0 <= city < len(cities):
-            raise InputError(f"{where}.city", f"{name} has {len(cities)} cit{'y' if len(cities) == 1 else 'ies'}"
-                                              f", so city {city} does not exist")
+            raise InputError(f"board.tokens[{i}].city",
+                             f"{name} has {len(cities)} cit{'y' if len(cities) == 1 else 'ies'}, so city {city} "
+                             "does not exist")
         placed = board.tokens.setdefault((name, city), [])
         if company in placed:
-            raise InputError(f"{where}.company", f"{company} already has a token in {name} city {city}")
+            raise InputError(f"board.tokens[{i}].company", f"{company} already has a token in {name} city {city}")
         if len(placed) >= cities[city].slots:
-            raise InputError(f"{where}", f"{name} city {city} is full ({cities[city].slots} slot"
-                                         f"{'s' if cities[city].slots != 1 else ''})")
+            raise InputError(f"board.tokens[{i}]", f"{name} city {city} is full ({cities[city].slots} slot"
+                                                    f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
     title.check_board(board)
     return board

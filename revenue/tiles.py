@@ -8,6 +8,7 @@ declared so far. A node-like part is a node only if some path references it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .errors import InputError
 
@@ -100,7 +101,7 @@ class Tile:
     borders: tuple[tuple[int, str], ...] = ()   # (edge, type)
     nodes: tuple[Node, ...] = field(default=())
 
-    @property
+    @cached_property
     def cities(self) -> tuple[Node, ...]:
         """All city-like parts (city, pass) in DSL order, referenced or not: token `city` indices count these."""
         return tuple(n for n in self.node_parts if n.kind in ("city", "pass"))
