@@ -213,6 +213,7 @@ def list_titles() -> dict:
             entry["phases"] = [{"name": p.name, "tiles": list(p.colours),
                                 **({"train_limit": p.train_limit} if isinstance(p.train_limit, int) else {})}
                                for p in data.phases]
-        entry["options"] = [{"name": k, "description": v} for k, v in title.options.items()]
+        entry["options"] = ([{"name": k, "description": v, "changes_routes": True} for k, v in title.options.items()]
+                            + [{"name": k, "description": v} for k, v in title.passive_options.items()])
         titles.append(entry)
     return {"titles": titles}

@@ -82,7 +82,8 @@ def titles(as_json: bool) -> None:
                                for p in t["phases"])
             out.print(f"  phases: {phases}")
         for option in t.get("options", []):
-            out.print(f"  option {option['name']}: {option['description']}")
+            effect = "" if option.get("changes_routes") else " (accepted, no effect on routes or revenue)"
+            out.print(f"  option {option['name']}: {option['description']}{effect}")
         out.print()
 
 

@@ -327,12 +327,14 @@ class TitleInfo(_message.Message):
         train_limit: int
         def __init__(self, name: _Optional[str] = ..., tiles: _Optional[_Iterable[str]] = ..., train_limit: _Optional[int] = ...) -> None: ...
     class Option(_message.Message):
-        __slots__ = ("name", "description")
+        __slots__ = ("name", "description", "changes_routes")
         NAME_FIELD_NUMBER: _ClassVar[int]
         DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+        CHANGES_ROUTES_FIELD_NUMBER: _ClassVar[int]
         name: str
         description: str
-        def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+        changes_routes: bool
+        def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., changes_routes: _Optional[bool] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LAYOUT_FIELD_NUMBER: _ClassVar[int]
