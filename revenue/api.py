@@ -165,7 +165,9 @@ def to_message(result: dict, message_type: type[Message]) -> Message:
     from .v1 import revenue_pb2
 
     if message_type is revenue_pb2.SolveResponse:
-        return _solve_response(result)
+        message = _solve_response(result)
+        _add_dividends(message, result)
+        return message
     return json_format.ParseDict(result, message_type())
 
 
@@ -181,6 +183,14 @@ def _route_result(route: dict):
         stops=[pb.Stop(node=x["node"], value=x["value"], paid=x["paid"]) for x in route.get("stops", ())],
         bonuses=[pb.Bonus(name=b["name"], amount=b["amount"]) for b in route.get("bonuses", ())],
         error=pb.RouteError(**error) if error else None)
+
+
+def _add_dividends(message, result: dict) -> None:
+    """SolveResponse.dividends, when the request carried a holding."""
+    from .v1 import dividends_pb2
+
+    for option in result.get("dividends", ()):
+        message.dividends.append(json_format.ParseDict(option, dividends_pb2.DividendOption()))
 
 
 def _solve_response(result: dict):
