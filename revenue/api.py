@@ -189,7 +189,9 @@ def to_message(result: dict, message_type: type[Message]) -> Message:
     from .v1 import revenue_pb2
 
     if message_type is revenue_pb2.SolveResponse:
-        return _solve_response(result)
+        message = _solve_response(result)
+        _add_dividends(message, result)
+        return message
     return json_format.ParseDict(result, message_type())
 
 
@@ -206,6 +208,14 @@ def _route_result(route: dict):
         bonuses=[pb.Bonus(name=b["name"], amount=b["amount"]) for b in route.get("bonuses", ())],
         error=pb.RouteError(**error) if error else None, halts=route.get("halts", 0),
         subsidy=route.get("subsidy", 0))
+
+
+def _add_dividends(message, result: dict) -> None:
+    """SolveResponse.dividends, when the request carried a holding."""
+    from .v1 import dividends_pb2
+
+    for option in result.get("dividends", ()):
+        message.dividends.append(json_format.ParseDict(option, dividends_pb2.DividendOption()))
 
 
 def _solve_response(result: dict):
@@ -255,6 +265,7 @@ def list_titles() -> dict:
             entry["phases"] = [{"name": p.name, "tiles": list(p.colours),
                                 **({"train_limit": p.train_limit} if isinstance(p.train_limit, int) else {})}
                                for p in data.phases]
-        entry["options"] = [{"name": k, "description": v} for k, v in title.options.items()]
+        entry["options"] = ([{"name": k, "description": v, "changes_routes": True} for k, v in title.options.items()]
+                            + [{"name": k, "description": v} for k, v in title.passive_options.items()])
         titles.append(entry)
     return {"titles": titles}

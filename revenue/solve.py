@@ -184,7 +184,20 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
           cancel: threading.Event | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
     deadline_ms). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel the
-    answer may be the best found so far, with optimal False and a valid upper bound."""
+    answer may be the best found so far, with optimal False and a valid upper bound. With a `holding`
+    the answer also lists the dividend options of the run found (revenue.dividends)."""
+    if not request.get("holding"):
+        return _solve(request, deadline, on_improve, cancel)
+    from .dividends import check_solve_holding, solve_dividends
+
+    check_solve_holding(request)    # bad holding input is reported before the search
+    result = _solve(request, deadline, on_improve, cancel)
+    result["dividends"] = solve_dividends(request, result)
+    return result
+
+
+def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
+           cancel: threading.Event | None) -> dict:
     started = time.perf_counter()
     if deadline is None and request.get("deadline_ms"):
         deadline = float(request["deadline_ms"]) / 1000.0

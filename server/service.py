@@ -315,6 +315,7 @@ class RouteService:
             "Evaluate": unary(self._evaluate, revenue_pb2.EvaluateRequest, revenue_pb2.EvaluateResponse),
             "ListTitles": unary(self._list_titles, revenue_pb2.ListTitlesRequest, revenue_pb2.ListTitlesResponse),
             "Deliveries": unary(self._deliveries, steam_pb2.DeliveriesRequest, steam_pb2.DeliveriesResponse),
+            "Dividends": unary(self._dividends, revenue_pb2.DividendsRequest, revenue_pb2.DividendsResponse),
         })
 
     def _unary(self, fn):
@@ -476,6 +477,19 @@ class RouteService:
             if "best" in result:
                 call.fields["own_points"] = result["best"].get("own_points", 0)
             return _to_message(result, steam_pb2.DeliveriesResponse)
+        return await _run(self.admission, threading.Event(), work)
+
+    async def _dividends(self, request, context, call):
+        from revenue.dividends import dividends
+
+        req = _to_dict(request)
+        try:
+            check_limits(req.get("evaluate") or {}, self.limits)
+        except InputError as exc:
+            raise exc.within("evaluate") from None
+
+        def work():
+            return _to_message(dividends(req), revenue_pb2.DividendsResponse)
         return await _run(self.admission, threading.Event(), work)
 
     # ---- warm-up -------------------------------------------------------------------------------------
