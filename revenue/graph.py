@@ -68,8 +68,8 @@ class TileGeometry:
     junctions apart) and its paths' ends on map edges, local nodes or junctions. Built once per tile code
     and rotation (geometry()), shared by every board that shows it."""
 
-    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "kinds",
-                 "slots", "costs", "n_nodes", "n_paths", "_values")
+    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_index",
+                 "kinds", "attributes", "grouped", "n_nodes", "n_paths", "_values")
 
     def __init__(self, tile, rotation: int):
         self.nodes = tuple(n for n in tile.nodes if n.kind != "junction")
@@ -95,18 +95,39 @@ class TileGeometry:
         self.junctions = tuple(junctions)
         self.node_pairs = tuple(pairs)
         self.ambiguous = sum(pairs) > 1     # the engine's Tile#ambiguous_connection?
+        self.city_index = tuple(cities.index(n) if n in cities else -1 for n in self.nodes)
         self.kinds = tuple(n.kind for n in self.nodes)
-        self.slots = tuple(n.slots for n in self.nodes)
-        self.costs = tuple(n.visit_cost for n in self.nodes)
+        diesel = [dict(n.revenue.by_colour).get("diesel") for n in self.nodes]
+        # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value
+        self.attributes = np.array([(NODE_KINDS.index(n.kind), n.slots, n.visit_cost, d or 0, d is not None)
+                                    for n, d in zip(self.nodes, diesel)], dtype=np.int64).reshape(len(self.nodes), 5)
+        self.grouped = tuple((i, n.groups) for i, n in enumerate(self.nodes) if n.groups)
         self.n_nodes, self.n_paths = len(self.nodes), len(rows)
         self._values: dict[tuple, tuple] = {}
 
-    def values(self, colours: tuple[str, ...]) -> tuple[int, ...]:
+    def values(self, colours: tuple[str, ...]) -> np.ndarray:
         """The nodes' revenue in a phase with these tile colours."""
         out = self._values.get(colours)
         if out is None:
-            out = self._values[colours] = tuple(n.revenue.value(colours) for n in self.nodes)
+            out = self._values[colours] = np.array([n.revenue.value(colours) for n in self.nodes], dtype=np.int64)
         return out
+
+
+NODE_KINDS = ("city", "pass", "town", "halt", "offboard")   # NodeArrays.kind: an index into this
+
+
+@dataclass
+class NodeArrays:
+    """The nodes' attributes as arrays, for compiling problems without a call per node."""
+    kind: np.ndarray         # int64: index into NODE_KINDS
+    value: np.ndarray        # int64: revenue in the board's phase
+    slots: np.ndarray
+    cost: np.ndarray         # visit cost
+    diesel: np.ndarray       # int64: a D train's value where has_diesel
+    has_diesel: np.ndarray   # bool
+    n_tokens: np.ndarray     # int64: tokens in the node's city
+    tokens: dict[int, list[str]]            # node -> companies with a token there
+    groups: list[tuple[int, tuple[str, ...]]]   # nodes with groups (tile `groups:`)
 
 
 GAUGES = {"broad": GAUGE_BROAD, "narrow": GAUGE_NARROW, "dual": GAUGE_DUAL}
@@ -132,7 +153,7 @@ class MapSides:
 
     def __init__(self, names: list[str], neighbours: dict[str, dict[int, str]]):
         index = {name: i for i, name in enumerate(names)}
-        self.names = names
+        self.names, self.index = names, index
         self.neighbour = np.full(6 * len(names), -1, dtype=np.int64)
         self.side = np.empty(6 * len(names), dtype=np.int64)
         ids: dict[tuple, int] = {}
@@ -192,15 +213,41 @@ class Graph:
                 geo = self.geometries[h]
                 if not geo.n_nodes:
                     continue
-                cities = bh.tile.cities
                 values = geo.values(colours)
                 for i, n in enumerate(geo.nodes):
-                    city_index = cities.index(n) if n in cities else -1
+                    city_index = geo.city_index[i]
                     tokens = tuple(board.tokens.get((name, city_index), ())) if city_index >= 0 else ()
-                    nodes.append(GraphNode(len(nodes), name, n.part, n.ordinal, n.kind, values[i], n.slots, tokens,
-                                           n.groups, n.visit_cost, city_index, bh.icons))
+                    nodes.append(GraphNode(len(nodes), name, n.part, n.ordinal, n.kind, int(values[i]), n.slots,
+                                           tokens, n.groups, n.visit_cost, city_index, bh.icons))
             self._nodes = nodes
         return self._nodes
+
+    def node_arrays(self) -> NodeArrays:
+        arrays = self.derived.get("node arrays")
+        if arrays is None:
+            board, geos = self.board, self.geometries
+            with_nodes = [h for h, g in enumerate(geos) if g.n_nodes]
+            if with_nodes:
+                attributes = np.concatenate([geos[h].attributes for h in with_nodes])
+                value = np.concatenate([geos[h].values(board.phase.colours) for h in with_nodes])
+            else:
+                attributes, value = np.zeros((0, 5), dtype=np.int64), np.zeros(0, dtype=np.int64)
+            n_tokens = np.zeros(self.n_nodes, dtype=np.int64)
+            tokens: dict[int, list[str]] = {}
+            index = self.sides.index
+            for (name, city), companies in board.tokens.items():
+                h = index[name]
+                geo = geos[h]
+                local = geo.city_node[city] if city < len(geo.city_node) else -1
+                if local >= 0 and companies:
+                    v = int(self.node_base[h]) + local
+                    tokens[v] = companies
+                    n_tokens[v] = len(companies)
+            groups = [(int(self.node_base[h]) + i, g) for h in with_nodes for i, g in geos[h].grouped]
+            arrays = self.derived["node arrays"] = NodeArrays(
+                attributes[:, 0].copy(), value, attributes[:, 1].copy(), attributes[:, 2].copy(),
+                attributes[:, 3].copy(), attributes[:, 4].astype(np.bool_), n_tokens, tokens, groups)
+        return arrays
 
     @property
     def by_name(self) -> dict[str, int]:

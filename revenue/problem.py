@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .company import Company
-from .graph import Chain, Graph
-from .titles.base import RouteRules, RunRules, TrainType
+from .graph import NODE_KINDS, Chain, Graph
+from .titles.base import RouteRules, RunRules, Title, TrainType
 
 
 @dataclass
@@ -90,12 +90,27 @@ def _mask(n: int, members) -> np.ndarray:
     return out
 
 
+def _overrides(title, hook: str) -> bool:
+    """Whether the title answers `hook` itself (else the base rule applies, computed for all nodes at once)."""
+    return getattr(type(title), hook) is not getattr(Title, hook)
+
+
 def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
-    board, title, nodes = graph.board, graph.board.title, graph.nodes
-    n = len(nodes)
-    row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in nodes], dtype=np.int64)
-    base = np.array([title.node_value(train, nd, board) * train.multiplier_of(nd.kind) for nd in nodes],
-                    dtype=np.int64)
+    board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
+    n = graph.n_nodes
+    kinds = arrays.kind
+    if _overrides(title, "visit_allowed"):
+        row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in graph.nodes],
+                       dtype=np.int64)
+    else:
+        row = np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64)[kinds]
+    multiplier = np.array([train.multiplier_of(k) for k in NODE_KINDS], dtype=np.int64)[kinds]
+    if _overrides(title, "node_value"):
+        base = np.array([title.node_value(train, nd, board) for nd in graph.nodes], dtype=np.int64) * multiplier
+    elif train.name.upper() == "D":
+        base = np.where(arrays.has_diesel, arrays.diesel, arrays.value) * multiplier
+    else:
+        base = arrays.value * multiplier
     bonus = np.zeros(n, dtype=np.int64)
     names: dict[int, list[tuple[str, int]]] = {}
     for name, node_ids, amount in title.stop_bonuses(train, company, board, graph):
@@ -104,9 +119,11 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
             names.setdefault(i, []).append((name, amount))
     group_ids: dict[str, int] = {}
     groups = np.zeros(n, dtype=np.int64)
-    for nd in nodes:
-        for g in title.node_groups(train, nd):
-            groups[nd.id] |= 1 << group_ids.setdefault(g, len(group_ids))
+    node_groups = ([(nd.id, title.node_groups(train, nd)) for nd in graph.nodes] if _overrides(title, "node_groups")
+                   else arrays.groups)
+    for v, labels in node_groups:
+        for g in labels:
+            groups[v] |= 1 << group_ids.setdefault(g, len(group_ids))
     if len(group_ids) > 62:
         raise ValueError("more than 62 node groups")
     rules = title.route_rules(train, company, board, graph)
@@ -140,8 +157,10 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
     for s, classes in enumerate(sets):
         for v, cls in classes.items():
             rule_class[s, v] = cls
+    end_ok = (np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
+              if _overrides(title, "end_allowed") else np.ones(n, dtype=np.bool_))
     return TrainSpec(
-        train, row, base, bonus, np.array([title.end_allowed(train, nd) for nd in nodes], dtype=np.bool_), groups,
+        train, row, base, bonus, end_ok, groups,
         np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64),
         _mask(n, rules.end_nodes), rules.need_ends, alt_mult, _mask(n, rules.alt_ends), merge, rules.merge_penalty,
         metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min,
@@ -171,12 +190,18 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
 
 
 def _compile(graph: Graph, company: Company) -> Problem:
-    board, title = graph.board, graph.board.title
-    nodes = graph.nodes
-    token = np.array([company.id in nd.tokens for nd in nodes], dtype=np.bool_)
-    blocks = np.array([title.node_blocks(nd, company.id, board) for nd in nodes], dtype=np.bool_)
-    bypassable = blocks & np.array([nd.kind in ("city", "pass") for nd in nodes], dtype=np.bool_)
-    cost = np.array([nd.visit_cost for nd in nodes], dtype=np.int64)
+    board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
+    token = np.zeros(graph.n_nodes, dtype=np.bool_)
+    for v, companies in arrays.tokens.items():
+        token[v] = company.id in companies
+    city = arrays.kind <= NODE_KINDS.index("pass")
+    if _overrides(title, "node_blocks"):
+        blocks = np.array([title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
+    else:   # Title.node_blocks for every node at once
+        blocks = (arrays.kind == NODE_KINDS.index("offboard")) | (
+            city & ~token & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
+    bypassable = blocks & city
+    cost = arrays.cost
     specs = {}
     for train in company.trains:
         if train.name not in specs:
