@@ -2,7 +2,7 @@
 bounded time on the title scenarios (early, mid and late game of every title), and report throughput,
 latency percentiles and errors.
 
-    python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--processes N]
+    python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--processes N] [--fresh-boards]
                               [--shared-connection] [--target HOST:PORT] [--json]
 
 Each client has its own channel and connection (`--shared-connection`: one connection for all) and
@@ -11,6 +11,11 @@ share one asyncio event loop, which keeps the load generator's own CPU use low o
 with the server. Every answer is checked against the proved optimum the server gave for that scenario
 in the warm-up pass: a different revenue counts as an error. `run()` is what `revenue bench
 --load` calls.
+
+With `--fresh-boards` every call carries a board the server has not seen, as a game server's calls do
+(the board changes with every tile lay and token): the boards of games grown from the title scenarios
+(benchmarks.scenarios.game_sequences), made before the run, the titles interleaved. No warm-up pass
+gives their answers away: each answer is checked after the run against the library's proved optimum.
 """
 from __future__ import annotations
 
@@ -104,41 +109,89 @@ class _Server:
         self.log.close()
 
 
+FRESH_RATE = 2000     # --fresh-boards: boards made per second of the run (more than it can serve)
+
+
+def fresh_boards(count: int) -> list[tuple[str, dict]]:
+    """`count` distinct boards (or as many as the games hold), each (title, SolveRequest dict): the boards
+    of game_sequences for seed after seed, each one tile lay or token away from the one before."""
+    from .scenarios import game_sequences
+
+    scenarios = title_scenarios()
+    seen: set[str] = set()
+    boards: list[tuple[str, dict]] = []
+    seed = 0
+    while len(boards) < count and seed < 1000:
+        for title, games in game_sequences(seed, scenarios).items():
+            for board in games:
+                key = json.dumps(board.request["board"], sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    boards.append((title, board.request))
+        seed += 1
+    # interleave the titles, as a server of many games sees them
+    by_title: dict[str, list] = {}
+    for title, request in boards:
+        by_title.setdefault(title, []).append((title, request))
+    mixed = [b for group in zip(*by_title.values()) for b in group]
+    mixed += [b for group in by_title.values() for b in group[len(mixed) // len(by_title):]]
+    return mixed[:count]
+
+
 def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
         max_queue: int = 64, start_timeout: float = 300.0, processes: int | None = None,
-        shared_connection: bool = False) -> dict:
+        shared_connection: bool = False, fresh: bool = False) -> dict:
     """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers.
     Each client has a connection of its own, like separate game servers; with `shared_connection` all
-    calls share one connection, like one front end with many calls in flight."""
+    calls share one connection, like one front end with many calls in flight.
+
+    With `fresh`, every call carries a board the server has not seen (fresh_boards; the rows per
+    scenario become rows per title, with the best revenue among its boards), and every answer is checked
+    after the run against the library's proved optimum for its board."""
     from google.protobuf import json_format
 
     from revenue.v1 import revenue_pb2
 
-    scenarios = title_scenarios()
-    payloads = [json_format.ParseDict(s.request, revenue_pb2.SolveRequest()).SerializeToString()
-                for s in scenarios]
+    if fresh:
+        boards = fresh_boards(int(seconds * FRESH_RATE) + 100)
+        titles = list(dict.fromkeys(title for title, _ in boards))
+        groups = [titles.index(title) for title, _ in boards]
+        payloads = [json_format.ParseDict(request, revenue_pb2.SolveRequest()).SerializeToString()
+                    for _, request in boards]
+    else:
+        scenarios = title_scenarios()
+        groups = list(range(len(scenarios)))
+        payloads = [json_format.ParseDict(s.request, revenue_pb2.SolveRequest()).SerializeToString()
+                    for s in scenarios]
     server = None if target else _Server(workers, max_queue, processes)
     try:
         startup = server.wait_serving(start_timeout) if server else 0.0
         target = target or server.target
-        # Warm-up pass: the optimum of each scenario (the reference for every later answer).
-        expected = []
-        with grpc.insecure_channel(target) as channel:
-            solve = channel.unary_unary(SOLVE)
-            for payload in payloads:
-                answer = revenue_pb2.SolveResponse.FromString(solve(payload, timeout=60))
-                expected.append((answer.revenue, answer.optimal))
+        expected: list[tuple[int, bool]] = []
+        if not fresh:
+            # Warm-up pass: the optimum of each scenario (the reference for every later answer).
+            with grpc.insecure_channel(target) as channel:
+                solve = channel.unary_unary(SOLVE)
+                for payload in payloads:
+                    answer = revenue_pb2.SolveResponse.FromString(solve(payload, timeout=60))
+                    expected.append((answer.revenue, answer.optimal))
 
         latencies: list[list[tuple[int, float]]] = [[] for _ in range(clients)]
         errors: list[Counter] = [Counter() for _ in range(clients)]
+        answers: dict[int, tuple[int, bool]] = {}     # fresh boards: board -> answer, checked after the run
+        next_board = [0]
 
         async def client(k: int, channel, go: asyncio.Event, stop_at: list[float]) -> None:
             solve = channel.unary_unary(SOLVE)
             i = k
             await go.wait()
             while time.perf_counter() < stop_at[0]:
-                j = i % len(payloads)
-                i += 1
+                if fresh:
+                    j = next_board[0] % len(payloads)    # one event loop: no two clients take the same
+                    next_board[0] += 1
+                else:
+                    j = i % len(payloads)
+                    i += 1
                 t = time.perf_counter()
                 try:
                     answer = revenue_pb2.SolveResponse.FromString(await solve(payloads[j], timeout=CALL_TIMEOUT))
@@ -146,7 +199,9 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                     errors[k][exc.code().name] += 1
                     continue
                 elapsed = (time.perf_counter() - t) * 1000
-                if (answer.revenue, answer.optimal) != expected[j]:
+                if fresh:
+                    answers[j] = (answer.revenue, answer.optimal)
+                elif (answer.revenue, answer.optimal) != expected[j]:
                     errors[k]["WRONG_ANSWER"] += 1
                 latencies[k].append((j, elapsed))
 
@@ -179,12 +234,28 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
     for c in errors:
         error_count.update(c)
     per_scenario = []
-    for j, s in enumerate(scenarios):
-        values = sorted(ms for per in latencies for jj, ms in per if jj == j)
-        per_scenario.append({"scenario": s.name, "trains": s.trains, "revenue": expected[j][0],
-                             "optimal": expected[j][1], "calls": len(values),
-                             "p50_ms": round(_percentile(values, 50), 2), "p99_ms": round(_percentile(values, 99), 2)})
-    return {
+    if fresh:
+        from revenue.solve import solve as library_solve
+
+        best: dict[int, int] = {}
+        for j, got in answers.items():
+            want = library_solve(boards[j][1])
+            if got != (want["revenue"], True) or not want["optimal"]:
+                error_count["WRONG_ANSWER"] += 1
+            best[groups[j]] = max(best.get(groups[j], 0), got[0])
+        for g, title in enumerate(titles):
+            values = sorted(ms for per in latencies for j, ms in per if groups[j] == g)
+            per_scenario.append({"scenario": f"{title} games", "trains": "", "revenue": best.get(g, 0),
+                                 "optimal": True, "calls": len(values), "p50_ms": round(_percentile(values, 50), 2),
+                                 "p99_ms": round(_percentile(values, 99), 2)})
+    else:
+        for j, s in enumerate(scenarios):
+            values = sorted(ms for per in latencies for jj, ms in per if jj == j)
+            per_scenario.append({"scenario": s.name, "trains": s.trains, "revenue": expected[j][0],
+                                 "optimal": expected[j][1], "calls": len(values),
+                                 "p50_ms": round(_percentile(values, 50), 2),
+                                 "p99_ms": round(_percentile(values, 99), 2)})
+    report = {
         "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2),
         "server_workers": workers or os.cpu_count(), "server_processes": server.processes if server else processes,
         "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
@@ -193,6 +264,11 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         "p99_ms": round(_percentile(everything, 99), 2), "max_ms": round(everything[-1], 2) if everything else None,
         "errors": sum(error_count.values()), "errors_by_code": dict(error_count), "scenarios": per_scenario,
     }
+    if fresh:
+        # boards sent more than once (only when the run outlasts the boards made for it)
+        report["fresh_boards"] = len(payloads)
+        report["boards_repeated"] = max(0, next_board[0] - len(payloads))
+    return report
 
 
 def print_report(report: dict, console: Console | None = None) -> None:
@@ -225,13 +301,15 @@ def print_report(report: dict, console: Console | None = None) -> None:
               help="Server processes sharing the port (revenue serve --processes; default: its default).")
 @click.option("--shared-connection", is_flag=True,
               help="All clients on one connection (one front end with many calls in flight).")
+@click.option("--fresh-boards", "fresh", is_flag=True,
+              help="Every call a board the server has not seen (games grown from the title scenarios).")
 @click.option("--target", help="Load an already running server at HOST:PORT instead of starting one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def main(clients: int, seconds: float, workers: int | None, processes: int | None, shared_connection: bool,
-         target: str | None, as_json: bool) -> None:
+         fresh: bool, target: str | None, as_json: bool) -> None:
     """Load test of the gRPC service on the title scenarios."""
     report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes,
-                 shared_connection=shared_connection)
+                 shared_connection=shared_connection, fresh=fresh)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:

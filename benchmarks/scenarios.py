@@ -358,11 +358,12 @@ def game_sequence(scenarios: list[Scenario], seed: int) -> list[GameBoard]:
     return out
 
 
-def game_sequences(seed: int = 0) -> dict[str, list[GameBoard]]:
-    """Per title, games grown through its scenarios from early to late (title_scenarios), one game per
-    map (a map option such as 18Rhl's Ratingen variant starts a game of its own)."""
+def game_sequences(seed: int = 0, scenarios: list[Scenario] | None = None) -> dict[str, list[GameBoard]]:
+    """Per title, games grown through its scenarios from early to late (`scenarios`, by default
+    title_scenarios()), one game per map (a map option such as 18Rhl's Ratingen variant starts a game of
+    its own). Games of different seeds lay the same tiles in different orders."""
     games: dict[tuple, list[Scenario]] = {}
-    for sc in title_scenarios():
+    for sc in scenarios if scenarios is not None else title_scenarios():
         board = sc.request["board"]
         title = get_title(board["title"])
         games.setdefault((board["title"], id(title.data(board.get("options") or {}))), []).append(sc)
