@@ -1,0 +1,117 @@
+"""The track graph built from cached pieces (tile geometries, checked tile lays, the map's sides) and the
+Numba walk is the graph of the plain Python walk (tests/slow_graph.py), whatever the caches hold: same
+nodes, same chains in the same order (ends, paths, terminal flags, chain ids), same track keys by name;
+and a solve on it gives the same answer as one on a graph built with every cache empty."""
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.scenarios import game_sequences
+from revenue import graph as graph_module
+from revenue.board import build_board
+from revenue.graph import build_graph
+from revenue.solve import solve
+from revenue.titles import TITLES
+from tests.boards import random_board
+from tests.slow_graph import walk_graph
+
+
+def forget_everything() -> None:
+    """Empty every cache a board or graph is built from."""
+    graph_module._GEOMETRIES.clear()
+    with graph_module._GRAPHS_LOCK:
+        graph_module._GRAPHS.clear()
+    for title in TITLES.values():
+        for data in title._data.values():
+            data.derived.clear()
+
+
+def graph_facts(graph) -> tuple:
+    """Everything a graph says, track keys by name (their numbering is the builder's own)."""
+    names = graph.key_names
+    return (graph.nodes,
+            [(c.id, c.a, c.b, c.paths, c.terminal_a, c.terminal_b, c.terminal_inner, c.ident) for c in graph.chains],
+            [sorted(names[k] for k in c.keys) for c in graph.chains],
+            graph.adjacency)
+
+
+def walked_facts(board) -> tuple:
+    nodes, chains, names = walk_graph(board)
+    adjacency = [[] for _ in nodes]
+    for c in chains:
+        adjacency[c.a].append(c.id)
+        adjacency[c.b].append(c.id)
+    return (nodes, [(c.id, c.a, c.b, c.paths, c.terminal_a, c.terminal_b, c.terminal_inner, c.ident) for c in chains],
+            [sorted(names[k] for k in c.keys) for c in chains], adjacency)
+
+
+@pytest.fixture(scope="module")
+def games():
+    return game_sequences(seed=3)
+
+
+@pytest.mark.parametrize("seed", range(0, 240, 3))
+def test_random_boards_match_the_python_walk(seed):
+    board_request, _, _ = random_board(seed)
+    board = build_board(board_request)
+    assert graph_facts(build_graph(board)) == walked_facts(board)
+
+
+@pytest.mark.parametrize("title", ["1830", "steam_over_holland", "18rhl", "1860"])
+def test_game_boards_match_the_python_walk(games, title):
+    boards = games[title]
+    for game_board in boards[::4]:
+        board = build_board(game_board.request["board"])
+        assert graph_facts(build_graph(board)) == walked_facts(board), game_board.step
+
+
+@pytest.mark.parametrize("title", ["1830", "steam_over_holland", "18rhl", "1860"])
+def test_cached_construction_is_construction_from_scratch(games, title):
+    """Boards one tile lay or token apart, built one after the other (every cache warm), against each built
+    alone after every cache was emptied: the same graph and the same answer."""
+    boards = games[title][::5]
+    warm = []
+    for game_board in boards:
+        request = game_board.request
+        warm.append((graph_facts(build_graph(build_board(request["board"]))), solve(request)))
+    for game_board, (facts, answer) in zip(boards, warm):
+        forget_everything()
+        request = game_board.request
+        assert graph_facts(build_graph(build_board(request["board"]))) == facts, game_board.step
+        forget_everything()
+        alone = solve(request)
+        for result in (alone, answer):
+            result["stats"].pop("elapsed_ms")
+        assert alone == answer, game_board.step
+
+
+def test_a_hex_changed_in_place_changes_the_graph():
+    """A cached geometry is never served for another tile or rotation of the same hex."""
+    base = {"title": "1830", "tiles": [{"hex": "F4", "tile": "57", "rotation": 0}]}
+    turned = {"title": "1830", "tiles": [{"hex": "F4", "tile": "57", "rotation": 1}]}
+    one, two = (build_graph(build_board(b)) for b in (base, turned))
+    assert graph_facts(one) == walked_facts(one.board)
+    assert graph_facts(two) == walked_facts(two.board)
+    assert [c.paths for c in one.chains] != [c.paths for c in two.chains]
+
+
+def test_game_boards_are_one_step_apart_and_fresh(games):
+    """The game-server benchmark's boards: each differs from the one before by one tile lay (and the
+    tokens that tile leaves no room for) or one token, and no board repeats."""
+    for boards in games.values():
+        seen = set()
+        for before, after in zip(boards, boards[1:]):
+            b, a = before.request["board"], after.request["board"]
+            tiles_b = {t["hex"]: (t["tile"], t["rotation"]) for t in b["tiles"]}
+            tiles_a = {t["hex"]: (t["tile"], t["rotation"]) for t in a["tiles"]}
+            changed = {h for h in tiles_a if tiles_b.get(h) != tiles_a[h]}
+            tokens_b = {(t["hex"], t["city"], t["company"]) for t in b["tokens"]}
+            tokens_a = {(t["hex"], t["city"], t["company"]) for t in a["tokens"]}
+            if after.step.startswith("lay"):
+                assert len(changed) == 1 and tokens_a <= tokens_b
+                assert all(h in changed for h, _, _ in tokens_b - tokens_a)
+            else:
+                assert not changed and len(tokens_a - tokens_b) == 1 and tokens_b <= tokens_a
+            key = repr(a)
+            assert key not in seen
+            seen.add(key)
