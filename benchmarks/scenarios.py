@@ -284,6 +284,7 @@ class GameBoard:
     stage: str          # the title scenario the sequence is growing towards
     step: str           # "lay F4 57/2", "token F4.0 PRR", ...
     request: dict
+    game: int = 0       # boards of one game are one step apart; a new game starts from the printed map
 
 
 def _tile_cities(data, lays: dict, hex_name: str) -> tuple:
@@ -369,5 +370,8 @@ def game_sequences(seed: int = 0, scenarios: list[Scenario] | None = None) -> di
         games.setdefault((board["title"], id(title.data(board.get("options") or {}))), []).append(sc)
     out: dict[str, list[GameBoard]] = {}
     for k, ((title, _), scs) in enumerate(games.items()):
-        out.setdefault(title, []).extend(game_sequence(scs, seed * 101 + k))
+        boards = game_sequence(scs, seed * 101 + k)
+        for board in boards:
+            board.game = k
+        out.setdefault(title, []).extend(boards)
     return out
