@@ -189,9 +189,9 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: li
     return {
         "train": spec.train.name,
         "revenue": priced.revenue,
-        "nodes": [graph.nodes[v].name for v in nodes],
+        "nodes": [graph.node_name(v) for v in nodes],
         "connections": [{"hexes": graph.connection(c, nodes[i])} for i, c in enumerate(chains)],
-        "stops": [{"node": graph.nodes[v].name, "value": value if paid else 0, "paid": paid}
+        "stops": [{"node": graph.node_name(v), "value": value if paid else 0, "paid": paid}
                   for v, value, paid in priced.stops],
         "bonuses": [{"name": name, "amount": amount} for name, amount in priced.bonuses],
     }

@@ -130,6 +130,7 @@ class NodeArrays:
     groups: list[tuple[int, tuple[str, ...]]]   # nodes with groups (tile `groups:`)
 
 
+NODE_CACHE_SIZE = 1 << 16    # node objects remembered per map (see Graph.nodes)
 GAUGES = {"broad": GAUGE_BROAD, "narrow": GAUGE_NARROW, "dual": GAUGE_DUAL}
 _GEOMETRIES: dict[tuple[str, int], TileGeometry] = {}
 GEOMETRY_CACHE_SIZE = 4096
@@ -208,6 +209,10 @@ class Graph:
         if self._nodes is None:
             board = self.board
             colours = board.phase.colours
+            # Node objects are shared with earlier boards of the map where nothing about them changed.
+            known = board.data.derived.setdefault("graph nodes", {})
+            if len(known) > NODE_CACHE_SIZE:
+                known.clear()
             nodes = []
             for h, (name, bh) in enumerate(board.hexes.items()):
                 geo = self.geometries[h]
@@ -217,10 +222,19 @@ class Graph:
                 for i, n in enumerate(geo.nodes):
                     city_index = geo.city_index[i]
                     tokens = tuple(board.tokens.get((name, city_index), ())) if city_index >= 0 else ()
-                    nodes.append(GraphNode(len(nodes), name, n.part, n.ordinal, n.kind, int(values[i]), n.slots,
-                                           tokens, n.groups, n.visit_cost, city_index, bh.icons))
+                    key = (len(nodes), name, geo, i, colours, tokens, bh.icons)
+                    node = known.get(key)
+                    if node is None:
+                        node = known[key] = GraphNode(len(nodes), name, n.part, n.ordinal, n.kind, int(values[i]),
+                                                      n.slots, tokens, n.groups, n.visit_cost, city_index, bh.icons)
+                    nodes.append(node)
             self._nodes = nodes
         return self._nodes
+
+    def node_name(self, v: int) -> str:
+        """`<hex>-<part>` of node v, without building the node objects."""
+        h = int(self.derived["node hex"][v])
+        return f"{self.sides.names[h]}-{self.geometries[h].nodes[v - int(self.node_base[h])].part}"
 
     def node_arrays(self) -> NodeArrays:
         arrays = self.derived.get("node arrays")
@@ -253,7 +267,7 @@ class Graph:
     def by_name(self) -> dict[str, int]:
         names = self.derived.get("node names")
         if names is None:
-            names = self.derived["node names"] = {n.name: n.id for n in self.nodes}
+            names = self.derived["node names"] = {self.node_name(v): v for v in range(self.n_nodes)}
         return names
 
     def node_id(self, hex_index: int, local: int) -> int:
