@@ -24,18 +24,18 @@ class BoardHex:
     tile_name: str          # manifest name, or the hex name for a printed or raw-code tile
     impassable: frozenset[int] = frozenset()   # map edges with an impassable border
     icons: tuple[str, ...] = ()
-    _geometry: object = field(default=None, init=False, repr=False, compare=False)
+    _track: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
-    def geometry(self):
-        """The tile at its rotation as the track walk reads it (revenue.graph.TileGeometry), made once."""
-        if self._geometry is None:
+    def track(self) -> tuple:
+        """(the tile at its rotation as the track walk reads it (revenue.graph.TileGeometry), the
+        impassable map edges as bits), made once."""
+        if self._track is None:
             from .graph import geometry
-            self._geometry = geometry(self.tile, self.rotation)
-        return self._geometry
+            self._track = (geometry(self.tile, self.rotation), sum(1 << e for e in self.impassable))
+        return self._track
 
-    def impassable_mask(self) -> int:
-        """The impassable map edges as bits."""
-        return sum(1 << e for e in self.impassable)
+    def forget_track(self) -> None:
+        self._track = None
 
     def map_edge(self, local: int) -> int:
         return (local + self.rotation) % 6

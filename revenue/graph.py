@@ -16,7 +16,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .board import Board, build_board
-from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, chain_arrays, walk_chains
+from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, build_track
 
 
 @dataclass
@@ -69,7 +69,7 @@ class TileGeometry:
     and rotation (geometry()), shared by every board that shows it."""
 
     __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_index",
-                 "kinds", "attributes", "grouped", "n_nodes", "n_paths", "_values")
+                 "kinds", "attributes", "grouped", "n_nodes", "n_paths", "_values", "gid", "registry")
 
     def __init__(self, tile, rotation: int):
         self.nodes = tuple(n for n in tile.nodes if n.kind != "junction")
@@ -133,19 +133,87 @@ class NodeArrays:
 NODE_CACHE_SIZE = 1 << 16    # node objects remembered per map (see Graph.nodes)
 GAUGES = {"broad": GAUGE_BROAD, "narrow": GAUGE_NARROW, "dual": GAUGE_DUAL}
 _GEOMETRIES: dict[tuple[str, int], TileGeometry] = {}
-GEOMETRY_CACHE_SIZE = 4096
+
+
+class _Registry:
+    """Every geometry made so far in one set of flat arrays (its paths and its nodes), so that one kernel
+    gathers a board's track arrays from the geometry ids of its hexes. Entries are only ever appended:
+    a reader holding the arrays of an earlier moment reads the same values."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.path_start = np.zeros(257, dtype=np.int64)
+        self.node_start = np.zeros(257, dtype=np.int64)
+        self.table = np.zeros((1024, 6), dtype=np.int64)
+        self.node_table = np.zeros((1024, 5), dtype=np.int64)
+        self.geometries: list[TileGeometry] = []
+        self.values: dict[tuple[str, ...], np.ndarray] = {}
+
+    @property
+    def paths(self) -> int:
+        return int(self.path_start[self.count])
+
+    def add(self, geo: TileGeometry) -> int:
+        """Append `geo` (under _REGISTRY_LOCK); its id."""
+        gid = self.count
+        p0, n0 = int(self.path_start[gid]), int(self.node_start[gid])
+        p1, n1 = p0 + geo.n_paths, n0 + geo.n_nodes
+        if gid + 2 > len(self.path_start):
+            self.path_start = _grown(self.path_start, gid + 2)
+            self.node_start = _grown(self.node_start, gid + 2)
+        if p1 > len(self.table):
+            self.table = _grown(self.table, p1)
+        if n1 > len(self.node_table):
+            self.node_table = _grown(self.node_table, n1)
+        self.table[p0:p1] = geo.table
+        self.node_table[n0:n1] = geo.attributes
+        self.path_start[gid + 1], self.node_start[gid + 1] = p1, n1
+        self.geometries.append(geo)
+        self.count = gid + 1
+        return gid
+
+    def node_values(self, colours: tuple[str, ...]) -> np.ndarray:
+        """Every registered node's revenue in a phase with these tile colours."""
+        values = self.values.get(colours)
+        if values is None or len(values) < self.node_start[self.count]:
+            with _REGISTRY_LOCK:
+                done = 0 if values is None else len(values)
+                count = self.count
+                start = int(np.searchsorted(self.node_start[:count + 1], done))
+                more = [geo.values(colours) for geo in self.geometries[start:count]]
+                values = np.concatenate(([] if values is None else [values]) + more).astype(np.int64)
+                self.values[colours] = values
+        return values
+
+
+def _grown(a: np.ndarray, need: int) -> np.ndarray:
+    b = np.zeros((max(need, 2 * len(a)),) + a.shape[1:], dtype=a.dtype)
+    b[:len(a)] = a
+    return b
+
+
+_REGISTRY = _Registry()
+_REGISTRY_LOCK = threading.RLock()
+REGISTRY_PATHS = 1 << 20     # beyond this many paths (a flood of request-made tiles), start afresh
 
 
 def geometry(tile, rotation: int) -> TileGeometry:
-    """The geometry of `tile` at `rotation`, remembered per tile code (tile codes of the titles' manifests
-    recur on every board; a request's own codes are remembered up to GEOMETRY_CACHE_SIZE)."""
+    """The geometry of `tile` at `rotation`, made once per tile code and rotation and registered (tile codes
+    of the titles' manifests recur on every board; a request's own codes are remembered up to
+    REGISTRY_PATHS paths in all)."""
+    global _REGISTRY
     key = (tile.code, rotation)
     geo = _GEOMETRIES.get(key)
-    if geo is None:
-        geo = TileGeometry(tile, rotation)
-        if len(_GEOMETRIES) >= GEOMETRY_CACHE_SIZE:
-            _GEOMETRIES.clear()
-        _GEOMETRIES[key] = geo
+    if geo is None or geo.registry is not _REGISTRY:
+        with _REGISTRY_LOCK:
+            geo = _GEOMETRIES.get(key)
+            if geo is None or geo.registry is not _REGISTRY:
+                geo = TileGeometry(tile, rotation)
+                if _REGISTRY.paths + geo.n_paths > REGISTRY_PATHS:
+                    _REGISTRY = _Registry()
+                    _GEOMETRIES.clear()
+                geo.gid, geo.registry = _REGISTRY.add(geo), _REGISTRY
+                _GEOMETRIES[key] = geo
     return geo
 
 
@@ -185,9 +253,9 @@ class Graph:
     objects are built from them when first asked for (a solve needs the objects of its answer only)."""
 
     def __init__(self, board: Board, geometries: list[TileGeometry], node_base: np.ndarray, path_hex: np.ndarray,
-                 table: np.ndarray, chain_a, chain_b, chain_start, chain_paths, arrays, sides: MapSides):
+                 ends: tuple[np.ndarray, ...], chain_a, chain_b, chain_start, chain_paths, arrays, sides: MapSides):
         self.board = board
-        self.geometries, self.node_base, self.path_hex, self.table = geometries, node_base, path_hex, table
+        self.geometries, self.node_base, self.path_hex, self.ends = geometries, node_base, path_hex, ends
         self.chain_a, self.chain_b, self.chain_start, self.chain_paths = chain_a, chain_b, chain_start, chain_paths
         (self.n_keys, self.key_start, self.key_list, bits, self.term_a, self.term_b, self.term_inner,
          adj_start, adj_chain, adj_other, adj_flags, inner, mode) = arrays
@@ -240,12 +308,9 @@ class Graph:
         arrays = self.derived.get("node arrays")
         if arrays is None:
             board, geos = self.board, self.geometries
-            with_nodes = [h for h, g in enumerate(geos) if g.n_nodes]
-            if with_nodes:
-                attributes = np.concatenate([geos[h].attributes for h in with_nodes])
-                value = np.concatenate([geos[h].values(board.phase.colours) for h in with_nodes])
-            else:
-                attributes, value = np.zeros((0, 5), dtype=np.int64), np.zeros(0, dtype=np.int64)
+            registry, node_reg = self.derived["node registry"]
+            attributes = registry.node_table[node_reg]
+            value = registry.node_values(board.phase.colours)[node_reg]
             n_tokens = np.zeros(self.n_nodes, dtype=np.int64)
             tokens: dict[int, list[str]] = {}
             index = self.sides.index
@@ -257,7 +322,8 @@ class Graph:
                     v = int(self.node_base[h]) + local
                     tokens[v] = companies
                     n_tokens[v] = len(companies)
-            groups = [(int(self.node_base[h]) + i, g) for h in with_nodes for i, g in geos[h].grouped]
+            groups = [(int(self.node_base[h]) + i, g) for h, geo in enumerate(geos) if geo.grouped
+                      for i, g in geo.grouped]
             arrays = self.derived["node arrays"] = NodeArrays(
                 attributes[:, 0].copy(), value, attributes[:, 1].copy(), attributes[:, 2].copy(),
                 attributes[:, 3].copy(), attributes[:, 4].astype(np.bool_), n_tokens, tokens, groups)
@@ -285,14 +351,13 @@ class Graph:
         return chain
 
     def _make_chain(self, c: int) -> Chain:
-        names = self.sides.names
-        first, last = int(self.chain_start[c]), int(self.chain_start[c + 1])
-        walked = []      # (hex index, geometry, local path index)
-        for p in self.chain_paths[first:last]:
-            h = int(self.path_hex[p])
-            walked.append((h, self.geometries[h], int(p) - int(self.path_start[h])))
+        names, geos = self.sides.names, self.geometries
+        paths = self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]
+        hexes = self.path_hex[paths].tolist()
+        local = (paths - self.path_start[hexes]).tolist()
+        walked = [(h, geos[h], i) for h, i in zip(hexes, local)]    # (hex index, geometry, local path index)
+        keys = tuple(self.key_list[self.key_start[c]:self.key_start[c + 1]].tolist())
         paths = tuple((names[h], geo.parts[i]) for h, geo, i in walked)
-        keys = tuple(int(k) for k in self.key_list[self.key_start[c]:self.key_start[c + 1]])
         return Chain(c, int(self.chain_a[c]), int(self.chain_b[c]), paths, keys, bool(self.term_a[c]),
                      bool(self.term_b[c]), bool(self.term_inner[c]), self._chain_id(walked))
 
@@ -345,9 +410,9 @@ class Graph:
         for c in range(len(self.chain_a)):
             for p in self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]:
                 h = int(self.path_hex[p])
-                row = self.table[p]
-                raws = [("side", int(self.sides.side[6 * h + int(row[2 * e + 1])])) for e in range(2)
-                        if row[2 * e] == END_EDGE] or [("path", int(p))]
+                kind0, val0, kind1, val1 = (int(x[p]) for x in self.ends)
+                raws = [("side", int(self.sides.side[6 * h + v])) for k, v in ((kind0, val0), (kind1, val1))
+                        if k == END_EDGE] or [("path", int(p))]
                 for raw in raws:
                     if raw not in seen:
                         seen[raw] = len(seen)
@@ -398,33 +463,28 @@ class _Chains(Sequence):
 
 
 def build_graph(board: Board) -> Graph:
-    """The track graph of `board`: tile geometries placed on the map's hex sides, and every chain found by
-    the walk of revenue.core.track."""
+    """The track graph of `board`: the registered geometries of its tiles placed on the map's hexes, and
+    every chain, found by one kernel (revenue.core.track.build_track)."""
     sides = map_sides(board)
-    geos = [bh.geometry() for bh in board.hexes.values()]
-    n_hexes = len(geos)
-    counts = np.array([(g.n_paths, g.n_nodes) for g in geos], dtype=np.int64).reshape(n_hexes, 2)
-    path_start = np.zeros(n_hexes + 1, dtype=np.int64)
-    np.cumsum(counts[:, 0], out=path_start[1:])
-    node_base = np.zeros(n_hexes + 1, dtype=np.int64)
-    np.cumsum(counts[:, 1], out=node_base[1:])
-    tables = [g.table for g in geos if g.n_paths]
-    table = np.concatenate(tables) if tables else np.zeros((0, 6), dtype=np.int64)
-    path_hex = np.repeat(np.arange(n_hexes, dtype=np.int64), counts[:, 0])
-    kind0, val0, kind1, val1 = (table[:, i].copy() for i in range(4))
-    val0[kind0 == END_NODE] += node_base[path_hex[kind0 == END_NODE]]
-    val1[kind1 == END_NODE] += node_base[path_hex[kind1 == END_NODE]]
-    node_hex = np.repeat(np.arange(n_hexes, dtype=np.int64), counts[:, 1])
-    impassable = np.array([bh.impassable_mask() for bh in board.hexes.values()], dtype=np.int64)
-    gauge, terminal = table[:, 4].copy(), table[:, 5].astype(np.bool_)
-    chain_a, chain_b, chain_start, chain_paths = walk_chains(
-        path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex, sides.neighbour, impassable, sides.side,
-        sides.n_sides)
-    arrays = chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1, terminal,
-                          sides.side, sides.n_sides, int(node_base[-1]), n_hexes)
-    graph = Graph(board, geos, node_base, path_hex, table, chain_a, chain_b, chain_start, chain_paths, arrays, sides)
+    hexes = board.hexes.values()
+    while True:
+        tracks = [bh.track() for bh in hexes]
+        registry = _REGISTRY
+        if all(geo.registry is registry for geo, _ in tracks):
+            break
+        for bh in hexes:      # the registry started afresh: register the geometries again
+            bh.forget_track()
+    n_hexes = len(tracks)
+    gids = np.fromiter((geo.gid for geo, _ in tracks), dtype=np.int64, count=n_hexes)
+    impassable = np.fromiter((mask for _, mask in tracks), dtype=np.int64, count=n_hexes)
+    (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg, chain_a, chain_b, chain_start,
+     chain_paths, arrays) = build_track(gids, impassable, registry.path_start, registry.node_start, registry.table,
+                                        sides.neighbour, sides.side, sides.n_sides)
+    graph = Graph(board, [geo for geo, _ in tracks], node_base, path_hex, (kind0, val0, kind1, val1), chain_a,
+                  chain_b, chain_start, chain_paths, arrays, sides)
     graph.derived["path start"] = path_start
     graph.derived["node hex"] = node_hex
+    graph.derived["node registry"] = (registry, node_reg)
     graph.derived["hex_walks"] = (node_hex, graph.inner_hexes, graph.chain_mode)
     return graph
 

@@ -105,15 +105,16 @@ def route_parents(problem: Problem) -> dict[str, str]:
             spec = problem.specs[name]
             return -int(spec.row_visit.sum()), -int(spec.row_pay.sum()), name
 
-        def same_walk(a: TrainSpec, b: TrainSpec) -> bool:
-            return all(np.array_equal(x, y) for f, x, y in zip(SPEC_FIELDS, spec_arrays(a), spec_arrays(b))
+        def same_walk(a: str, b: str) -> bool:
+            return all(np.array_equal(x, y) for f, x, y in zip(SPEC_FIELDS, kernel_arguments(problem, a)[0],
+                                                                  kernel_arguments(problem, b)[0])
                        if f not in LIMITS)
 
         parents: dict[str, str] = {}
         roots: list[str] = []
         for name in sorted(problem.specs, key=loose):
             spec = problem.specs[name]
-            parent = next((r for r in roots if not (spec.merge >= 0).any() and same_walk(spec, problem.specs[r])
+            parent = next((r for r in roots if not (spec.merge >= 0).any() and same_walk(name, r)
                            and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)),
                           None)
             if parent is None:

@@ -276,3 +276,56 @@ def reachable_nodes(adj_start, adj_other, token, blocks, bypassable, bypass):
                 queue[tail] = w
                 tail += 1
     return seen
+
+
+@njit(cache=True, nogil=True)
+def assemble(gids, reg_path_start, reg_node_start, reg_table):
+    """A board's path and node arrays from the geometry id of each hex (revenue.graph's registry): path_start,
+    node_base (per hex), path_hex, the path ends with node ends as board node ids, gauge, terminal, and per
+    node its hex and its registry entry."""
+    n_hexes = len(gids)
+    path_start = np.zeros(n_hexes + 1, dtype=np.int64)
+    node_base = np.zeros(n_hexes + 1, dtype=np.int64)
+    for h in range(n_hexes):
+        g = gids[h]
+        path_start[h + 1] = path_start[h] + reg_path_start[g + 1] - reg_path_start[g]
+        node_base[h + 1] = node_base[h] + reg_node_start[g + 1] - reg_node_start[g]
+    n_paths, n_nodes = path_start[n_hexes], node_base[n_hexes]
+    path_hex = np.empty(n_paths, dtype=np.int64)
+    kind0 = np.empty(n_paths, dtype=np.int64)
+    val0 = np.empty(n_paths, dtype=np.int64)
+    kind1 = np.empty(n_paths, dtype=np.int64)
+    val1 = np.empty(n_paths, dtype=np.int64)
+    gauge = np.empty(n_paths, dtype=np.int64)
+    terminal = np.empty(n_paths, dtype=np.bool_)
+    node_hex = np.empty(n_nodes, dtype=np.int64)
+    node_reg = np.empty(n_nodes, dtype=np.int64)
+    for h in range(n_hexes):
+        g = gids[h]
+        for i in range(path_start[h + 1] - path_start[h]):
+            p, r = path_start[h] + i, reg_path_start[g] + i
+            path_hex[p] = h
+            kind0[p], val0[p], kind1[p], val1[p] = reg_table[r, 0], reg_table[r, 1], reg_table[r, 2], reg_table[r, 3]
+            if kind0[p] == END_NODE:
+                val0[p] += node_base[h]
+            if kind1[p] == END_NODE:
+                val1[p] += node_base[h]
+            gauge[p] = reg_table[r, 4]
+            terminal[p] = reg_table[r, 5] != 0
+        for i in range(node_base[h + 1] - node_base[h]):
+            node_hex[node_base[h] + i] = h
+            node_reg[node_base[h] + i] = reg_node_start[g] + i
+    return path_start, node_base, path_hex, kind0, val0, kind1, val1, gauge, terminal, node_hex, node_reg
+
+
+@njit(cache=True, nogil=True)
+def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, neighbour, side, n_sides):
+    """assemble, walk_chains and chain_arrays in one call: everything revenue.graph.Graph holds."""
+    path_start, node_base, path_hex, kind0, val0, kind1, val1, gauge, terminal, node_hex, node_reg = assemble(
+        gids, reg_path_start, reg_node_start, reg_table)
+    chain_a, chain_b, chain_start, chain_paths = walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal,
+                                                             node_hex, neighbour, impassable, side, n_sides)
+    arrays = chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1, terminal,
+                          side, n_sides, len(node_hex), len(gids))
+    return (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg,
+            chain_a, chain_b, chain_start, chain_paths, arrays)
