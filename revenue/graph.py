@@ -472,13 +472,15 @@ def build_graph(board: Board) -> Graph:
     every chain, found by one kernel (revenue.core.track.build_track)."""
     sides = map_sides(board)
     hexes = board.hexes.values()
-    while True:
+    for attempt in range(3):
         tracks = [bh.track() for bh in hexes]
         registry = _REGISTRY
         if all(geo.registry is registry for geo, _ in tracks):
             break
         for bh in hexes:      # the registry started afresh: register the geometries again
             bh.forget_track()
+    else:
+        raise RuntimeError("the tile geometry registry keeps starting afresh (REGISTRY_PATHS below one board's paths)")
     n_hexes = len(tracks)
     gids = np.fromiter((geo.gid for geo, _ in tracks), dtype=np.int64, count=n_hexes)
     impassable = np.fromiter((mask for _, mask in tracks), dtype=np.int64, count=n_hexes)

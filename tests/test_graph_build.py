@@ -117,3 +117,19 @@ def test_game_boards_are_one_step_apart_and_fresh(games):
             key = repr(a)
             assert key not in seen
             seen.add(key)
+
+
+def test_a_registry_started_afresh_gives_the_same_graphs(monkeypatch, games):
+    """When request-made tiles fill the geometry registry it starts afresh; boards built before and
+    after (their board hexes still holding geometries of the old registry) keep their graphs."""
+    boards = [build_board(b.request["board"]) for b in games["1830"][::25]]
+    before = [graph_facts(build_graph(board)) for board in boards]
+    first = graph_module._REGISTRY
+    monkeypatch.setattr(graph_module, "REGISTRY_PATHS", first.paths + 3)    # the next new tile starts afresh
+    for i, board in enumerate(boards):
+        custom = build_board({"title": "custom", "custom": {"hexes": [
+            {"hex": "A1", "code": f"city=revenue:{10 * i + 5};path=a:0,b:_0;path=a:3,b:_0"}]}})
+        build_graph(custom)      # a new tile code: registering it may start the registry afresh
+        assert graph_facts(build_graph(board)) == before[i]
+        assert graph_facts(build_graph(board)) == walked_facts(board)
+    assert graph_module._REGISTRY is not first
