@@ -15,10 +15,15 @@ from rich.table import Table
 @click.option("--steam/--no-steam", default=True, show_default=True, help="Also time Steam deliveries.")
 @click.option("--cold/--no-cold", default=True, show_default=True,
               help="Also time the first solve in a new process, with and without the Numba cache.")
+@click.option("--game/--no-game", default=True, show_default=True,
+              help="Also time the game-server scenario: every call a board not seen before.")
 @click.option("--load", "load_seconds", type=int, default=0,
               help="Also run the gRPC load test for this many seconds (8 clients).")
+@click.option("--fresh-boards", "fresh", is_flag=True,
+              help="With --load: every call a board the server has not seen.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON instead of tables.")
-def bench(repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, as_json: bool) -> None:
+def bench(repeats: int, only: str, steam: bool, cold: bool, game: bool, load_seconds: int, fresh: bool,
+          as_json: bool) -> None:
     """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
     from . import solver
 
@@ -29,6 +34,9 @@ def bench(repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, a
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("solving scenarios", total=len(names))
         report["solver"] = solver.run(repeats, only, progress=lambda name: bar.advance(task))
+    if game:
+        from . import gameserver
+        report["game_server"] = gameserver.run()
     if steam:
         from . import steam as steam_bench
         report["steam"] = steam_bench.run(repeats)
@@ -36,7 +44,7 @@ def bench(repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, a
         report["cold_start"] = solver.cold_start()
     if load_seconds:
         from . import load
-        report["load"] = load.run(clients=8, seconds=load_seconds)
+        report["load"] = load.run(clients=8, seconds=load_seconds, fresh=fresh)
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return
@@ -49,6 +57,9 @@ def bench(repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, a
                       "yes" if r["optimal"] else "[red]no[/red]", f"{r['median_ms']:.2f}", f"{r['max_ms']:.2f}",
                       str(r["runs"]), f"{r['peak_mb']:.1f}")
     out.print(table)
+    if game:
+        from . import gameserver
+        gameserver.print_table(report["game_server"], out)
     if steam:
         t = Table(title="Steam deliveries")
         rows = report["steam"]

@@ -130,7 +130,7 @@ class NodeArrays:
     groups: list[tuple[int, tuple[str, ...]]]   # nodes with groups (tile `groups:`)
 
 
-NODE_CACHE_SIZE = 1 << 16    # node objects remembered per map (see Graph.nodes)
+NODE_CACHE_SIZE = 8192    # node objects remembered per map (see Graph.nodes)
 GAUGES = {"broad": GAUGE_BROAD, "narrow": GAUGE_NARROW, "dual": GAUGE_DUAL}
 _GEOMETRIES: dict[tuple[str, int], TileGeometry] = {}
 
