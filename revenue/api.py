@@ -141,14 +141,18 @@ def _read(path_or_text: str | pathlib.Path) -> tuple[Any, str]:
             from None
 
 
-def parse_request(obj: Any, message_type: type[Message]) -> dict:
-    """Check a decoded JSON object against `message_type` and return it as a dict with proto field names."""
+def parse_message(obj: Any, message_type: type[Message]) -> Message:
+    """Check a decoded JSON object against `message_type` and return it as that message."""
     _check_message(message_type.DESCRIPTOR, obj, "")
     try:
-        message = json_format.ParseDict(obj, message_type())
+        return json_format.ParseDict(obj, message_type())
     except json_format.ParseError as exc:   # anything the walk above did not anticipate
         raise InputError("", f"not a valid {message_type.DESCRIPTOR.name}: {exc}") from None
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def parse_request(obj: Any, message_type: type[Message]) -> dict:
+    """Check a decoded JSON object against `message_type` and return it as a dict with proto field names."""
+    return json_format.MessageToDict(parse_message(obj, message_type), preserving_proto_field_name=True)
 
 
 def load_request(path_or_text: str | pathlib.Path, message_type: type[Message]) -> dict:
