@@ -158,7 +158,9 @@ class RouteServer:
                                 cors_origins=tuple(config.cors_origins), max_message_bytes=config.max_message_bytes)
         host = config.host.strip("[]")
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY on the accepted connections only then (with proto 0
+        # an answer's body waits for the client's delayed ACK of its headers, some 40 ms per call).
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if (config.processes or 1) > 1:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
