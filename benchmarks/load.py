@@ -10,7 +10,9 @@ sends Solve calls back to back, cycling through the scenarios from its own start
 share one asyncio event loop, which keeps the load generator's own CPU use low on a machine it shares
 with the server. Every answer is checked against the proved optimum the server gave for that scenario
 in the warm-up pass: a different revenue counts as an error. With `--http` the clients POST the same
-requests as JSON to /v1/solve (httpx, one connection per client) and read the JSON answers. `run()` is
+requests as JSON to /v1/solve (aiohttp's client, one connection per client: it takes a third of the CPU
+per call that httpx does, and the generator shares the machine with the server) and read the JSON
+answers. `run()` is
 what `revenue bench --load` calls.
 """
 from __future__ import annotations
@@ -166,26 +168,28 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 i += 1
                 t = time.perf_counter()
                 try:
-                    response = await session.post("/v1/solve", content=bodies[j])
-                except Exception as exc:    # httpx.TransportError and its kin
+                    async with session.post("/v1/solve", data=bodies[j]) as response:
+                        content = await response.read()
+                except Exception as exc:    # aiohttp.ClientError, timeouts
                     errors[k][type(exc).__name__] += 1
                     continue
-                if response.status_code != 200:
-                    errors[k][f"HTTP {response.status_code}"] += 1
+                if response.status != 200:
+                    errors[k][f"HTTP {response.status}"] += 1
                     continue
-                answer = json.loads(response.content)
+                answer = json.loads(content)
                 elapsed = (time.perf_counter() - t) * 1000
                 if (answer["revenue"], answer["optimal"]) != expected[j]:
                     errors[k]["WRONG_ANSWER"] += 1
                 latencies[k].append((j, elapsed))
 
         async def http_load() -> float:
-            import httpx
+            import aiohttp
 
             # One connection per client (like separate game servers), all in one event loop.
-            sessions = [httpx.AsyncClient(base_url=f"http://{target}", timeout=CALL_TIMEOUT,
-                                          headers={"content-type": "application/json"},
-                                          limits=httpx.Limits(max_connections=1)) for _ in range(clients)]
+            sessions = [aiohttp.ClientSession(f"http://{target}", connector=aiohttp.TCPConnector(limit=1),
+                                              timeout=aiohttp.ClientTimeout(total=CALL_TIMEOUT),
+                                              headers={"content-type": "application/json"})
+                        for _ in range(clients)]
             go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
             tasks = [asyncio.create_task(http_client(k, s, go, stop_at)) for k, s in enumerate(sessions)]
             began = time.perf_counter()
@@ -194,7 +198,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
             await asyncio.gather(*tasks)
             wall = time.perf_counter() - began
             for session in sessions:
-                await session.aclose()
+                await session.close()
             return wall
 
         async def load() -> float:
@@ -245,17 +249,20 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
 
 def _http_expected(target: str, bodies: list[bytes]) -> list[tuple[int, bool]]:
     try:
-        import httpx
+        import aiohttp
     except ImportError:
-        raise click.ClickException("--http needs httpx (pip install 'revenue[test]')") from None
-    expected = []
-    with httpx.Client(base_url=f"http://{target}", timeout=60, headers={"content-type": "application/json"}) as c:
-        for body in bodies:
-            response = c.post("/v1/solve", content=body)
-            response.raise_for_status()
-            answer = response.json()
-            expected.append((answer["revenue"], answer["optimal"]))
-    return expected
+        raise click.ClickException("--http needs aiohttp (pip install -e '.[test]')") from None
+
+    async def ask() -> list[tuple[int, bool]]:
+        expected = []
+        async with aiohttp.ClientSession(f"http://{target}", timeout=aiohttp.ClientTimeout(total=60)) as session:
+            for body in bodies:
+                async with session.post("/v1/solve", data=body, headers={"content-type": "application/json"}) as r:
+                    r.raise_for_status()
+                    answer = json.loads(await r.read())
+                expected.append((answer["revenue"], answer["optimal"]))
+        return expected
+    return asyncio.run(ask())
 
 
 def print_report(report: dict, console: Console | None = None) -> None:

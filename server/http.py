@@ -20,12 +20,13 @@ import logging
 import pathlib
 import threading
 import time
+from collections import OrderedDict
 from typing import Any, Awaitable, Callable
 
 import grpc
 from google.api import annotations_pb2
 from google.protobuf import json_format
-from google.rpc import code_pb2, error_details_pb2, status_pb2  # noqa: F401  (registers BadRequest for JSON)
+from google.rpc import error_details_pb2, status_pb2   # error_details_pb2: BadRequest, also in JSON
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -37,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from revenue import api
 from revenue.errors import InputError
-from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (the message types by name)
+from revenue.v1 import revenue_pb2, service_pb2
 
 from .service import SERVICE_NAME, RouteService, _BadRequest, _run, bad_request_status
 
@@ -111,12 +112,42 @@ def message_json(message) -> bytes:
                       separators=(",", ":")).encode()
 
 
-def decode(body: bytes, message_type):
+class JsonBoards:
+    """Boards already parsed from JSON, by their JSON text: parsing a board's JSON into its message is
+    most of an HTTP call's own cost (protobuf's JSON parser is Python), and a game server asks about one
+    board for each company of a round (the gRPC side keeps decoded boards likewise, service.Boards).
+    Used on the event loop only."""
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self._boards: OrderedDict[str, revenue_pb2.Board] = OrderedDict()
+
+    def parse(self, obj: Any, message_type):
+        """api.parse_message(obj, message_type), the board taken from here when it was seen before."""
+        board = obj.get("board") if isinstance(obj, dict) else None
+        field = message_type.DESCRIPTOR.fields_by_name.get("board")
+        if not isinstance(board, dict) or field is None or field.message_type is not revenue_pb2.Board.DESCRIPTOR:
+            return api.parse_message(obj, message_type)
+        key = json.dumps(board, sort_keys=True, separators=(",", ":"))
+        known = self._boards.get(key)
+        if known is None:
+            message = api.parse_message(obj, message_type)     # a bad board is named from the request
+            self._boards[key] = message.board
+            while len(self._boards) > self.size:
+                self._boards.popitem(last=False)
+            return message
+        self._boards.move_to_end(key)
+        message = api.parse_message({k: v for k, v in obj.items() if k != "board"}, message_type)
+        message.board.CopyFrom(known)
+        return message
+
+
+def decode(body: bytes, message_type, boards: JsonBoards | None = None):
     """The request message of a JSON body, or a _BadRequest carrying the InputError that names the
     field (the service raises it inside the call, so it is logged and answered like any bad input)."""
     try:
         obj = json.loads(body) if body.strip() else {}
-        return api.parse_message(obj, message_type)
+        return boards.parse(obj, message_type) if boards else api.parse_message(obj, message_type)
     except InputError as exc:
         return _BadRequest(message_type, exc)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -211,6 +242,7 @@ class HttpApi:
         self._expected = f"Bearer {auth_token}".encode() if auth_token else None
         self.max_message_bytes = max_message_bytes
         self._grpc = service.handler()
+        self.boards = JsonBoards()
         routes = [Route("/healthz", self.healthz, methods=["GET"]),
                   Route("/", self.index, methods=["GET"]),
                   Route("/page/examples", self.examples, methods=["GET"]),
@@ -240,7 +272,7 @@ class HttpApi:
             started = time.perf_counter()
             try:
                 self._authorize(request, method.name, started)
-                message = decode(await self._body(request, method.name, started), message_type)
+                message = decode(await self._body(request, method.name, started), message_type, self.boards)
             except Aborted as exc:
                 return error_response(exc, {"www-authenticate": "Bearer"} if exc.http_status == 401 else None)
             if handler.response_streaming:

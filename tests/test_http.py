@@ -20,6 +20,7 @@ from revenue.solve import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 
+from .test_server import certificate  # noqa: F401  (the fixture: a self-signed localhost certificate)
 from .server_helpers import CALL_LOG, EXAMPLES, heavy_request, running, stream_request, stub, unproved_request
 
 SCENARIOS = title_scenarios()
@@ -43,7 +44,7 @@ def http(server):
 @pytest.fixture(scope="module")
 def guarded():
     """One worker and no queue, a bearer token, one allowed origin, a small compute cap and message limit."""
-    with running(workers=1, max_queue=0, max_compute_ms=400, max_message_bytes=64 * 1024, http_port=0,
+    with running(workers=1, max_queue=0, max_compute_ms=2000, max_message_bytes=64 * 1024, http_port=0,
                  auth_token=TOKEN, cors_origins=(ALLOWED,)) as s:
         yield s
 
@@ -233,9 +234,14 @@ def test_deadline_ms_after_first_routes_gives_best_so_far(http):
 
 def test_compute_cap_bounds_a_call_without_deadline(guarded):
     with client_of(guarded, headers={"authorization": f"Bearer {TOKEN}"}) as client:
-        response = client.post("/v1/solve", json=heavy_request())
-    assert response.status_code == 504
-    assert "compute cap of 400 ms" in response.json()["message"]
+        response = client.post("/v1/solve", json=heavy_request())   # no proof within 8 s
+    # The cap stopped the search: before any route (504), or after some (the best so far, unproved).
+    if response.status_code == 504:
+        assert "compute cap of 2000 ms" in response.json()["message"]
+    else:
+        body = response.json()
+        assert response.status_code == 200 and not body["optimal"] and body["stats"]["timed_out"]
+        assert body["revenue"] < body["upper_bound"]
 
 
 def test_disconnect_cancels_a_unary_call(server, http):
@@ -267,10 +273,14 @@ def test_disconnect_cancels_the_stream(server):
 
 def test_full_queue_is_429(guarded):
     headers = {"authorization": f"Bearer {TOKEN}"}
+    assert wait_until(lambda: guarded.service.admission.admitted == 0)
     with client_of(guarded, headers=headers) as busy, client_of(guarded, headers=headers) as other:
-        with busy.stream("POST", "/v1/solve:stream", json={**unproved_request(), "deadline_ms": 5000}) as response:
-            next(line for line in response.iter_lines() if line.startswith("data:"))
-            refused = other.post("/v1/solve", json=SOLVE_1830)
+        # The one worker searches (until the compute cap), and no call may wait.
+        working = threading.Thread(target=lambda: busy.post("/v1/solve", json=heavy_request()))
+        working.start()
+        assert wait_until(lambda: guarded.service.admission.admitted == 1)
+        refused = other.post("/v1/solve", json=SOLVE_1830)
+        working.join(60)
     assert refused.status_code == 429
     assert refused.json()["code"] == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
     assert "server busy" in refused.json()["message"]
@@ -390,3 +400,14 @@ def test_examples_for_the_page(http):
     assert {"name": "solve_1830", "title": "1830", "kind": "solve"} in listed
     assert http.get("/page/examples/solve_1830").json() == SOLVE_1830
     assert http.get("/page/examples/nothing").status_code == 404
+
+
+def test_https_with_the_grpc_certificate(certificate):
+    cert, key = certificate
+    with running(auth_token=TOKEN, tls_cert=str(cert), tls_key=str(key), http_port=0) as s:
+        with httpx.Client(base_url=f"https://localhost:{s.http_port}", verify=str(cert), timeout=60) as client:
+            answer = client.post("/v1/solve", json=SOLVE_1830, headers={"authorization": f"Bearer {TOKEN}"})
+            assert answer.status_code == 200 and answer.json()["revenue"] == 980
+        with httpx.Client(base_url=f"http://127.0.0.1:{s.http_port}", timeout=10) as plain:
+            with pytest.raises(httpx.HTTPError):       # the port speaks TLS only
+                plain.get("/healthz")
