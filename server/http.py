@@ -45,6 +45,9 @@ from .service import SERVICE_NAME, RouteService, _BadRequest, _run, bad_request_
 log = logging.getLogger("revenue.server")
 
 PAGE = pathlib.Path(__file__).resolve().parent / "page"
+# The examples the page offers, by the start of their file names: requests to solve, routes to check,
+# and stored 18xx.games run_routes actions to check.
+EXAMPLE_KINDS = ("solve", "evaluate", "run_routes")
 
 # The HTTP status of each gRPC code (google.rpc.Code's documented mapping; 499 is "client closed").
 HTTP_STATUS = {
@@ -323,7 +326,8 @@ class HttpApi:
                 title = json.loads(path.read_text())["board"]["title"]
             except (ValueError, KeyError, TypeError):
                 continue
-            out.append({"name": path.stem, "title": title, "kind": path.stem.split("_", 1)[0]})
+            kind = next(k for k in EXAMPLE_KINDS if path.stem.startswith(k + "_"))
+            out.append({"name": path.stem, "title": title, "kind": kind})
         return JSONResponse({"examples": out})
 
     async def example(self, request: Request) -> Response:
@@ -399,7 +403,7 @@ def _example_files() -> list[pathlib.Path]:
     """The example requests: the repository's examples/ (a checkout), or the installed revenue.examples."""
     here = pathlib.Path(api.__file__).resolve().parent
     for folder in (here.parent / "examples", here / "examples"):
-        files = sorted(p for p in folder.glob("*.json") if p.stem.startswith(("solve_", "evaluate_")))
+        files = sorted(p for p in folder.glob("*.json") if p.stem.startswith(tuple(k + "_" for k in EXAMPLE_KINDS)))
         if files:
             return files
     return []

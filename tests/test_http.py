@@ -139,6 +139,22 @@ def test_titles_and_deliveries_equal_library(http):
     assert got.json()["best"]["own_points"] > 0
 
 
+def test_a_stored_run_routes_action_is_checked(http):
+    body = http.post("/v1/evaluate", content=(EXAMPLES / "run_routes_1830.json").read_bytes()).json()
+    assert body["legal"] and body["revenue"] == 210
+    assert [r["train"] for r in body["routes"]] == ["2", "D"]
+
+
+def test_dividends_equal_library(http):
+    from revenue.dividends import dividends
+
+    raw = json.loads((EXAMPLES / "dividends_1830.json").read_text())
+    got = http.post("/v1/dividends", json=raw)
+    want = api.to_message(dividends(api.parse_request(raw, revenue_pb2.DividendsRequest)),
+                          revenue_pb2.DividendsResponse)
+    assert got.status_code == 200 and got.json() == as_json(want)
+
+
 def test_lower_camel_json_names_are_accepted(http):
     request = {**unproved_request(), "deadlineMs": 1000}
     body = http.post("/v1/solve", json=request).json()
@@ -398,6 +414,8 @@ def test_geometry_of_a_board(http):
 def test_examples_for_the_page(http):
     listed = http.get("/page/examples").json()["examples"]
     assert {"name": "solve_1830", "title": "1830", "kind": "solve"} in listed
+    assert {"name": "run_routes_1830", "title": "1830", "kind": "run_routes"} in listed
+    assert not any(e["name"].startswith("dividends") for e in listed)    # no board to draw
     assert http.get("/page/examples/solve_1830").json() == SOLVE_1830
     assert http.get("/page/examples/nothing").status_code == 404
 

@@ -146,6 +146,17 @@ def test_page_marks_the_node_where_a_route_breaks(browser, server):
     assert rings == [chicago]                                   # the ring is at the node named
 
 
+def test_page_checks_a_stored_run_routes_action(browser, server):
+    wait = _open(browser, server)
+    _choose(browser, wait, "1830", "run_routes_1830")
+    wait.until(lambda b: b.find_element("id", "run").text == "Check these routes")
+    browser.find_element("id", "run").click()
+    wait.until(lambda b: "legal" in b.find_element("id", "status").text)
+    assert b_text(browser, "status") == "legal: 210" and b_text(browser, "total") == "210"
+    assert browser.execute_script("return document.querySelectorAll('#layer-routes g.route').length") == 2
+    assert browser.execute_script("return document.querySelectorAll('#layer-routes g.route path').length") >= 5
+
+
 def test_page_shows_the_field_of_a_bad_request(browser, server):
     wait = _open(browser, server)
     request = json.loads((EXAMPLES / "solve_1830.json").read_text())
