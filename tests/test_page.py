@@ -182,3 +182,20 @@ def test_page_fits_a_phone(browser, server):
 
 def b_text(browser, element_id: str) -> str:
     return browser.find_element("id", element_id).text.strip()
+
+
+def test_page_asks_for_the_token_of_a_guarded_server(browser):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with running(workers=1, max_queue=4, http_port=0, auth_token="s3cret") as guarded:
+        browser.get(f"http://127.0.0.1:{guarded.http_port}/")
+        wait = WebDriverWait(browser, WAIT)
+        wait.until(lambda b: "401" in b.find_element("id", "status").text)
+        assert browser.find_element("id", "options-box").get_property("open")
+        token = browser.find_element("id", "token")
+        token.send_keys("s3cret")
+        browser.execute_script("arguments[0].dispatchEvent(new Event('change'))", token)
+        wait.until(lambda b: b.execute_script("return document.querySelectorAll('#layer-hexes polygon').length") > 0)
+        browser.find_element("id", "run").click()
+        wait.until(lambda b: b.find_element("id", "status").text.startswith(("proved", "legal")))
+        browser.execute_script("sessionStorage.clear()")

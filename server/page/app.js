@@ -77,19 +77,36 @@ async function stream(path, body, signal, onMessage) {
 // ---- titles, examples, the request ----------------------------------------------------------------------
 
 async function start() {
-  try {
-    const titles = await call("GET", "/v1/titles");
-    for (const t of titles.titles) $("title").add(new Option(t.name + (t.description ? " — " + t.description : ""), t.name));
-    page.examples = (await call("GET", "/page/examples")).examples;
-  } catch (e) {
-    showError(e);
-  }
   $("title").addEventListener("change", () => { fillExamples(); loadExample(); });
   $("example").addEventListener("change", loadExample);
   $("file").addEventListener("change", loadFile);
   $("request").addEventListener("change", () => useText($("request").value));
   $("run").addEventListener("click", run);
   $("stop").addEventListener("click", () => page.controller && page.controller.abort());
+  // A server with --auth-token answers 401 until the token is given (kept for this tab only).
+  $("token").value = sessionStorage.getItem("revenue-token") || "";
+  $("token").addEventListener("change", () => {
+    sessionStorage.setItem("revenue-token", $("token").value.trim());
+    if (!$("title").options.length) loadLists();    // they were refused without the token
+  });
+  await loadLists();
+}
+
+// The titles and the examples, then the first example of the chosen title.
+async function loadLists() {
+  try {
+    const titles = await call("GET", "/v1/titles");
+    const chosen = $("title").value;
+    $("title").innerHTML = "";
+    for (const t of titles.titles) $("title").add(new Option(t.name + (t.description ? " — " + t.description : ""), t.name));
+    if (chosen) $("title").value = chosen;
+    page.examples = (await call("GET", "/page/examples")).examples;
+  } catch (e) {
+    if (e.httpStatus === 401) $("options-box").open = true;
+    showError(e);
+    return;
+  }
+  page.geometryKey = "";
   fillExamples();
   await loadExample();
 }
