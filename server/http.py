@@ -135,7 +135,8 @@ class JsonBoards:
         known = self._boards.get(key)
         if known is None:
             message = api.parse_message(obj, message_type)     # a bad board is named from the request
-            self._boards[key] = message.board
+            self._boards[key] = known = revenue_pb2.Board()
+            known.CopyFrom(message.board)
             while len(self._boards) > self.size:
                 self._boards.popitem(last=False)
             return message
@@ -159,6 +160,12 @@ def decode(body: bytes, message_type, boards: JsonBoards | None = None):
         return _BadRequest(message_type, InputError("", "the body is nested too deeply"))
 
 
+async def _stop(task: asyncio.Future) -> None:
+    """Cancel a call's task (the handler then stops its search) and wait for it to end."""
+    task.cancel()
+    await asyncio.wait({task})
+
+
 async def _disconnected(receive) -> None:
     """Returns when the client has gone (the request body was read already)."""
     while (await receive())["type"] != "http.disconnect":
@@ -177,12 +184,14 @@ class _UnaryCall:
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:      # this response was cancelled (the server's shutdown): stop the call
+            await _stop(task)
+            raise
         finally:
-            if not task.done():     # the client went away (or this response was cancelled): stop the call
-                task.cancel()
-                await asyncio.wait({task})
-                return
             gone.cancel()
+        if not task.done():                 # the client went away: stop the call
+            await _stop(task)
+            return
         try:
             response = Response(message_json(task.result()), 200, media_type="application/json")
         except Aborted as exc:
@@ -202,14 +211,12 @@ class _StreamCall:
 
     async def __call__(self, scope, receive, send) -> None:
         gone = asyncio.ensure_future(_disconnected(receive))
-        started = False
+        started, step = False, None
         try:
             while True:
                 step = asyncio.ensure_future(self.stream.__anext__())
                 await asyncio.wait({step, gone}, return_when=asyncio.FIRST_COMPLETED)
-                if not step.done():
-                    step.cancel()           # raises CancelledError in the handler: it sets the stop flag
-                    await asyncio.wait({step})
+                if not step.done():         # the client went away: the finally below stops the search
                     return
                 try:
                     event = b"data: " + message_json(step.result()) + b"\n\n"
@@ -233,6 +240,8 @@ class _StreamCall:
             pass
         finally:
             gone.cancel()
+            if step is not None and not step.done():
+                await _stop(step)           # CancelledError in the handler, which sets the stop flag
             await self.stream.aclose()
 
 

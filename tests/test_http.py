@@ -156,7 +156,7 @@ def test_dividends_equal_library(http):
 
 
 def test_lower_camel_json_names_are_accepted(http):
-    request = {**unproved_request(), "deadlineMs": 1000}
+    request = {**unproved_request(), "deadlineMs": 3000}
     body = http.post("/v1/solve", json=request).json()
     assert body["optimal"] is False and body["stats"]["timed_out"] is True
 
@@ -240,7 +240,7 @@ def test_deadline_ms_before_any_route_is_504(http):
 
 
 def test_deadline_ms_after_first_routes_gives_best_so_far(http):
-    request = {**unproved_request(), "deadline_ms": 1000}
+    request = {**unproved_request(), "deadline_ms": 3000}
     body = http.post("/v1/solve", json=request).json()
     assert not body["optimal"] and body["stats"]["timed_out"] and body["routes"]
     assert body["revenue"] == sum(r["revenue"] for r in body["routes"]) < body["upper_bound"]
