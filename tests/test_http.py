@@ -429,3 +429,30 @@ def test_https_with_the_grpc_certificate(certificate):
         with httpx.Client(base_url=f"http://127.0.0.1:{s.http_port}", timeout=10) as plain:
             with pytest.raises(httpx.HTTPError):       # the port speaks TLS only
                 plain.get("/healthz")
+
+
+def test_shutdown_ends_an_open_stream():
+    from server import Config, RouteServer
+
+    s = RouteServer(Config(port=0, http_port=0, workers=1)).start()
+    assert s.wait_ready(60)
+    lines: list[str] = []
+
+    def listen():
+        try:
+            with client_of(s) as client:
+                with client.stream("POST", "/v1/solve:stream", json=heavy_request()) as response:
+                    lines.extend(response.iter_lines())
+        except httpx.HTTPError:
+            lines.append("(connection closed)")
+
+    reader = threading.Thread(target=listen)
+    reader.start()
+    assert wait_until(lambda: s.service.admission.admitted == 1)
+    stopped = s.stop(0.5)
+    # The stream is cut after the grace period and its search stopped: the server ends, the reader too.
+    assert stopped.wait(30)
+    reader.join(30)
+    assert not reader.is_alive()
+    assert s.http_api.state() == "NOT_SERVING"
+    assert last_log("SolveStream")["code"] == "CANCELLED"
