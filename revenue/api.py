@@ -180,7 +180,7 @@ def _route_result(route: dict):
         connections=[pb.Connection(hexes=c["hexes"]) for c in route.get("connections", ())],
         stops=[pb.Stop(node=x["node"], value=x["value"], paid=x["paid"]) for x in route.get("stops", ())],
         bonuses=[pb.Bonus(name=b["name"], amount=b["amount"]) for b in route.get("bonuses", ())],
-        error=pb.RouteError(**error) if error else None)
+        error=pb.RouteError(**error) if error else None, halts=route.get("halts", 0), subsidy=route.get("subsidy", 0))
 
 
 def _solve_response(result: dict):
@@ -190,7 +190,7 @@ def _solve_response(result: dict):
     return pb.SolveResponse(
         revenue=result["revenue"], routes=[_route_result(r) for r in result.get("routes", ())],
         optimal=result.get("optimal", False), upper_bound=result.get("upper_bound", 0),
-        stats=pb.SolveStats(**stats) if stats else None, note=result.get("note", ""))
+        stats=pb.SolveStats(**stats) if stats else None, note=result.get("note", ""), subsidy=result.get("subsidy", 0))
 
 
 def to_json(result: dict, message_type: type[Message], indent: int | None = 2) -> str:

@@ -217,7 +217,7 @@ class RouteError(_message.Message):
     def __init__(self, rule: _Optional[str] = ..., message: _Optional[str] = ..., where: _Optional[str] = ...) -> None: ...
 
 class RouteResult(_message.Message):
-    __slots__ = ("train", "revenue", "nodes", "connections", "stops", "bonuses", "error")
+    __slots__ = ("train", "revenue", "nodes", "connections", "stops", "bonuses", "error", "halts", "subsidy")
     TRAIN_FIELD_NUMBER: _ClassVar[int]
     REVENUE_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
@@ -225,6 +225,8 @@ class RouteResult(_message.Message):
     STOPS_FIELD_NUMBER: _ClassVar[int]
     BONUSES_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    HALTS_FIELD_NUMBER: _ClassVar[int]
+    SUBSIDY_FIELD_NUMBER: _ClassVar[int]
     train: str
     revenue: int
     nodes: _containers.RepeatedScalarFieldContainer[str]
@@ -232,7 +234,9 @@ class RouteResult(_message.Message):
     stops: _containers.RepeatedCompositeFieldContainer[Stop]
     bonuses: _containers.RepeatedCompositeFieldContainer[Bonus]
     error: RouteError
-    def __init__(self, train: _Optional[str] = ..., revenue: _Optional[int] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., stops: _Optional[_Iterable[_Union[Stop, _Mapping]]] = ..., bonuses: _Optional[_Iterable[_Union[Bonus, _Mapping]]] = ..., error: _Optional[_Union[RouteError, _Mapping]] = ...) -> None: ...
+    halts: int
+    subsidy: int
+    def __init__(self, train: _Optional[str] = ..., revenue: _Optional[int] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., stops: _Optional[_Iterable[_Union[Stop, _Mapping]]] = ..., bonuses: _Optional[_Iterable[_Union[Bonus, _Mapping]]] = ..., error: _Optional[_Union[RouteError, _Mapping]] = ..., halts: _Optional[int] = ..., subsidy: _Optional[int] = ...) -> None: ...
 
 class EvaluateRequest(_message.Message):
     __slots__ = ("board", "company", "routes", "run_routes")
