@@ -19,7 +19,7 @@ from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
-from .reference import G1860Rules, all_trails, best_run, blocks, node_name, route_value, track_graph
+from .reference import G1860Rules, all_trails, best_run, blocks, node_name, pair, route_value, track_graph
 
 DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/1860.json").read_text())
 TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
@@ -31,45 +31,54 @@ def board(tiles, tokens, phase="3", options=None):
             "tokens": [{"hex": h, "city": c, "company": who} for h, c, who in tokens]}
 
 
-def company(cid, trains):
-    return {"id": cid, "trains": [{"name": t} for t in trains]}
+def company(cid, trains, leased=False):
+    return {"id": cid, "trains": [{"name": t, "leased": leased} if leased else {"name": t} for t in trains]}
 
 
-def run(b, cid, routes):
-    """Evaluate routes [(train, nodes)] for company cid; "reference" is the reference's answer for them."""
-    expected = reference_run(b, cid, routes)
-    result = evaluate({"board": b, "company": company(cid, [t for t, _ in routes]),
-                       "routes": [{"train": t, "nodes": n} for t, n in routes]})
+def run(b, cid, routes, leased=False):
+    """Evaluate routes [(train, nodes)] or [(train, nodes, halts)] for company cid; "reference" is the
+    reference's (revenue, subsidy) for them."""
+    routes = [r if len(r) == 3 else (*r, None) for r in routes]
+    expected = reference_run(b, cid, routes, leased)
+    result = evaluate({"board": b, "company": company(cid, [t for t, _, _ in routes], leased),
+                       "routes": [{"train": t, "nodes": n, **({} if h is None else {"halts": h})}
+                                  for t, n, h in routes]})
     return {**result, "reference": expected}
 
 
-def best(b, cid, trains):
-    r = solve({"board": b, "company": company(cid, trains)})
+def best(b, cid, trains, leased=False, objective=None):
+    r = solve({"board": b, "company": company(cid, trains, leased), **({"objective": objective} if objective else {})})
     assert r["optimal"]
     return r
 
 
-def reference(b, cid, trains):
-    """The reference's best total."""
+def train_def(name, leased=False, **extra):
+    return {**TRAIN_DEFS[name], **({"leased": True} if leased else {}), **extra}
+
+
+def reference(b, cid, trains, leased=False, objective="revenue", both=False):
+    """The reference's best revenue (both: its best (revenue, subsidy))."""
     built = build_board(b)
-    return best_run(built, cid, [TRAIN_DEFS[t] for t in trains], G1860Rules(built, cid))[0]
+    score = best_run(built, cid, [train_def(t, leased) for t in trains], G1860Rules(built, cid, objective))[0]
+    return pair(score) if both else pair(score)[0]
 
 
-def reference_run(b, cid, routes):
-    """The reference's total for the routes [(train, nodes)], or None when it finds the run illegal: each
-    route a legal trail through exactly those nodes in that order, no two sharing track, the run rules."""
+def reference_run(b, cid, routes, leased=False):
+    """The reference's (revenue, subsidy) for the routes [(train, nodes, halts)], or None when it finds the
+    run illegal: each route a legal trail through exactly those nodes in that order, no two sharing track,
+    the run rules."""
     built = build_board(b)
     g = track_graph(built)
     rules = G1860Rules(built, cid)
     shapes = all_trails(built, g, cid, bypass=1)
     options = []
-    for train, nodes in routes:
+    for train, nodes, halts in routes:
         found = []
         for shape, ends, paths, seq in shapes:
             for walk, steps in ((shape, seq), (shape[::-1], seq[::-1])):
                 if [node_name(g, v) for v in walk] != nodes:
                     continue
-                value = route_value(built, g, cid, TRAIN_DEFS[train], walk, steps, rules)
+                value = route_value(built, g, cid, train_def(train, leased, halts=halts), walk, steps, rules)
                 if value is not None:
                     flags = rules.route_flags(nodes, any(blocks(built, g, v, cid) for v in walk[1:-1]))
                     found.append((value, (nodes, flags), ends, paths))
@@ -80,7 +89,7 @@ def reference_run(b, cid, routes):
         paths = [p for _, _, _, ps in combo for p in ps]
         if len(ends) == len(set(ends)) and len(paths) == len(set(paths)) and rules.run_ok([c[1] for c in combo]):
             totals.append(sum(c[0] for c in combo))
-    return max(totals) if totals else None
+    return pair(max(totals)) if totals else None
 
 
 def error(result, i=0):
@@ -101,10 +110,10 @@ def stops(result, i=0):
     return {s["node"]: (s["value"], s["paid"]) for s in result["routes"][i]["stops"]}
 
 
-def legal(result, revenue):
-    assert result["reference"] == revenue
+def legal(result, revenue, subsidy=0):
+    assert result["reference"] == (revenue, subsidy)
     assert result["legal"], result
-    assert result["revenue"] == revenue
+    assert (result["revenue"], result["subsidy"]) == (revenue, subsidy)
     return True
 
 
@@ -209,9 +218,11 @@ def test_a_route_may_not_reenter_a_hex():
 
 def test_reentering_a_hex_with_re_enter_hexes():
     b = board(LOOP, [("G7", 0, "IWNJ")], options={"re_enter_hexes": "true"})
-    # c = 3 (G5-1 30, G7 20, G5-0 50), X = 2 + 0 = 2: the town 10 paid, the halt G7-1 passed: 110.
+    # c = 3 (G5-1 30, G7 20, G5-0 50), X = 2 + 0 = 2: the town 10 paid, then the halt G7-1 counted in what
+    # is left of X: 110 and a subsidy of 10.
     r = run(b, "IWNJ", [("3+2", AROUND)])
-    assert legal(r, 110)
+    assert legal(r, 110, 10)
+    assert r["routes"][0]["halts"] == 1
     assert stops(r)["H4-1"] == (10, True) and stops(r)["G5-0"] == (50, True)
     assert reference(b, "IWNJ", ["3+2"]) == 110
     assert best(b, "IWNJ", ["3+2"])["revenue"] == 110
@@ -392,3 +403,43 @@ def test_optimizer_matches_reference_on_the_real_map(seed):
     check = evaluate({"board": b, "company": company(corp, trains),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected, (seed, check)
+
+
+LATE_OPTIONS = ("nationalization", "southern_formed", "original_insolvency", "simplified_insolvency",
+                "non_operated_full_value")
+
+
+def random_late_case(seed):
+    """random_case with the late-game and insolvency switches at random: nationalization, the Southern
+    formed, the insolvency rules, a leased train (alone, as an insolvent company runs it) and the objective."""
+    b, corp, trains = random_case(seed)
+    rng = random.Random(seed ^ 0x1860)
+    for option in LATE_OPTIONS:
+        if rng.random() < 0.3:
+            b["options"][option] = "true"
+    if "original_insolvency" in b["options"]:
+        b["options"].pop("simplified_insolvency", None)    # 18xx.games offers one or the other
+    leased = rng.random() < 0.35
+    if leased:
+        trains = trains[:1]
+    objective = rng.choice(["revenue", "revenue_and_subsidy"])
+    return b, corp, trains, leased, objective
+
+
+@settings(max_examples=int(os.environ.get("N1860_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_with_leased_trains_nationalization_and_halts(seed):
+    b, corp, trains, leased, objective = random_late_case(seed)
+    expected = reference(b, corp, trains, leased, objective, both=True)
+    result = solve({"board": b, "company": company(corp, trains, leased), "objective": objective})
+    got = (result["revenue"], result["subsidy"])
+    assert result["optimal"] and got == expected, (seed, got, expected)
+    bound = got[0] + (got[1] if objective == "revenue_and_subsidy" else 0)
+    assert result["upper_bound"] == bound
+    assert sum(r["subsidy"] for r in result["routes"]) == got[1]
+    # The answer's routes, with the halts it counts, evaluate to the same revenue and subsidy.
+    check = evaluate({"board": b, "company": company(corp, trains, leased),
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
+                                 for r in result["routes"]]})
+    assert check["legal"] and (check["revenue"], check["subsidy"]) == expected, (seed, check)
