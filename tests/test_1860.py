@@ -335,6 +335,159 @@ def test_ryde_pier_by_phase():
         assert best(b, "IOW", ["2+1"])["revenue"] == 50 + pier
 
 
+# ---- halts: chosen, counted, and their subsidy -------------------------------------------------------------
+# COWES, phase 2: the route Cowes F2-0 (city 20) F2-1 (town 10) F2-2 (halt) Cement Mills F4-0 (halt) Newport
+# G5-0 (city 30): c = 2, one town, two halts. A halt counted as a stop earns 10 of subsidy, not revenue.
+COWES_ROUTE = ["F2-0", "F2-1", "F2-2", "F4-0", "G5-0"]
+
+
+def test_halts_fill_the_allowance_the_towns_leave():
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    # 3+2: X = 2 + 1 = 3: the town (10) and both halts: 60, subsidy 20, halts 2.
+    r = run(b, "C&N", [("3+2", COWES_ROUTE)])
+    assert legal(r, 60, 20)
+    assert r["routes"][0]["halts"] == 2 and r["routes"][0]["subsidy"] == 20
+    assert stops(r)["F4-0"] == (0, True)
+    # 2+1: X = 1 + 0 = 1, taken by the town: no spare allowance, no halt: 60, no subsidy.
+    r = run(b, "C&N", [("2+1", COWES_ROUTE)])
+    assert legal(r, 60)
+    assert r["routes"][0]["halts"] == 0 and stops(r)["F2-2"] == (0, False)
+    # The optimizer: the most revenue, then the most subsidy.
+    s = best(b, "C&N", ["3+2"])
+    assert (s["revenue"], s["subsidy"], s["routes"][0]["halts"]) == (60, 20, 2)
+    assert reference(b, "C&N", ["3+2"], both=True) == (60, 20)
+
+
+def test_the_halts_a_player_counts():
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    # 2+1 asking for one halt: it takes the town's place in X = 1: 50 and a subsidy of 10.
+    r = run(b, "C&N", [("2+1", COWES_ROUTE, 1)])
+    assert legal(r, 50, 10)
+    assert r["routes"][0]["halts"] == 1 and stops(r)["F2-1"] == (0, False)
+    # Asking for more halts than X holds (2 > 1) is dropped, as the engine does: the default, 60.
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 2)]), 60)
+    # 3+2 asking for none (0 is not "unset"): the town only, no subsidy; one: 60 and 10.
+    r = run(b, "C&N", [("3+2", COWES_ROUTE, 0)])
+    assert legal(r, 60, 0) and r["routes"][0]["halts"] == 0
+    assert legal(run(b, "C&N", [("3+2", COWES_ROUTE, 1)]), 60, 10)
+
+
+def test_halts_zero_survives_the_json_boundary():
+    from revenue import api
+    from revenue.v1 import revenue_pb2
+
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    for halts, subsidy in ((0, 0), (None, 20)):
+        route = {"train": "3+2", "nodes": COWES_ROUTE, **({} if halts is None else {"halts": halts})}
+        request = api.parse_request({"board": b, "company": company("C&N", ["3+2"]), "routes": [route]},
+                                    revenue_pb2.EvaluateRequest)
+        assert request["routes"][0].get("halts") == halts
+        assert evaluate(request)["subsidy"] == subsidy
+
+
+# ---- leased trains ----------------------------------------------------------------------------------------
+
+def test_a_leased_train_earns_40_and_20_per_stop():
+    for options in ({}, {"simplified_insolvency": "true"}):     # simplified: priced as the default (engine)
+        b = board(COWES, [("F2", 0, "C&N")], "2", options)
+        # 4+2 leased: X = A - c = 2 (no second allowance): the town, then one halt, both stops like towns:
+        # 4 stops, 40 + 80 = 120, no subsidy.
+        r = run(b, "C&N", [("4+2", COWES_ROUTE)], leased=True)
+        assert legal(r, 120)
+        assert r["routes"][0]["halts"] == 0
+        assert stops(r)["F2-2"] == (20, True) and stops(r)["F4-0"] == (0, False)
+        assert r["routes"][0]["bonuses"] == [{"name": "leased train", "amount": 40}]
+        # 9+5 leased: all five: 40 + 100 = 140 (a 9+5 that owns it would earn 60 and a subsidy of 20).
+        assert legal(run(b, "C&N", [("9+5", COWES_ROUTE)], leased=True), 140)
+        assert legal(run(b, "C&N", [("9+5", COWES_ROUTE)]), 60, 20)
+        # 2+1 leased: X = 0, the two cities: 80; a halt asked for is ignored.
+        assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 1)], leased=True), 80)
+        s = best(b, "C&N", ["4+2"], leased=True)
+        assert (s["revenue"], s["subsidy"]) == (120, 0)
+        assert reference(b, "C&N", ["4+2"], leased=True) == 120
+
+
+def test_a_leased_train_under_the_original_insolvency_rules_earns_half():
+    for option in ("original_insolvency", "original_game"):
+        b = board(COWES, [("F2", 0, "C&N")], "2", {option: "true"})
+        # 3+2: the normal stops (town and two halts) at half revenue, the subsidy in full: 30 and 20.
+        assert legal(run(b, "C&N", [("3+2", COWES_ROUTE)], leased=True), 30, 20)
+        # 2+1: 30.
+        assert legal(run(b, "C&N", [("2+1", COWES_ROUTE)], leased=True), 30)
+    # The original game counts every town (no_skip_towns): no halt in the town's place.
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"original_game": "true"})
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 1)], leased=True), 30)
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"original_insolvency": "true"})
+    # Otherwise a 2+1 may count a halt instead of the town: 25 and 10.
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 1)], leased=True), 25, 10)
+    # The most revenue is 30; the most revenue plus subsidy counts the halt: 25 + 10.
+    s = best(b, "C&N", ["2+1"], leased=True)
+    assert (s["revenue"], s["subsidy"], s["upper_bound"]) == (30, 0, 30)
+    s = best(b, "C&N", ["2+1"], leased=True, objective="revenue_and_subsidy")
+    assert (s["revenue"], s["subsidy"], s["upper_bound"], s["routes"][0]["halts"]) == (25, 10, 35, 1)
+    assert reference(b, "C&N", ["2+1"], leased=True, objective="revenue_and_subsidy", both=True) == (25, 10)
+
+
+def test_a_leased_train_needs_a_title_with_leases():
+    import pytest
+    from revenue.errors import InputError
+
+    b = {"title": "1830", "phase": "2", "tokens": [{"hex": "F4", "city": 0, "company": "B&O"}]}
+    with pytest.raises(InputError) as e:
+        solve({"board": b, "company": {"id": "B&O", "trains": [{"name": "2", "leased": True}]}})
+    assert e.value.field == "company.trains[0].leased"
+
+
+# ---- nationalization and the Southern ---------------------------------------------------------------------
+
+def test_nationalization_has_no_second_allowance():
+    b = board(SPILL, SPILL_TOKENS, "5", {"nationalization": "true"})
+    # 2+1 with one city: X = 2 - 1 = 1 (not 1 + 1): the better town, H10 20; G11 is passed unpaid (as the
+    # engine does: only no_skip_towns makes such a route illegal): 20 + 20 = 40 (normally 50).
+    r = run(b, "NGStL", [("2+1", ["G9-0", "G11-0", "H10-0"])])
+    assert legal(r, 40)
+    assert stops(r) == {"G9-0": (20, True), "G11-0": (0, False), "H10-0": (20, True)}
+    # 3+2 G9 G11 H10 I11: c = 2, X = 1: 20 + 20 + 30 = 70 (normally 80).
+    assert legal(run(b, "NGStL", [("3+2", FULL[1:])]), 70)
+    assert reference(b, "NGStL", ["3+2"]) == best(b, "NGStL", ["3+2"])["revenue"] == 70
+
+
+def test_during_nationalization_towns_count_before_halts():
+    # COWES 4+2: c = 2, X = 4 - 2 = 2: the town first, one halt in what is left: 60 and 10 (normally 20).
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"nationalization": "true"})
+    assert legal(run(b, "C&N", [("4+2", COWES_ROUTE)]), 60, 10)
+    # 3+2: X = 1, the town: no halt, and none may be asked for in the town's place.
+    assert legal(run(b, "C&N", [("3+2", COWES_ROUTE)]), 60)
+    assert legal(run(b, "C&N", [("3+2", COWES_ROUTE, 1)]), 60)
+    # 2+1: X = 0: the two cities only, 50.
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE)]), 50)
+    s = best(b, "C&N", ["4+2"], objective="revenue_and_subsidy")
+    assert (s["revenue"], s["subsidy"]) == (60, 10)
+
+
+def test_after_the_southern_formed_halts_are_ignored():
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"southern_formed": "true"})
+    # 3+2: X = 3 but halts are never stops: 60, no subsidy, even when asked for.
+    r = run(b, "C&N", [("3+2", COWES_ROUTE, 2)])
+    assert legal(r, 60) and r["routes"][0]["halts"] == 0
+    assert stops(r)["F2-2"] == (0, False)
+    # A leased 4+2: the town (X = 2) and no halt: 3 stops, 100 (120 before).
+    assert legal(run(b, "C&N", [("4+2", COWES_ROUTE)], leased=True), 100)
+    s = best(b, "C&N", ["3+2"])
+    assert (s["revenue"], s["subsidy"]) == (60, 0)
+    # The re-entering loop of LOOP: 110 and no subsidy for the halt G7-1 (10 before the Southern).
+    loop = board(LOOP, [("G7", 0, "IWNJ")], options={"re_enter_hexes": "true", "southern_formed": "true"})
+    assert legal(run(loop, "IWNJ", [("3+2", AROUND)]), 110)
+
+
+def test_the_late_game_options_are_listed():
+    from revenue.api import list_titles
+
+    options = {o["name"] for t in list_titles()["titles"] if t["name"] == "1860" for o in t["options"]}
+    assert {"nationalization", "southern_formed", "original_insolvency", "simplified_insolvency",
+            "non_operated_full_value"} <= options
+
+
 # ---- against the reference on random boards -------------------------------------------------------------
 CORPS = [c["id"] for c in DATA["corporations"]]
 
