@@ -95,8 +95,9 @@ def test_titles():
     assert "3E" in [t["name"] for t in by_name["steam_over_holland"]["trains"]]
     assert by_name["1860"]["layout"] == "flat"
     assert by_name["1830"]["phases"][0] == {"name": "2", "tiles": ["yellow"], "train_limit": 4}
-    assert {o["name"] for o in by_name["1860"]["options"]} == {"two_player_map", "re_enter_hexes", "no_skip_towns",
-                                                               "original_game"}
+    assert {o["name"] for o in by_name["1860"]["options"]} == {
+        "two_player_map", "re_enter_hexes", "no_skip_towns", "original_game", "original_insolvency",
+        "simplified_insolvency", "non_operated_full_value", "nationalization", "southern_formed"}
 
 
 def test_help():

@@ -67,7 +67,7 @@ def test_load_request_defaults_are_dropped_and_tolerated():
                        "company": {"id": "B&O"}})
     request = api.load_request(text, revenue_pb2.EvaluateRequest)
     assert request["board"]["tiles"] == [{"hex": "F4", "tile": "57"}]      # proto3 drops rotation 0
-    assert evaluate(request) == {"legal": True, "revenue": 0, "routes": []}
+    assert evaluate(request) == {"legal": True, "revenue": 0, "subsidy": 0, "routes": []}
 
 
 @pytest.mark.parametrize("obj, field", [
