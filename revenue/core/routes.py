@@ -41,10 +41,10 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
     tokened city; row spill_to also pays what row spill_from leaves unused, and row spill_next what
-    spill_to then leaves unused), then route bonuses. worth,
-    kept, scratch and the row_ arrays are work space. A route with merged stops is also checked against
-    the rows' visit limits here: which stop of a pair counts depends on the direction, which the walk
-    leaves open."""
+    spill_to then leaves unused), then route bonuses. With subsidies the values are the optimizer's
+    scores (revenue.problem.kernel_values) and so is the result. worth, kept, scratch and the row_ arrays
+    are work space. A route with merged stops is also checked against the rows' visit limits here: which
+    stop of a pair counts depends on the direction, which the walk leaves open."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
      no_reentry, spill_next) = spec
