@@ -26,11 +26,10 @@ def build_company(request: dict, board, where: str = "company") -> Company:
         if name not in known:
             raise InputError(f"{where}.trains[{i}].name",
                              f"unknown train {name!r} for {board.title.name} (known: {', '.join(known)})")
-        train = known[name]
-        if isinstance(t, dict) and t.get("leased"):
-            train = board.title.leased_train(train, board)
-            if train is None:
-                raise InputError(f"{where}.trains[{i}].leased", f"{board.title.name} has no leased trains")
+        leased = bool(isinstance(t, dict) and t.get("leased"))
+        train = board.title.company_train(known[name], board, leased)
+        if train is None:
+            raise InputError(f"{where}.trains[{i}].leased", f"{board.title.name} has no leased trains")
         trains.append(train)
     for i, train in enumerate(trains):
         if any(o.name == train.name and o.leased != train.leased for o in trains[:i]):

@@ -337,6 +337,11 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
     for v in kept:
         by_row.setdefault(int(spec.row[v]), []).append(v)
     row_pay, _ = spec.pay_and_visit({r: len(members) for r, members in by_row.items()}, {})
+    if weights is None and spec.rules.request_pool and spec.spill_next >= 0:
+        # rows spill_to and spill_next as one, paying what spill_to pays (RouteRules.request_pool)
+        pooled = by_row.pop(spec.spill_next, [])
+        if pooled:
+            by_row[spec.spill_to] = [v for v in kept if v in pooled or v in by_row.get(spec.spill_to, ())]
     if weights is not None:
         wr, ws = weights
         rank = {v: wr * value[v] + ws * sub[v] for v in kept}

@@ -596,3 +596,24 @@ def test_optimizer_matches_reference_with_leased_trains_nationalization_and_halt
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
                                  for r in result["routes"]]})
     assert check["legal"] and (check["revenue"], check["subsidy"]) == expected, (seed, check)
+
+
+@settings(max_examples=max(1, int(os.environ.get("N1860_EXAMPLES", 60)) // 3), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 2**31 - 1))
+def test_halts_ranked_with_the_towns_match_the_reference(monkeypatch, seed):
+    """The layout the title keeps for boards where a town pays less than a halt's subsidy (halts and towns
+    in one row, ranked by the objective), forced on every board: the same optima as the reference."""
+    from revenue.titles.g1860 import G1860
+
+    rows = G1860._rows
+    monkeypatch.setattr(G1860, "_rows", lambda self, name, options, leased, halts_may_displace=True:
+                        rows(self, name, options, leased, True))
+    b, corp, trains, leased, objective = random_late_case(seed)
+    expected = reference(b, corp, trains, leased, objective, both=True)
+    result = solve({"board": b, "company": company(corp, trains, leased), "objective": objective})
+    assert result["optimal"] and (result["revenue"], result["subsidy"]) == expected, (seed, result, expected)
+    check = evaluate({"board": b, "company": company(corp, trains, leased),
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
+                                 for r in result["routes"]]})
+    assert check["legal"] and (check["revenue"], check["subsidy"]) == expected, (seed, check)

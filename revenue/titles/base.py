@@ -125,6 +125,10 @@ class RouteRules:
     # node -> what the company is paid (not revenue) when the route counts the node as a stop (1860's
     # halt subsidy); the optimizer maximises revenue, then this (or, if asked, their sum)
     subsidy: dict[int, int] = field(default_factory=dict)
+    # how a route someone chose is read (not the optimizer): the subsidy stops it asks for (18xx.games 1860
+    # `halts`) come first in rows spill_to and spill_next taken as one, so they may take the places of
+    # spill_to's stops (1860 outside nationalization and no_skip_towns: a halt counted instead of a town)
+    request_pool: bool = False
     no_reentry: bool = False                             # a route may not come back to a hex it left
     # what the evaluator says when a route breaks one of these
     need_message: str = "Route must begin or end at a required location"
@@ -258,10 +262,10 @@ class Title:
         """What `node` is worth to `train` before the train's multiplier: its value in the phase."""
         return node.value
 
-    def leased_train(self, train: TrainType, board) -> TrainType | None:
-        """The type of `train` when the company leases it from the bank, or None when the title has no
-        leased trains."""
-        return None
+    def company_train(self, train: TrainType, board, leased: bool = False) -> TrainType | None:
+        """The type of a `train` the company runs on this board: the data's; leased from the bank, the
+        title's leased type, or None when the title has no leased trains."""
+        return None if leased else train
 
     def end_allowed(self, train: TrainType, node) -> bool:
         """Whether a route of `train` may begin or end at `node`."""

@@ -30,10 +30,14 @@ beyond X is passed unpaid as at any time (only no_skip_towns makes such a route 
 counts" meaning that towns come before halts.
 
 As data for the kernels: cities and off-boards in row 0 (pay A, visit A) whose unused allowance spills
-to row 1. Normally row 1 holds towns and halts together (pay B): the optimizer ranks a halt by its
-subsidy against a town's value. When towns must come first (nationalization, no_skip_towns, a leased
-train under the default rules) or halts are ignored, towns are row 1 and halts row 2, which is paid what
-the towns leave (RouteRules.spill_next) or nothing. Not modelled: flipped or neutral tokens."""
+to row 1 (the towns). Halts are row 2, paid what the towns leave of X (RouteRules.spill_next; nothing
+once halts are ignored): exact when the towns must come first (nationalization, no_skip_towns, a leased
+train under the default rules), and also when every town pays at least a halt's subsidy, since then
+counting a halt in a town's place never earns more, under either objective (every town on the 1860 tiles
+pays 10 or more). Only when some town pays less (a leased train's halved 10 under original_insolvency, a
+custom tile) are halts and towns one row, the optimizer ranking a halt's subsidy against a town's value
+(RouteRules.subsidy, revenue.problem.objective_weights). A player's route may count halts in the towns'
+place in either layout (RouteRules.request_pool). Not modelled: flipped or neutral tokens."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -64,17 +68,19 @@ def _leased_new(train: TrainType, options: dict) -> bool:
     return train.leased and not _on(options, "original_insolvency")
 
 
-def _layout(a: int, b: int, options: dict, leased: bool) -> tuple[tuple[DistanceRow, ...], bool]:
-    """The rows of an A+B train under these options, and whether halts have a row of their own."""
+def _layout(a: int, b: int, options: dict, leased: bool, halts_may_displace: bool = True) -> tuple[DistanceRow, ...]:
+    """The rows of an A+B train under these options: halts with the towns in row TOWNS only when some
+    halt may be worth counting in a town's place."""
     leased_new = leased and not _on(options, "original_insolvency")
     no_skip = _on(options, "no_skip_towns")
     second = b if not (_on(options, "nationalization") or leased_new) else 0
     cities = DistanceRow(("city", "offboard"), a, a)
-    apart = _on(options, "nationalization") or no_skip or leased_new or _on(options, "southern_formed")
+    apart = _on(options, "nationalization") or no_skip or leased_new or _on(options, "southern_formed") \
+        or not halts_may_displace
     if not apart:
-        return (cities, DistanceRow(("town", "halt"), second, 99)), False
+        return cities, DistanceRow(("town", "halt"), second, 99)
     towns = DistanceRow(("town",), second, second if no_skip else 99)
-    return (cities, towns, DistanceRow(("halt",), 0, 99)), True
+    return cities, towns, DistanceRow(("halt",), 0, 99)
 
 
 class G1860(Title):
@@ -107,13 +113,21 @@ class G1860(Title):
             self._trains[id(data)] = data
         return data
 
-    def _rows(self, name: str, options: dict, leased: bool) -> tuple[DistanceRow, ...]:
+    def _rows(self, name: str, options: dict, leased: bool, halts_may_displace: bool = True) -> tuple[DistanceRow, ...]:
         spec = next(t for t in self.raw()["trains"] if t["name"] == name)
         a, b = spec["distance"][0]["pay"], spec["distance"][-1]["pay"]
-        return _layout(a, b, options, leased)[0]
+        return _layout(a, b, options, leased, halts_may_displace)
 
-    def leased_train(self, train: TrainType, board) -> TrainType:
-        return replace(train, rows=self._rows(train.name, _options(board.options), True), leased=True)
+    def company_train(self, train: TrainType, board, leased: bool = False) -> TrainType:
+        """The rows for this board: halts in the towns' row only when a town with track pays the train less
+        than a halt's subsidy (below that a halt may be worth counting instead, which the optimizer then
+        weighs; on the 1860 tiles only a leased train's halved 10 is), else in a row of their own paid
+        what the towns leave: the same optimum, and routes priced from their row sums (faster)."""
+        options = _options(board.options)
+        half = leased and _on(options, "original_insolvency")
+        cheap = any(part.kind == "town" and part.revenue.value(board.phase.colours) // (2 if half else 1) < HALT_SUBSIDY
+                    for bh in board.hexes.values() for part in bh.tile.nodes)
+        return replace(train, rows=self._rows(train.name, options, leased, cheap), leased=leased)
 
     def node_value(self, train, node, board) -> int:
         options = _options(board.options)
@@ -131,11 +145,13 @@ class G1860(Title):
     def route_rules(self, train, company, board, graph) -> RouteRules:
         options = _options(board.options)
         home = self._home(company.id)
-        _, apart = _layout(1, 1, options, train.leased)
+        apart = len(train.rows) > HALTS
         halts_count = not _on(options, "southern_formed")
         leased_new = _leased_new(train, options)
+        use_all_towns = _on(options, "nationalization") or _on(options, "no_skip_towns")
         return RouteRules(
             bypass=1, spill=(CITIES, TOWNS), spill_next=HALTS if apart and halts_count else None,
+            request_pool=apart and halts_count and not use_all_towns and not leased_new,
             subsidy={n.id: HALT_SUBSIDY for n in graph.nodes if n.kind == "halt"}
             if halts_count and not leased_new else {},
             bonuses=[RouteBonus("leased train", LEASE_BASE, [])] if leased_new else [],
