@@ -23,6 +23,7 @@ from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumer
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
+from .interop import run_routes_action
 from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
                       split_score)
 
@@ -220,10 +221,23 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
           cancel: threading.Event | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
     deadline_ms, objective). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel
-    the answer may be the best found so far, with optimal False and a valid upper bound.
+    the answer may be the best found so far, with optimal False and a valid upper bound. With a `holding`
+    the answer also lists the dividend options of the run found (revenue.dividends).
 
     The objective: "revenue" (the default) maximises the revenue, then the subsidy (1860's halts);
     "revenue_and_subsidy" their sum, then the revenue; `optimal` and `upper_bound` speak of that figure."""
+    if not request.get("holding"):
+        return _solve(request, deadline, on_improve, cancel)
+    from .dividends import check_solve_holding, solve_dividends
+
+    check_solve_holding(request)    # bad holding input is reported before the search
+    result = _solve(request, deadline, on_improve, cancel)
+    result["dividends"] = solve_dividends(request, result)
+    return result
+
+
+def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
+           cancel: threading.Event | None) -> dict:
     started = time.perf_counter()
     objective = request.get("objective") or "revenue"
     if objective not in OBJECTIVES:
@@ -236,11 +250,15 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     board = graph.board
     company = build_company(request.get("company") or {}, board)
     if not company.trains:
-        return _empty_result(started, "the company has no trains")
-    problem = compile_problem(graph, company)
-    if not problem.token.any():
-        return _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
-    return Search(problem, started, deadline, on_improve, cancel, objective).run()
+        result = _empty_result(started, "the company has no trains")
+    else:
+        problem = compile_problem(graph, company)
+        if problem.token.any():
+            result = Search(problem, started, deadline, on_improve, cancel, objective).run()
+        else:
+            result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
+    result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
+    return result
 
 
 class Cancel(threading.Event):

@@ -94,12 +94,12 @@ class G1860(Title):
                "original_game": "two_player_map, original_insolvency and no_skip_towns",
                "original_insolvency": "a leased train earns half its normal revenue (rounded down), "
                                       "halts and subsidies as normal",
-               "simplified_insolvency": "accepted; 18xx.games prices leased trains as the default rules "
-                                        "(40 + 20 per stop)",
-               "non_operated_full_value": "accepted, no effect on routes or revenue",
                "nationalization": "set from when nationalization begins: no second allowance, towns count "
                                   "before halts",
                "southern_formed": "set from the stock round after the Southern formed: halts are ignored"}
+    passive_options = {"simplified_insolvency": "fixed leased-train revenue in the help text; the engine runs "
+                                                "leased trains as under the default rules (40 + 20 per stop)",
+                       "non_operated_full_value": "the value of companies that have not operated"}
 
     def __init__(self) -> None:
         super().__init__()
