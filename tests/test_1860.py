@@ -617,3 +617,14 @@ def test_halts_ranked_with_the_towns_match_the_reference(monkeypatch, seed):
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
                                  for r in result["routes"]]})
     assert check["legal"] and (check["revenue"], check["subsidy"]) == expected, (seed, check)
+
+
+def test_the_examples():
+    from revenue.api import load_request
+    from revenue.v1 import revenue_pb2
+
+    root = pathlib.Path(__file__).parents[1] / "examples"
+    leased = evaluate(load_request(root / "evaluate_1860_leased.json", revenue_pb2.EvaluateRequest))
+    assert (leased["legal"], leased["revenue"], leased["subsidy"]) == (True, 120, 0)
+    halts = evaluate(load_request(root / "evaluate_1860_halts.json", revenue_pb2.EvaluateRequest))
+    assert (halts["legal"], halts["revenue"], halts["subsidy"], halts["routes"][0]["halts"]) == (True, 60, 10, 1)
