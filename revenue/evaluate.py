@@ -250,8 +250,10 @@ def evaluate(request: dict) -> dict:
     total = subsidy = 0
     for i, check in enumerate(checks):
         spec = problem.specs[check.train]
-        if check.error is None and joint is not None:
-            entry = route_result(problem, spec, check.nodes, joint[i], check.halts)
+        if check.error is None and (joint is not None or check.choices):
+            # A route legal by itself is priced even when the run is not (the run's total is then 0).
+            entry = route_result(problem, spec, check.nodes, joint[i] if joint is not None else check.choices[0],
+                                 check.halts)
             total += entry["revenue"]
             subsidy += entry["subsidy"]
         else:
