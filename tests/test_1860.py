@@ -1,8 +1,10 @@
-"""1860 on its real map: each route rule of rules/1860.md sections 5-7 on small hand-checked boards (evaluate,
+"""1860 on its real map: each route rule of rules/1860.md sections 5-9 on small hand-checked boards (evaluate,
 solve and the reference), and the optimizer against the reference's plain reading of the rules on random
-boards. Flat map edges: 0 S, 1 SW, 2 NW, 3 N, 4 NE, 5 SE; a tile rotated r shows local edge e on (e + r) % 6.
+boards, with leased trains, the insolvency options, nationalization, the Southern and both objectives.
+Flat map edges: 0 S, 1 SW, 2 NW, 3 N, 4 NE, 5 SE; a tile rotated r shows local edge e on (e + r) % 6.
 A train "A+B" pays every visited city/off-board (at most A of them) and the best X = B + (A - c) visited
-towns, c being the number of visited cities and off-boards; halts pay nothing and may not end a route."""
+towns, c being the number of visited cities and off-boards; a halt pays no revenue but, counted in what X
+leaves, a subsidy of 10, and may not end a route. A leased train earns 40 + 20 per stop."""
 from __future__ import annotations
 
 import itertools
