@@ -630,3 +630,19 @@ def test_the_examples():
     assert (leased["legal"], leased["revenue"], leased["subsidy"]) == (True, 120, 0)
     halts = evaluate(load_request(root / "evaluate_1860_halts.json", revenue_pb2.EvaluateRequest))
     assert (halts["legal"], halts["revenue"], halts["subsidy"], halts["routes"][0]["halts"]) == (True, 60, 10, 1)
+
+
+def test_halts_through_run_routes_actions():
+    """A stored run_routes action's `halts` is read; the answer's action writes the halts it counts."""
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    trains = {"id": "C&N", "trains": [{"name": "3+2", "id": "3+2-1"}]}
+    s = solve({"board": b, "company": trains})
+    action = s["run_routes"]
+    assert action["routes"][0]["train"] == "3+2-1" and action["routes"][0]["halts"] == 2
+    for halts, expected in ((2, (60, 20)), (1, (60, 10)), (0, (60, 0))):
+        action["routes"][0]["halts"] = halts
+        r = evaluate({"board": b, "company": trains, "run_routes": action})
+        assert r["legal"] and (r["revenue"], r["subsidy"]) == expected, (halts, r)
+    del action["routes"][0]["halts"]
+    r = evaluate({"board": b, "company": trains, "run_routes": action})
+    assert (r["revenue"], r["subsidy"], r["routes"][0]["halts"]) == (60, 20, 2)
