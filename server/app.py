@@ -250,6 +250,7 @@ class RouteServer:
                 await self.server.stop(grace)
                 if self.http is not None:
                     await asyncio.wait_for(asyncio.shield(self._http_task), grace + 5)
+                    await self._close_http()
             finally:
                 self.service.admission.shutdown()
                 self._terminated.set()
@@ -257,6 +258,19 @@ class RouteServer:
 
         asyncio.run_coroutine_threadsafe(stop(), self._loop)
         return self._terminated
+
+    async def _close_http(self) -> None:
+        """After uvicorn's shutdown: let the calls it cancelled end (they stop their searches) and close
+        what connections remain, before this loop stops; a connection left open would keep its client
+        waiting."""
+        tasks = list(self.http.server_state.tasks)
+        if tasks:
+            await asyncio.wait(tasks, timeout=2)
+        for connection in list(self.http.server_state.connections):
+            transport = getattr(connection, "transport", None)
+            if transport is not None:
+                transport.close()
+        await asyncio.sleep(0.01)       # the transports' close callbacks
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """True if `timeout` passed before the server terminated (gRPC's convention)."""

@@ -75,6 +75,10 @@ class Aborted(Exception):
         self.http_status = http_status or HTTP_STATUS.get(code, 500)
 
 
+SHUTTING_DOWN = Aborted(status_pb2.Status(code=grpc.StatusCode.UNAVAILABLE.value[0],
+                                          message="the server is shutting down; retry elsewhere or later"))
+
+
 class HttpContext:
     """The part of grpc.aio.ServicerContext that RouteService uses, for a call that came over HTTP: no
     call deadline (time_remaining None: the search is bounded by `deadline_ms` and the compute cap), and
@@ -184,9 +188,10 @@ class _UnaryCall:
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:      # this response was cancelled (the server's shutdown): stop the call
+        except asyncio.CancelledError:      # the server's shutdown cut the call after its grace period
             await _stop(task)
-            raise
+            await error_response(SHUTTING_DOWN)(scope, receive, send)
+            return
         finally:
             gone.cancel()
         if not task.done():                 # the client went away: stop the call
@@ -238,6 +243,17 @@ class _StreamCall:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:    # the connection broke while writing: the client is gone
             pass
+        except asyncio.CancelledError:     # the server's shutdown cut the stream after its grace period
+            if step is not None and not step.done():
+                await _stop(step)
+            try:
+                if started:
+                    event = b"event: error\ndata: " + status_json(SHUTTING_DOWN.status) + b"\n\n"
+                    await send({"type": "http.response.body", "body": event, "more_body": False})
+                else:
+                    await error_response(SHUTTING_DOWN)(scope, receive, send)
+            except OSError:
+                pass
         finally:
             gone.cancel()
             if step is not None and not step.done():

@@ -456,3 +456,7 @@ def test_shutdown_ends_an_open_stream():
     assert not reader.is_alive()
     assert s.http_api.state() == "NOT_SERVING"
     assert last_log("SolveStream")["code"] == "CANCELLED"
+    # The stream ends with the reason, whether or not an improvement came first.
+    assert lines[-2:] == ["event: error", 'data: {"code": 14, "message": "the server is shutting down; '
+                                          'retry elsewhere or later"}'] or \
+        json.loads(lines[-1])["code"] == 14, lines

@@ -15,6 +15,7 @@ const page = {
   geometry: null,    // the drawn board, with chain indexes
   geometryKey: "",   // the board JSON the geometry is for
   controller: null,  // AbortController of the running call
+  drawing: null,     // the board being drawn (a promise)
 };
 
 // ---- calls --------------------------------------------------------------------------------------------
@@ -154,7 +155,8 @@ async function useText(text) {
     $("title").value = title;
     fillExamples();
   }
-  await drawBoard(request);
+  page.drawing = drawBoard(request);   // run() waits for it: a board drawn later would wipe the routes
+  await page.drawing;
 }
 
 function isEvaluate(request) {
@@ -169,6 +171,7 @@ async function run() {
   }
   const request = page.request;
   if (!request) return;
+  await page.drawing;
   if (page.controller) page.controller.abort();
   const controller = page.controller = new AbortController();
   clearResult();
