@@ -1,16 +1,19 @@
-"""Load test of the gRPC service: start `python -m server` in a subprocess, run N concurrent clients for a
+"""Load test of the service, over gRPC or (`--http`) HTTP/JSON: start `python -m revenue.server` in a subprocess, run N concurrent clients for a
 bounded time on the title scenarios (early, mid and late game of every title), and report throughput,
 latency percentiles and errors.
 
-    python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--processes N] [--fresh-boards]
-                              [--shared-connection] [--target HOST:PORT] [--json]
+    python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--processes N]
+                              [--shared-connection] [--http] [--fresh-boards] [--target HOST:PORT] [--json]
 
 Each client has its own channel and connection (`--shared-connection`: one connection for all) and
 sends Solve calls back to back, cycling through the scenarios from its own starting point; the clients
 share one asyncio event loop, which keeps the load generator's own CPU use low on a machine it shares
 with the server. Every answer is checked against the proved optimum the server gave for that scenario
-in the warm-up pass: a different revenue counts as an error. `run()` is what `revenue bench
---load` calls.
+in the warm-up pass: a different revenue counts as an error. With `--http` the clients POST the same
+requests as JSON to /v1/solve (aiohttp's client, one connection per client: it takes a third of the CPU
+per call that httpx does, and the generator shares the machine with the server) and read the JSON
+answers. `run()` is
+what `revenue bench --load` calls.
 
 With `--fresh-boards` every call carries a board the server has not seen, as a game server's calls do
 (the board changes with every tile lay and token): the boards of games grown from the title scenarios
@@ -34,7 +37,7 @@ import grpc
 from rich.console import Console
 from rich.table import Table
 
-from server.app import default_processes
+from revenue.server.app import default_processes
 
 from .scenarios import title_scenarios
 
@@ -60,16 +63,18 @@ class _Server:
     """`python -m server` on a free port, until stopped (SIGTERM, then the logs are dropped)."""
 
     def __init__(self, workers: int | None, max_queue: int, processes: int | None = None):
-        self.port = _free_port()
+        self.port, self.http_port = _free_port(), _free_port()
         self.processes = processes or default_processes(self.port)
         self.log = tempfile.TemporaryFile(mode="a+")   # O_APPEND: reading it moves no write offset
-        args = [sys.executable, "-m", "server", "--port", str(self.port), "--max-queue", str(max_queue)]
+        args = [sys.executable, "-m", "revenue.server", "--port", str(self.port), "--http-port", str(self.http_port),
+                "--max-queue", str(max_queue)]
         if workers:
             args += ["--workers", str(workers)]
         if processes:
             args += ["--processes", str(processes)]
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.log)
         self.target = f"127.0.0.1:{self.port}"
+        self.http_target = f"127.0.0.1:{self.http_port}"
 
     def wait_serving(self, timeout: float) -> float:
         """Seconds until every server process has warmed up and health checking says SERVING."""
@@ -140,10 +145,11 @@ def fresh_boards(count: int) -> list[tuple[str, dict]]:
 
 def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
         max_queue: int = 64, start_timeout: float = 300.0, processes: int | None = None,
-        shared_connection: bool = False, fresh: bool = False) -> dict:
+        shared_connection: bool = False, http: bool = False, fresh: bool = False) -> dict:
     """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers.
     Each client has a connection of its own, like separate game servers; with `shared_connection` all
-    calls share one connection, like one front end with many calls in flight.
+    calls share one connection, like one front end with many calls in flight. With `http` the calls go
+    to the HTTP/JSON API (`target` is then its HOST:PORT).
 
     With `fresh`, every call carries a board the server has not seen (fresh_boards; the rows per
     scenario become rows per title, with the best revenue among its boards), and every answer is checked
@@ -156,20 +162,44 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         boards = fresh_boards(int(seconds * FRESH_RATE) + 100)
         titles = list(dict.fromkeys(title for title, _ in boards))
         groups = [titles.index(title) for title, _ in boards]
-        payloads = [json_format.ParseDict(request, revenue_pb2.SolveRequest()).SerializeToString()
-                    for _, request in boards]
+        requests = [request for _, request in boards]
     else:
         scenarios = title_scenarios()
         groups = list(range(len(scenarios)))
-        payloads = [json_format.ParseDict(s.request, revenue_pb2.SolveRequest()).SerializeToString()
-                    for s in scenarios]
+        requests = [s.request for s in scenarios]
+    if http:
+        payloads = bodies = [json.dumps(request).encode() for request in requests]
+    else:
+        payloads = bodies = [json_format.ParseDict(request, revenue_pb2.SolveRequest()).SerializeToString()
+                             for request in requests]
     server = None if target else _Server(workers, max_queue, processes)
     try:
         startup = server.wait_serving(start_timeout) if server else 0.0
-        target = target or server.target
-        expected: list[tuple[int, bool]] = []
-        if not fresh:
-            # Warm-up pass: the optimum of each scenario (the reference for every later answer).
+        target = target or (server.http_target if http else server.target)
+        # Warm-up pass: the optimum of each scenario (the reference for every later answer).
+        expected = []
+        answers: dict[int, tuple[int, bool]] = {}     # fresh boards: board -> answer, checked after the run
+        next_board = [0]
+
+        def pick(i: int) -> int:
+            """The payload of a client's next call: with fresh boards the next board no call has carried
+            (one event loop: no two clients take the same), else the client's next scenario."""
+            if fresh:
+                next_board[0] += 1
+                return (next_board[0] - 1) % len(payloads)
+            return i % len(payloads)
+
+        def check(k: int, j: int, answer: tuple[int, bool]) -> None:
+            if fresh:
+                answers[j] = answer
+            elif answer != expected[j]:
+                errors[k]["WRONG_ANSWER"] += 1
+
+        if fresh:
+            pass
+        elif http:
+            expected = _http_expected(target, bodies)
+        else:
             with grpc.insecure_channel(target) as channel:
                 solve = channel.unary_unary(SOLVE)
                 for payload in payloads:
@@ -178,20 +208,14 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
 
         latencies: list[list[tuple[int, float]]] = [[] for _ in range(clients)]
         errors: list[Counter] = [Counter() for _ in range(clients)]
-        answers: dict[int, tuple[int, bool]] = {}     # fresh boards: board -> answer, checked after the run
-        next_board = [0]
 
         async def client(k: int, channel, go: asyncio.Event, stop_at: list[float]) -> None:
             solve = channel.unary_unary(SOLVE)
             i = k
             await go.wait()
             while time.perf_counter() < stop_at[0]:
-                if fresh:
-                    j = next_board[0] % len(payloads)    # one event loop: no two clients take the same
-                    next_board[0] += 1
-                else:
-                    j = i % len(payloads)
-                    i += 1
+                j = pick(i)
+                i += 1
                 t = time.perf_counter()
                 try:
                     answer = revenue_pb2.SolveResponse.FromString(await solve(payloads[j], timeout=CALL_TIMEOUT))
@@ -199,11 +223,48 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                     errors[k][exc.code().name] += 1
                     continue
                 elapsed = (time.perf_counter() - t) * 1000
-                if fresh:
-                    answers[j] = (answer.revenue, answer.optimal)
-                elif (answer.revenue, answer.optimal) != expected[j]:
-                    errors[k]["WRONG_ANSWER"] += 1
+                check(k, j, (answer.revenue, answer.optimal))
                 latencies[k].append((j, elapsed))
+
+        async def http_client(k: int, session, go: asyncio.Event, stop_at: list[float]) -> None:
+            i = k
+            await go.wait()
+            while time.perf_counter() < stop_at[0]:
+                j = pick(i)
+                i += 1
+                t = time.perf_counter()
+                try:
+                    async with session.post("/v1/solve", data=bodies[j]) as response:
+                        content = await response.read()
+                except Exception as exc:    # aiohttp.ClientError, timeouts
+                    errors[k][type(exc).__name__] += 1
+                    continue
+                if response.status != 200:
+                    errors[k][f"HTTP {response.status}"] += 1
+                    continue
+                answer = json.loads(content)
+                elapsed = (time.perf_counter() - t) * 1000
+                check(k, j, (answer.get("revenue", 0), answer.get("optimal", False)))
+                latencies[k].append((j, elapsed))
+
+        async def http_load() -> float:
+            import aiohttp
+
+            # One connection per client (like separate game servers), all in one event loop.
+            sessions = [aiohttp.ClientSession(f"http://{target}", connector=aiohttp.TCPConnector(limit=1),
+                                              timeout=aiohttp.ClientTimeout(total=CALL_TIMEOUT),
+                                              headers={"content-type": "application/json"})
+                        for _ in range(clients)]
+            go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
+            tasks = [asyncio.create_task(http_client(k, s, go, stop_at)) for k, s in enumerate(sessions)]
+            began = time.perf_counter()
+            stop_at[0] = began + seconds
+            go.set()
+            await asyncio.gather(*tasks)
+            wall = time.perf_counter() - began
+            for session in sessions:
+                await session.close()
+            return wall
 
         async def load() -> float:
             # All clients in one event loop, so that the load generator itself takes little of the
@@ -224,7 +285,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 await channel.close()
             return wall
 
-        wall = asyncio.run(load())
+        wall = asyncio.run(http_load() if http else load())
     finally:
         if server:
             server.stop()
@@ -239,7 +300,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
 
         best: dict[int, int] = {}
         for j, got in answers.items():
-            want = library_solve(boards[j][1])
+            want = library_solve(requests[j])
             if got != (want["revenue"], True) or not want["optimal"]:
                 error_count["WRONG_ANSWER"] += 1
             best[groups[j]] = max(best.get(groups[j], 0), got[0])
@@ -256,6 +317,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                                  "p50_ms": round(_percentile(values, 50), 2),
                                  "p99_ms": round(_percentile(values, 99), 2)})
     report = {
+        "transport": "http" if http else "grpc",
         "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2),
         "server_workers": workers or os.cpu_count(), "server_processes": server.processes if server else processes,
         "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
@@ -271,9 +333,28 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
     return report
 
 
+def _http_expected(target: str, bodies: list[bytes]) -> list[tuple[int, bool]]:
+    try:
+        import aiohttp
+    except ImportError:
+        raise click.ClickException("--http needs aiohttp (pip install -e '.[test]')") from None
+
+    async def ask() -> list[tuple[int, bool]]:
+        expected = []
+        async with aiohttp.ClientSession(f"http://{target}", timeout=aiohttp.ClientTimeout(total=60)) as session:
+            for body in bodies:
+                async with session.post("/v1/solve", data=body, headers={"content-type": "application/json"}) as r:
+                    r.raise_for_status()
+                    answer = json.loads(await r.read())
+                expected.append((answer["revenue"], answer["optimal"]))
+        return expected
+    return asyncio.run(ask())
+
+
 def print_report(report: dict, console: Console | None = None) -> None:
     console = console or Console(highlight=False)
-    console.print(f"gRPC load: {report['clients']} clients, {report['connections']} connections, "
+    transport = "HTTP/JSON" if report.get("transport") == "http" else "gRPC"
+    console.print(f"{transport} load: {report['clients']} clients, {report['connections']} connections, "
                   f"{report['seconds']} s; server {report['server_processes'] or '?'} processes x "
                   f"{report['server_workers']} workers, {report['cores']} cores")
     summary = Table()
@@ -301,15 +382,19 @@ def print_report(report: dict, console: Console | None = None) -> None:
               help="Server processes sharing the port (revenue serve --processes; default: its default).")
 @click.option("--shared-connection", is_flag=True,
               help="All clients on one connection (one front end with many calls in flight).")
+@click.option("--http", is_flag=True, help="Call POST /v1/solve over HTTP/JSON instead of gRPC.")
 @click.option("--fresh-boards", "fresh", is_flag=True,
               help="Every call a board the server has not seen (games grown from the title scenarios).")
-@click.option("--target", help="Load an already running server at HOST:PORT instead of starting one.")
+@click.option("--target", help="Load an already running server at HOST:PORT (its HTTP port with --http) "
+                               "instead of starting one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def main(clients: int, seconds: float, workers: int | None, processes: int | None, shared_connection: bool,
-         fresh: bool, target: str | None, as_json: bool) -> None:
-    """Load test of the gRPC service on the title scenarios."""
+         http: bool, fresh: bool, target: str | None, as_json: bool) -> None:
+    """Load test of the service (gRPC, or HTTP/JSON with --http) on the title scenarios."""
+    if http and shared_connection:
+        raise click.UsageError("--shared-connection is for gRPC (HTTP/1.1 has one call at a time per connection)")
     report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes,
-                 shared_connection=shared_connection, fresh=fresh)
+                 shared_connection=shared_connection, http=http, fresh=fresh)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
@@ -319,4 +404,4 @@ def main(clients: int, seconds: float, workers: int | None, processes: int | Non
 
 
 if __name__ == "__main__":
-    main(prog_name="python -m benchmarks.load")
+    main(prog_name=f"python -m {__package__}.load")

@@ -242,6 +242,8 @@ class _Call:
         self.method, self.context = method, context
         self.started = time.perf_counter()
         self.fields: dict[str, Any] = {}
+        if getattr(context, "transport", None):    # "http" for a call over HTTP/JSON (server/http.py)
+            self.fields["transport"] = context.transport
         self.code = grpc.StatusCode.OK
         self.error = ""
 
@@ -337,6 +339,8 @@ class RouteService:
     @staticmethod
     def _decode(request):
         if isinstance(request, _BadRequest):
+            if isinstance(request.error, InputError):   # JSON over HTTP: the field is known
+                raise request.error
             raise InputError("", f"the request is not a valid {request.name} message "
                                  f"({type(request.error).__name__})")
         return request
@@ -428,7 +432,8 @@ class RouteService:
                 while (value := await events.get()) is not None:
                     if value["revenue"] > best:
                         best = value["revenue"]
-                        yield _to_message({"revenue": value["revenue"], "routes": value["routes"]},
+                        yield _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
+                                           "routes": value["routes"]},
                                           revenue_pb2.SolveResponse)
                 result = await final
             finally:
