@@ -4,6 +4,11 @@ Nodes are the revenue locations that some path references (cities, towns, halts,
 is a stretch of track from one node to another that touches no other node: every route is a sequence of
 chains whose consecutive chains share an end node. Each chain carries its *track keys*: one per hex side
 it crosses or ends at, one per node-to-node path. Trains of one company never share a key.
+
+A board changes with every tile lay, so the per-board work is kept small: each tile at each rotation is a
+TileGeometry made once and registered in flat arrays; one kernel (revenue.core.track.build_track) gathers
+a board's paths from its hexes' geometry ids and walks every chain; the graph keeps the kernel's arrays
+and builds node and chain objects only when they are read.
 """
 from __future__ import annotations
 
@@ -69,7 +74,7 @@ class TileGeometry:
     and rotation (geometry()), shared by every board that shows it."""
 
     __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_index",
-                 "kinds", "attributes", "grouped", "n_nodes", "n_paths", "_values", "gid", "registry")
+                 "attributes", "grouped", "n_nodes", "n_paths", "_values", "gid", "registry")
 
     def __init__(self, tile, rotation: int):
         self.nodes = tuple(n for n in tile.nodes if n.kind != "junction")
@@ -96,14 +101,13 @@ class TileGeometry:
         self.node_pairs = tuple(pairs)
         self.ambiguous = sum(pairs) > 1     # the engine's Tile#ambiguous_connection?
         self.city_index = tuple(cities.index(n) if n in cities else -1 for n in self.nodes)
-        self.kinds = tuple(n.kind for n in self.nodes)
         diesel = [dict(n.revenue.by_colour).get("diesel") for n in self.nodes]
         # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value
         self.attributes = np.array([(NODE_KINDS.index(n.kind), n.slots, n.visit_cost, d or 0, d is not None)
                                     for n, d in zip(self.nodes, diesel)], dtype=np.int64).reshape(len(self.nodes), 5)
         self.grouped = tuple((i, n.groups) for i, n in enumerate(self.nodes) if n.groups)
         self.n_nodes, self.n_paths = len(self.nodes), len(rows)
-        self._values: dict[tuple, tuple] = {}
+        self._values: dict[tuple, np.ndarray] = {}
 
     def values(self, colours: tuple[str, ...]) -> np.ndarray:
         """The nodes' revenue in a phase with these tile colours."""
@@ -269,7 +273,6 @@ class Graph:
         self.request: object = None     # the board request it was built from (see graph_for)
         self._nodes: list[GraphNode] | None = None
         self._chains: list[Chain | None] = [None] * len(chain_a)
-        self._lock = threading.Lock()
 
     # ---- nodes ------------------------------------------------------------------------------------------
     @property
@@ -411,7 +414,7 @@ class Graph:
 
     def _key_names(self) -> list[str]:
         names = [""] * self.n_keys
-        seen: dict[int, int] = {}
+        seen: dict[tuple[str, int], int] = {}   # the kernel's numbering: first use, chains in order
         for c in range(len(self.chain_a)):
             for p in self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]:
                 h = int(self.path_hex[p])
