@@ -95,8 +95,10 @@ def _mask(n: int, members) -> np.ndarray:
 
 
 def _overrides(title, hook: str) -> bool:
-    """Whether the title answers `hook` itself (else the base rule applies, computed for all nodes at once)."""
-    return getattr(type(title), hook) is not getattr(Title, hook)
+    """Whether the title answers `hook` itself, by its class or on the instance (else the base rule
+    applies, computed for all nodes at once)."""
+    method = getattr(title, hook)
+    return getattr(method, "__func__", method) is not getattr(Title, hook)
 
 
 def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
