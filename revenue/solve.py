@@ -23,10 +23,15 @@ from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumer
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
+from . import bounded
 from .problem import Problem, TrainSpec, compile_problem, hex_walks
+from .relax import type_bounds
 
 POLL_SECONDS = 0.002
 STOP_GRACE_SECONDS = 0.02
+PROBE_SECONDS = 0.015       # the plain exact search, when its routes are all enumerated by then
+FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
+MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
 
 
 class RouteSet:
@@ -39,6 +44,26 @@ class RouteSet:
         self.rev, self.keys, self.flags = rev[order], keys[order], flags[order]
         self.begin, self.end, self.nodes, self.chains = begin[order], end[order], nodes, chains
         self.complete = complete
+        # Routes earning at most `floor` may be left out (-1: none is); `best_seen` is the best revenue of
+        # any route the walk met, stored or not.
+        self.floor = -1
+        self.best_seen = int(self.rev[0]) if len(self.rev) else 0
+
+    @classmethod
+    def merge(cls, problem: Problem, train: str, sets: list["RouteSet"]) -> "RouteSet":
+        """One set of the routes of several sets of one train type (not complete)."""
+        offset, begin, end, nodes, chains = 0, [], [], [], []
+        for s in sets:
+            begin.append(s.begin + offset)
+            end.append(s.end + offset)
+            nodes.append(s.nodes)
+            chains.append(s.chains)
+            offset += len(s.nodes)
+        words = problem.words
+        cat = (lambda xs, dtype=np.int64: np.concatenate(xs) if xs else np.zeros(0, dtype=dtype))
+        return cls(problem, train, cat([s.rev for s in sets]),
+                   np.concatenate([s.keys for s in sets]) if sets else np.zeros((0, words), np.uint64),
+                   cat([s.flags for s in sets]), cat(begin), cat(end), cat(nodes), cat(chains), False)
 
     def __len__(self) -> int:
         return len(self.rev)
@@ -59,8 +84,12 @@ class RouteSet:
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
         picked, rev = refit_routes(kernel_arguments(self.problem, train)[0], self.problem.cost, self.problem.token,
                                    self.begin, self.end, self.nodes)
-        return RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
-                        self.end[picked], self.nodes, self.chains, self.complete)
+        out = RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
+                       self.end[picked], self.nodes, self.chains, self.complete)
+        # a route of this type earns no more than as a route of the looser type
+        out.floor = self.floor
+        out.best_seen = max(out.best_seen, self.floor)
+        return out
 
 
 def spec_arrays(spec: TrainSpec) -> tuple:
@@ -124,24 +153,36 @@ def route_parents(problem: Problem) -> dict[str, str]:
     return problem.derived["route parents"]
 
 
-def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
-    """Every legal route of one train type (revenue.core.routes.enumerate_routes)."""
+def all_routes(problem: Problem, train: str, adj, allowed, stop, floor: int = -1,
+               capacity: tuple[int, int] | None = None) -> RouteSet:
+    """Every legal route of one train type earning more than `floor` (revenue.core.routes.enumerate_routes).
+    `capacity` (routes, route nodes) caps the storage (revenue.bounded.capacity): beyond it the walk
+    keeps the best routes and the set's floor says what the routes left out earn at most."""
     arrays, is_fast, walk_from_ends = kernel_arguments(problem, train)
-    routes, nodes = ROUTE_CAPACITY, ROUTE_CAPACITY * 8
+    most_routes, most_nodes = capacity or (1 << 62, 1 << 62)
+    routes, nodes = min(ROUTE_CAPACITY, most_routes), min(ROUTE_CAPACITY * 8, most_nodes)
+    nodes = max(nodes, len(problem.graph.nodes) + 2)
+    compact = False
     while True:
         rev = np.empty(routes, dtype=np.int64)
         keys = np.empty((routes, problem.words), dtype=np.uint64)
         flags = np.empty(routes, dtype=np.int64)
-        start = np.empty(routes + 1, dtype=np.int64)
+        start = np.zeros(routes + 1, dtype=np.int64)
         path_nodes = np.empty(nodes, dtype=np.int64)
         path_chains = np.empty(nodes, dtype=np.int64)
+        limits = np.array([floor, -1, 0], dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes, path_chains)
-        if stored == count or not complete:
-            return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
-                            start[1: stored + 1], path_nodes, path_chains, complete)
-        routes, nodes = max(count, 1), max(total, 1)
+            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
+            path_chains, limits, compact)
+        if stored == count or not complete or compact:
+            out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
+                           start[1: stored + 1], path_nodes, path_chains, complete)
+            out.floor, out.best_seen = int(limits[0]), max(int(limits[1]), 0)
+            return out
+        routes, nodes = max(count, 1), max(total, len(problem.graph.nodes) + 2)
+        if routes > most_routes or nodes > most_nodes:
+            routes, nodes, compact = most_routes, max(most_nodes, len(problem.graph.nodes) + 2), True
 
 
 INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps
@@ -211,10 +252,13 @@ def _empty_result(started: float, note: str = "") -> dict:
 
 
 def solve(request: dict, deadline: float | None = None, on_improve: Callable[[dict], None] | None = None,
-          cancel: threading.Event | None = None) -> dict:
+          cancel: threading.Event | None = None, memory_mb: float | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
     deadline_ms). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel the
-    answer may be the best found so far, with optimal False and a valid upper bound."""
+    answer may be the best found so far, with optimal False and a valid upper bound. `memory_mb` caps
+    the routes the search stores (default MEMORY_MB): beyond it the search keeps the routes that can
+    matter most, and the answer says whether that still proved it (revenue.bounded). Each improvement
+    given to `on_improve` carries the bound that holds at that moment."""
     started = time.perf_counter()
     if deadline is None and request.get("deadline_ms"):
         deadline = float(request["deadline_ms"]) / 1000.0
@@ -228,7 +272,9 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     problem = compile_problem(graph, company)
     if not problem.token.any():
         return _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
-    return Search(problem, started, deadline, on_improve, cancel).run()
+    if memory_mb is not None and memory_mb <= 0:
+        raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
+    return Search(problem, started, deadline, on_improve, cancel, memory_mb).run()
 
 
 class Cancel(threading.Event):
@@ -302,20 +348,111 @@ WATCHDOG = Watchdog()
 _compiled = threading.Event()    # set once a search has run the kernels in this process
 
 
+class Combination:
+    """The combination search over route sets (one per train type): the trains reordered with the types
+    of the best routes first (tighter bounds early), and the kernel's arrays (core.combine)."""
+
+    def __init__(self, problem: Problem, trains: list, sets: dict[str, RouteSet]):
+        self.problem, self.sets = problem, sets
+        n = len(trains)
+        names = sorted(sets, key=lambda t: -(sets[t].rev[0] if len(sets[t]) else 0))
+        order = sorted(range(n), key=lambda i: names.index(trains[i].name))
+        self.trains = [trains[i] for i in order]
+        self.position = order       # each searched train's place in the company's list
+        self.group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
+        self.group_start = np.zeros(len(names) + 1, dtype=np.int64)
+        for g, name in enumerate(names):
+            self.group_start[g + 1] = self.group_start[g] + len(sets[name])
+        self.rev = np.concatenate([sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
+        self.keys = np.concatenate([sets[t].keys for t in names]).reshape(len(self.rev), problem.words)
+        self.same = np.array([i > 0 and self.group_of[i] == self.group_of[i - 1] for i in range(n)], dtype=np.bool_)
+        best_each = np.array([sets[t.name].rev[0] if len(sets[t.name]) else 0 for t in self.trains], dtype=np.int64)
+        self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
+        run = problem.run
+        self.flags = np.concatenate([sets[t].flags for t in names])
+        self.flag_max = np.full(FLAG_BITS, -1, dtype=np.int64)
+        self.flag_min = np.zeros(FLAG_BITS, dtype=np.int64)
+        for bit, cap in run.flag_max.items():
+            self.flag_max[bit] = cap
+        for bit, least in run.flag_min.items():
+            self.flag_min[bit] = least
+        self.connected = run.connected
+        self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
+                          else np.zeros((len(self.rev), 1), dtype=np.uint64))
+        g = self.group_of[-1]
+        self.index = last_train_index(self.keys[self.group_start[g]:self.group_start[g + 1]])
+
+    def progress(self, best: int = 0) -> np.ndarray:
+        """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
+        progress = np.zeros(4 + len(self.trains), dtype=np.int64)
+        progress[0] = best
+        progress[4:] = -1
+        return progress
+
+    def search(self, progress: np.ndarray, stop: np.ndarray) -> bool:
+        """Run the kernel; True when it finished (nothing better than progress[0] is left)."""
+        return best_combination(self.group_of, self.group_start, self.rev, self.keys, self.same, self.suffix,
+                                self.flags, self.flag_max, self.flag_min, self.connected, self.node_sets,
+                                self.index, progress, stop)
+
+    def run(self, progress: np.ndarray) -> tuple[int, list[dict]]:
+        """The best run the kernel wrote into `progress`, its routes in the order of the company's trains."""
+        routes = []
+        for t in sorted(range(len(self.trains)), key=lambda t: self.position[t]):
+            i = int(progress[4 + t])
+            if i >= 0:
+                routes_of = self.sets[self.trains[t].name]
+                route = routes_of.route(i)
+                # The kernel priced this route too: the two readings of the rules must agree.
+                assert route["revenue"] == routes_of.rev[i], (route, "kernel/evaluator")
+                routes.append(route)
+        return sum(r["revenue"] for r in routes), routes
+
+    def bound(self, progress: np.ndarray, complete: bool) -> int:
+        """A bound on the runs made of these routes: the best found when the search finished, else the
+        train-0 route being explored plus the other trains' best."""
+        if complete:
+            return int(progress[0])
+        g = self.group_of[0]
+        count = int(self.group_start[g + 1] - self.group_start[g])
+        i = int(progress[3])
+        return int(self.suffix[0] if i <= 0 else
+                   (self.rev[self.group_start[g] + i] + self.suffix[1] if i < count else self.suffix[1]))
+
+
 class Search:
-    def __init__(self, problem, started, deadline, on_improve, cancel):
+    """One solve: the exact search, and on boards whose routes take long to enumerate, a heuristic first
+    run and a storage cap (revenue.bounded)."""
+
+    def __init__(self, problem, started, deadline, on_improve, cancel, memory_mb=None):
         self.problem, self.started = problem, started
         self.until = None if deadline is None else started + deadline
         self.on_improve, self.cancel = on_improve, cancel
+        self.memory_mb = MEMORY_MB if memory_mb is None else memory_mb
         self.stop = np.zeros(1, dtype=np.int64)
+        self.stops = [self.stop]         # every stop flag of this search: halt() sets them all
         self.sets: dict[str, RouteSet] = {}
         self.error: BaseException | None = None
-        self.trains = list(problem.company.trains)      # reordered for the search
-        self.position = list(range(len(self.trains)))  # each searched train's place in the company's list
-        self.n = len(self.trains)
+        self.n = len(problem.company.trains)
         self.progress = np.zeros(4 + self.n, dtype=np.int64)
         self.complete = False
-        self.suffix: np.ndarray | None = None   # set when the combination search starts
+        self.combination: Combination | None = None   # set when the combination search starts
+        self.incumbent: tuple[int, list[dict]] | None = None   # the heuristic's run
+        self.incumbent_seq = 0
+        self.type_bound: dict[str, int] = {}
+
+    def halt(self) -> None:
+        for stop in self.stops:
+            stop[0] = 1
+
+    def _watched_stop(self, until: float) -> tuple[np.ndarray, int]:
+        """A stop flag of its own, set at `until` (or this search's deadline or cancel, if sooner)."""
+        stop = np.zeros(1, dtype=np.int64)
+        if self.stop[0]:
+            stop[0] = 1
+        self.stops.append(stop)
+        end = until if self.until is None else min(until, self.until)
+        return stop, WATCHDOG.watch(stop, end, self.cancel)
 
     def _work(self) -> None:
         try:
@@ -324,71 +461,91 @@ class Search:
             if "reachable" not in p.derived:
                 p.derived["reachable"] = reachable(p)
             allowed = p.derived["reachable"]
+            self.type_bound = type_bounds(p, allowed)
             parents = route_parents(p)
-            for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
-                if name in parents:
-                    self.sets[name] = self.sets[parents[name]].refit(name)
-                else:
-                    self.sets[name] = all_routes(p, name, adj, allowed, self.stop)
-                if not self.sets[name].complete:
-                    return
-            # Train types with the best routes first: tighter bounds early.
-            names = sorted(self.sets, key=lambda t: -(self.sets[t].rev[0] if len(self.sets[t]) else 0))
-            order = sorted(range(self.n), key=lambda i: names.index(self.trains[i].name))
-            self.trains = [self.trains[i] for i in order]
-            self.position = order
-            group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
-            group_start = np.zeros(len(names) + 1, dtype=np.int64)
-            for g, name in enumerate(names):
-                group_start[g + 1] = group_start[g] + len(self.sets[name])
-            rev = np.concatenate([self.sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
-            keys = np.concatenate([self.sets[t].keys for t in names]).reshape(len(rev), p.words)
-            same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(self.n)], dtype=np.bool_)
-            best_each = np.array([self.sets[t.name].rev[0] if len(self.sets[t.name]) else 0 for t in self.trains],
-                                 dtype=np.int64)
-            self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
-            self.progress[4:] = -1
-            run = p.run
-            flags = np.concatenate([self.sets[t].flags for t in names])
-            flag_max = np.full(FLAG_BITS, -1, dtype=np.int64)
-            flag_min = np.zeros(FLAG_BITS, dtype=np.int64)
-            for bit, cap in run.flag_max.items():
-                flag_max[bit] = cap
-            for bit, least in run.flag_min.items():
-                flag_min[bit] = least
-            node_sets = (np.concatenate([self.sets[t].node_sets() for t in names]) if run.connected
-                         else np.zeros((len(rev), 1), dtype=np.uint64))
-            g = group_of[-1]
-            index = last_train_index(keys[group_start[g]:group_start[g + 1]])
-            self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix, flags,
-                                             flag_max, flag_min, run.connected, node_sets, index, self.progress,
-                                             self.stop)
+            walked = [name for name in p.specs if name not in parents]
+            cap = bounded.capacity(p, self.memory_mb, len(walked))
+            # The plain exact search, when the routes are enumerated within PROBE_SECONDS.
+            probe, ticket = self._watched_stop(self.started + PROBE_SECONDS)
+            try:
+                for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+                    if name in parents:
+                        if self.sets[parents[name]].complete:
+                            self.sets[name] = self.sets[parents[name]].refit(name)
+                    else:
+                        self.sets[name] = all_routes(p, name, adj, allowed, probe, capacity=cap)
+                        if not self.sets[name].complete:
+                            break
+            finally:
+                WATCHDOG.release(ticket, self.cancel)
+            if self.stop[0]:
+                return
+            incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
+            if incomplete:
+                # Too many routes for now: a heuristic run at once, then every route that could beat it.
+                from .heuristic import first_run
+                found = first_run(self, adj, allowed, self.started + FIRST_RUN_SECONDS)
+                if found is not None:
+                    self.incumbent = found
+                    self.incumbent_seq += 1
+                best = self.incumbent[0] if self.incumbent else 0
+                for name in bounded.walk_order(p, incomplete, parents):
+                    if self.stop[0]:
+                        return
+                    if name in parents:
+                        self.sets[name] = self.sets[parents[name]].refit(name)
+                        continue
+                    floor = bounded.floor(p, name, best, self.upper_bounds(), parents)
+                    self.sets[name] = all_routes(p, name, adj, allowed, self.stop, floor, cap)
+                    if not self.sets[name].complete:
+                        return
+            self.combination = Combination(p, list(p.company.trains), self.sets)
+            progress = self.combination.progress(self.incumbent[0] if self.incumbent else 0)
+            self.progress = progress
+            self.complete = self.combination.search(progress, self.stop)
             _compiled.set()
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 
+    def upper_bounds(self) -> dict[str, int]:
+        """Per train type, a bound on any of its routes: the best met when its walk ended, else the
+        relaxation (revenue.relax)."""
+        out = dict(self.type_bound)
+        for name, routes in self.sets.items():
+            if routes.complete:
+                out[name] = min(out[name], routes.best_seen)
+        return out
+
+    def bound(self, revenue: int) -> int:
+        """A bound on every run (revenue.bounded.run_bound)."""
+        combined = None
+        if self.combination is not None:
+            combined = self.combination.bound(self.progress, self.complete)
+        return max(revenue, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined))
+
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""
-        routes = []
-        for t in sorted(range(self.n), key=lambda t: self.position[t]):
-            i = int(self.progress[4 + t])
-            if i >= 0:
-                route = self.sets[self.trains[t].name].route(i)
-                # The kernel priced this route too: the two readings of the rules must agree.
-                assert route["revenue"] == self.sets[self.trains[t].name].rev[i], (route, "kernel/evaluator")
-                routes.append(route)
-        return sum(r["revenue"] for r in routes), routes
+        if self.combination is not None and self.progress[1] > 0:
+            return self.combination.run(self.progress)
+        return self.incumbent or (0, [])
 
     def _snapshot(self) -> tuple[int, list[dict]] | None:
         """The best run so far if the kernel is not writing it at this moment (progress[1] even)."""
-        sequence = int(self.progress[1])
-        if self.suffix is None or sequence % 2:
+        progress = self.progress
+        sequence = int(progress[1])
+        if sequence % 2:
             return None
         current = self._current()
-        return current if int(self.progress[1]) == sequence else None
+        return current if int(progress[1]) == sequence else None
+
+    def _sequence(self) -> tuple[int, int]:
+        return self.incumbent_seq, int(self.progress[1])
+
+    def _report(self, best: tuple[int, list[dict]]) -> None:
+        self.on_improve({"revenue": best[0], "routes": best[1], "upper_bound": self.bound(best[0])})
 
     def run(self) -> dict:
-        seen = 0
+        seen = (0, 0)
         timed_out = False
         best: tuple[int, list[dict]] = (0, [])
         if self.on_improve is None and (_compiled.is_set() or (self.until is None and self.cancel is None)):
@@ -411,42 +568,31 @@ class Search:
             if self.cancel is not None and self.cancel.is_set() or \
                     self.until is not None and time.perf_counter() >= self.until:
                 timed_out = True
-                self.stop[0] = 1
+                self.halt()
                 # The kernels stop within microseconds; a first call may still be loading or compiling
                 # them, which cannot be interrupted: answer now and let the worker end on its own.
                 worker.join(STOP_GRACE_SECONDS)
                 if worker.is_alive() and (snapshot := self._snapshot()) is not None:
                     best = snapshot
                 break
-            sequence = int(self.progress[1])
+            sequence = self._sequence()
             if self.on_improve and sequence > seen and (snapshot := self._snapshot()) is not None:
                 seen, best = sequence, snapshot
-                self.on_improve({"revenue": best[0], "routes": best[1]})
+                self._report(best)
         if self.error is not None:
             raise self.error
         finished = worker is None or not worker.is_alive()
-        enumerated = len(self.sets) == len(self.problem.specs) and all(s.complete for s in self.sets.values())
-        if finished and enumerated and self.suffix is not None:
+        if finished:
             best = self._current()
         revenue, routes = best
-        if self.on_improve and int(self.progress[1]) > seen and finished:
-            self.on_improve({"revenue": revenue, "routes": routes})
-        optimal = finished and self.complete
-        if optimal:
-            bound = revenue
-        elif not enumerated or self.suffix is None:
-            bound = None       # routes not all enumerated: no bound from this search
-        else:
-            first = self.sets[self.trains[0].name]
-            i = int(self.progress[3])
-            bound = int(self.suffix[0] if i <= 0 else
-                        (first.rev[i] + self.suffix[1] if i < len(first) else self.suffix[1]))
-            bound = max(bound, revenue)
+        if self.on_improve and self._sequence() > seen and finished:
+            self._report(best)
+        bound = self.bound(revenue)
+        optimal = finished and self.complete and bound <= revenue
         stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
                  "nodes_explored": int(self.progress[2]),
                  "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3),
                  "timed_out": timed_out and not optimal}
         result = {"revenue": revenue, "routes": routes, "optimal": optimal, "stats": stats}
-        if bound is not None:
-            result["upper_bound"] = bound
+        result["upper_bound"] = revenue if optimal else bound
         return result
