@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from .company import build_company
-from .core.combine import FLAG_BITS, best_combination, key_index
+from .core.combine import FLAG_BITS, best_combination, fill_key_index
 from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes, node_bitsets,
                           refit_routes)
 from .errors import InputError
@@ -189,13 +189,29 @@ INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is sear
 INDEX_MIN = 512         # fewer routes are scanned one by one as fast
 
 
-def last_train_index(keys: np.ndarray) -> np.ndarray:
-    """The key bitmaps of the last train's routes (core.combine.key_index), or a (1, 1) placeholder when
-    the routes are few (a plain scan is as fast) or the bitmaps would be too big."""
+def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The key bitmaps of the route groups the combination search scans (core.combine.key_index, side
+    by side: index[k, start[g] + w], start[g] = -1 for none): the last train's group, and with three or
+    more trains every group, to bound the later trains (core.combine._later_best). A group of few
+    routes is scanned one by one as fast; bitmaps beyond INDEX_LIMIT bits are not built."""
     routes, words = keys.shape
-    if routes < INDEX_MIN or routes * words * 64 > INDEX_LIMIT:
-        return np.zeros((1, 1), dtype=np.uint64)
-    return key_index(keys, words * 64)
+    groups = len(group_start) - 1
+    last = int(group_of[-1])
+    wanted = [last] + ([g for g in range(groups) if g != last] if len(group_of) >= 3 else [])
+    start = np.full(groups, -1, dtype=np.int64)
+    columns = 0
+    for g in wanted:
+        count = int(group_start[g + 1] - group_start[g])
+        width = (count + 63) // 64
+        if count < INDEX_MIN or (columns + width) * 64 * words * 64 > INDEX_LIMIT:
+            continue
+        start[g] = columns
+        columns += width
+    index = np.zeros((words * 64 if columns else 1, max(columns, 1)), dtype=np.uint64)
+    for g in range(groups):
+        if start[g] >= 0:
+            fill_key_index(keys[group_start[g]:group_start[g + 1]], index, start[g])
+    return index, start
 
 
 def adjacency(problem: Problem):
@@ -379,8 +395,7 @@ class Combination:
         self.connected = run.connected
         self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
                           else np.zeros((len(self.rev), 1), dtype=np.uint64))
-        g = self.group_of[-1]
-        self.index = last_train_index(self.keys[self.group_start[g]:self.group_start[g + 1]])
+        self.index, self.index_start = key_indexes(self.keys, self.group_start, self.group_of)
 
     def progress(self, best: int = 0) -> np.ndarray:
         """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
@@ -393,7 +408,7 @@ class Combination:
         """Run the kernel; True when it finished (nothing better than progress[0] is left)."""
         return best_combination(self.group_of, self.group_start, self.rev, self.keys, self.same, self.suffix,
                                 self.flags, self.flag_max, self.flag_min, self.connected, self.node_sets,
-                                self.index, progress, stop)
+                                self.index, self.index_start, progress, stop)
 
     def run(self, progress: np.ndarray) -> tuple[int, list[dict]]:
         """The best run the kernel wrote into `progress`, its routes in the order of the company's trains."""
