@@ -36,23 +36,19 @@ def capacity(problem: Problem, memory_mb: float, walked: int) -> tuple[int, int]
     return routes, routes * NODES_PER_ROUTE
 
 
-def walk_order(problem: Problem, names: list[str], parents: dict[str, str]) -> list[str]:
-    """Train types to walk: the ones with the lowest bound first (short trains are walked quickly, and
-    their exact best tightens the floors of the others), each refit type after the type it comes from."""
+def walk_order(problem: Problem, names: list[str]) -> list[str]:
+    """Train types to walk, each by itself: the ones with the lowest bound first (short trains are
+    walked quickly, and their exact best raises the floors of the others)."""
     bounds = problem.derived[("route bounds",)]
-    walked = sorted((n for n in names if n not in parents), key=lambda n: bounds[n])
-    refit = [n for n in names if n in parents]
-    return walked + refit
+    return sorted(names, key=lambda n: (bounds[n], n))
 
 
-def floor(problem: Problem, name: str, best: int, upper: dict[str, int], parents: dict[str, str]) -> int:
-    """The floor of the walk of train type `name`: routes earning no more cannot be part of a run worth
-    more than `best`, for any train of this type or of a type refit from it."""
+def floor(problem: Problem, name: str, best: int, upper: dict[str, int]) -> int:
+    """The floor of the walk of train type `name`: its routes earning no more cannot be part of a run
+    worth more than `best` (`upper`: each type's bound on its routes)."""
     trains = [t.name for t in problem.company.trains]
     total = sum(upper[t] for t in trains)
-    kinds = {name} | {child for child, parent in parents.items() if parent == name}
-    floors = [best - (total - upper[t]) for t in trains if t in kinds]
-    return max(-1, min(floors)) if floors else -1
+    return max(-1, best - (total - upper[name])) if name in trains else -1
 
 
 def run_bound(problem: Problem, sets: dict, upper: dict[str, int], combined: int | None) -> int:

@@ -90,23 +90,20 @@ def first_run(search, adj, allowed, until: float) -> tuple[int, list[dict]] | No
         now = time.perf_counter()
         # an equal share of what is left for each train still to walk, and one for the combination
         slice_end = now + max(until - now, 0.0) / (len(order) - k + 1)
-        stop = np.zeros(1, dtype=np.int64)
-        ticket = WATCHDOG.watch(stop, slice_end, search.cancel)
+        # (past the search's deadline each walk still takes its first few thousand steps: a run)
+        stop, ticket = search._watched_stop(slice_end)
         try:
             walk = without_keys(sorted_adjacency(problem, name, adj), problem.chain_keys, used)
             found = kept_routes(problem, name, walk, allowed, stop, KEPT_ROUTES)
         finally:
             WATCHDOG.release(ticket, search.cancel)
-        if search.stop[0]:
-            return None
         pools[name].append(found)
         if len(found):
             used |= found.keys[0]
     sets = {name: RouteSet.merge(problem, name, pool) for name, pool in pools.items()}
     if not any(len(s) for s in sets.values()):
         return None
-    stop = np.zeros(1, dtype=np.int64)
-    ticket = WATCHDOG.watch(stop, max(until, time.perf_counter() + 0.002), search.cancel)
+    stop, ticket = search._watched_stop(max(until, time.perf_counter() + 0.002))
     try:
         combination = Combination(problem, trains, sets)
         progress = combination.progress()

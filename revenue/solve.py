@@ -9,6 +9,7 @@ thread watches the deadline and reports each improvement from the shared progres
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -32,6 +33,7 @@ STOP_GRACE_SECONDS = 0.02
 PROBE_SECONDS = 0.015       # the plain exact search, when its routes are all enumerated by then
 FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
+WALK_SHARE = 0.7            # of the time left, for the route walks of a large board (Search._bounded_walks)
 
 
 class RouteSet:
@@ -467,7 +469,7 @@ class Search:
             stop[0] = 1
         self.stops.append(stop)
         end = until if self.until is None else min(until, self.until)
-        return stop, WATCHDOG.watch(stop, end, self.cancel)
+        return stop, WATCHDOG.watch(stop, None if math.isinf(end) else end, self.cancel)
 
     def _work(self) -> None:
         try:
@@ -481,39 +483,31 @@ class Search:
             walked = [name for name in p.specs if name not in parents]
             cap = bounded.capacity(p, self.memory_mb, len(walked))
             # The plain exact search, when the routes are enumerated within PROBE_SECONDS.
-            probe, ticket = self._watched_stop(self.started + PROBE_SECONDS)
-            try:
-                for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
-                    if name in parents:
-                        if self.sets[parents[name]].complete:
-                            self.sets[name] = self.sets[parents[name]].refit(name)
-                    else:
-                        self.sets[name] = all_routes(p, name, adj, allowed, probe, capacity=cap)
-                        if not self.sets[name].complete:
-                            break
-            finally:
-                WATCHDOG.release(ticket, self.cancel)
-            if self.stop[0]:
-                return
+            if PROBE_SECONDS > 0:
+                probe, ticket = self._watched_stop(self.started + PROBE_SECONDS)
+                try:
+                    for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+                        if name in parents:
+                            if self.sets[parents[name]].complete:
+                                self.sets[name] = self.sets[parents[name]].refit(name)
+                        else:
+                            self.sets[name] = all_routes(p, name, adj, allowed, probe, capacity=cap)
+                            if not self.sets[name].complete:
+                                break
+                finally:
+                    WATCHDOG.release(ticket, self.cancel)
             incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
             if incomplete:
-                # Too many routes for now: a heuristic run at once, then every route that could beat it.
-                from .heuristic import first_run
-                found = first_run(self, adj, allowed, self.started + FIRST_RUN_SECONDS)
-                if found is not None:
-                    self.incumbent = found
-                    self.incumbent_seq += 1
-                best = self.incumbent[0] if self.incumbent else 0
-                for name in bounded.walk_order(p, incomplete, parents):
-                    if self.stop[0]:
-                        return
-                    if name in parents:
-                        self.sets[name] = self.sets[parents[name]].refit(name)
-                        continue
-                    floor = bounded.floor(p, name, best, self.upper_bounds(), parents)
-                    self.sets[name] = all_routes(p, name, adj, allowed, self.stop, floor, cap)
-                    if not self.sets[name].complete:
-                        return
+                # A deadline met before the routes are known still gets a run (a cancel does not).
+                if not (self.cancel is not None and self.cancel.is_set()):
+                    self._first_run(adj, allowed)
+                if self.stop[0]:
+                    return
+                self._bounded_walks(adj, allowed, incomplete)
+                if self.stop[0]:
+                    return
+            elif self.stop[0]:
+                return
             self.combination = Combination(p, list(p.company.trains), self.sets)
             progress = self.combination.progress(self.incumbent[0] if self.incumbent else 0)
             self.progress = progress
@@ -521,6 +515,42 @@ class Search:
             _compiled.set()
         except BaseException as exc:   # surfaced by run()
             self.error = exc
+
+    def _first_run(self, adj, allowed) -> None:
+        """The heuristic run (revenue.heuristic), ready FIRST_RUN_SECONDS after the call started."""
+        from .heuristic import first_run
+
+        found = first_run(self, adj, allowed, max(self.started + FIRST_RUN_SECONDS, time.perf_counter() + 0.01))
+        if found is not None:
+            self.incumbent = found
+            self.incumbent_seq += 1
+
+    def _bounded_walks(self, adj, allowed, incomplete: list[str]) -> None:
+        """Too many routes to enumerate at once: after the heuristic run (_first_run), the routes of
+        each train type that could be part of a better run, within the memory cap (each type
+        walked by itself, the ones with the lowest bound first: their exact best raises the floors of
+        the others). With a deadline, the walks get WALK_SHARE of it; what they stored by then is
+        combined in the time left, which improves the run without proving it."""
+        p = self.problem
+        best = self.incumbent[0] if self.incumbent else 0
+        order = bounded.walk_order(p, incomplete)
+        cap = bounded.capacity(p, self.memory_mb, len(order))
+        until = (math.inf if self.until is None else
+                 time.perf_counter() + WALK_SHARE * max(self.until - time.perf_counter(), 0.0))
+        stop, ticket = self._watched_stop(until)
+        try:
+            for name in order:
+                if stop[0]:
+                    break
+                floor = bounded.floor(p, name, best, self.upper_bounds())
+                self.sets[name] = all_routes(p, name, adj, allowed, stop, floor, cap)
+        finally:
+            WATCHDOG.release(ticket, self.cancel)
+        for name in order:     # a walk not started: no route stored, nothing proved
+            if name not in self.sets:
+                empty = np.zeros(0, dtype=np.int64)
+                self.sets[name] = RouteSet(p, name, empty, np.zeros((0, p.words), np.uint64), empty, empty, empty,
+                                           empty, empty, False)
 
     def upper_bounds(self) -> dict[str, int]:
         """Per train type, a bound on any of its routes: the best met when its walk ended, else the
