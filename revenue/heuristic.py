@@ -63,7 +63,7 @@ def kept_routes(problem: Problem, train: str, adj, allowed, stop, routes: int, f
     nodes = max(routes * NODES_PER_ROUTE, n + 2)
     path_nodes = np.empty(nodes, dtype=np.int64)
     path_chains = np.empty(nodes, dtype=np.int64)
-    limits = np.array([floor, -1, 0], dtype=np.int64)
+    limits = np.array([floor, -1, 0, 0, 0], dtype=np.int64)
     _, _, stored, complete = enumerate_routes(
         *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
         *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,

@@ -30,7 +30,7 @@ from .relax import type_bounds
 
 POLL_SECONDS = 0.002
 STOP_GRACE_SECONDS = 0.02
-PROBE_SECONDS = 0.015       # the plain exact search, when its routes are all enumerated by then
+PROBE_STEPS = 1 << 18       # walk steps per train type within which the plain exact search runs
 FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
 WALK_SHARE = 0.7            # of the time left, for the route walks of a large board (Search._bounded_walks)
@@ -156,10 +156,11 @@ def route_parents(problem: Problem) -> dict[str, str]:
 
 
 def all_routes(problem: Problem, train: str, adj, allowed, stop, floor: int = -1,
-               capacity: tuple[int, int] | None = None) -> RouteSet:
+               capacity: tuple[int, int] | None = None, steps: int = 0) -> RouteSet:
     """Every legal route of one train type earning more than `floor` (revenue.core.routes.enumerate_routes).
     `capacity` (routes, route nodes) caps the storage (revenue.bounded.capacity): beyond it the walk
-    keeps the best routes and the set's floor says what the routes left out earn at most."""
+    keeps the best routes and the set's floor says what the routes left out earn at most. With `steps`,
+    a walk that needs more steps than that ends unfinished (the set is not complete)."""
     arrays, is_fast, walk_from_ends = kernel_arguments(problem, train)
     most_routes, most_nodes = capacity or (1 << 62, 1 << 62)
     routes, nodes = min(ROUTE_CAPACITY, most_routes), min(ROUTE_CAPACITY * 8, most_nodes)
@@ -172,7 +173,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, floor: int = -1
         start = np.zeros(routes + 1, dtype=np.int64)
         path_nodes = np.empty(nodes, dtype=np.int64)
         path_chains = np.empty(nodes, dtype=np.int64)
-        limits = np.array([floor, -1, 0], dtype=np.int64)
+        limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
             *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
@@ -427,14 +428,19 @@ class Combination:
 
     def bound(self, progress: np.ndarray, complete: bool) -> int:
         """A bound on the runs made of these routes: the best found when the search finished, else the
-        train-0 route being explored plus the other trains' best."""
+        larger of the best found and what the runs not yet searched can earn: those whose first train
+        runs the route being explored or a later (no better) one, and so do the k trains of its type
+        (symmetry), plus the other trains' best; or whose first train runs none, and so its type."""
         if complete:
             return int(progress[0])
         g = self.group_of[0]
         count = int(self.group_start[g + 1] - self.group_start[g])
+        k = int(np.sum(self.group_of == g))
         i = int(progress[3])
-        return int(self.suffix[0] if i <= 0 else
-                   (self.rev[self.group_start[g] + i] + self.suffix[1] if i < count else self.suffix[1]))
+        if i <= 0:
+            return int(self.suffix[0])
+        rest = int(self.suffix[k])
+        return max(int(progress[0]), rest + (k * int(self.rev[self.group_start[g] + i]) if i < count else 0))
 
 
 class Search:
@@ -457,6 +463,7 @@ class Search:
         self.incumbent: tuple[int, list[dict]] | None = None   # the heuristic's run
         self.incumbent_seq = 0
         self.type_bound: dict[str, int] = {}
+        self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
         for stop in self.stops:
@@ -482,20 +489,17 @@ class Search:
             parents = route_parents(p)
             walked = [name for name in p.specs if name not in parents]
             cap = bounded.capacity(p, self.memory_mb, len(walked))
-            # The plain exact search, when the routes are enumerated within PROBE_SECONDS.
-            if PROBE_SECONDS > 0:
-                probe, ticket = self._watched_stop(self.started + PROBE_SECONDS)
-                try:
-                    for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
-                        if name in parents:
-                            if self.sets[parents[name]].complete:
-                                self.sets[name] = self.sets[parents[name]].refit(name)
-                        else:
-                            self.sets[name] = all_routes(p, name, adj, allowed, probe, capacity=cap)
-                            if not self.sets[name].complete:
-                                break
-                finally:
-                    WATCHDOG.release(ticket, self.cancel)
+            # The plain exact search, when each type's routes are enumerated within PROBE_STEPS.
+            if PROBE_STEPS > 0:
+                for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+                    if name in parents:
+                        if self.sets[parents[name]].complete:
+                            self.sets[name] = self.sets[parents[name]].refit(name)
+                    else:
+                        self.sets[name] = all_routes(p, name, adj, allowed, self.stop, capacity=cap,
+                                                     steps=PROBE_STEPS)
+                        if not self.sets[name].complete:
+                            break
             incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
             if incomplete:
                 # A deadline met before the routes are known still gets a run (a cancel does not).
@@ -546,6 +550,7 @@ class Search:
                 self.sets[name] = all_routes(p, name, adj, allowed, stop, floor, cap)
         finally:
             WATCHDOG.release(ticket, self.cancel)
+        self.cut = any(not self.sets.get(name, RouteSet.merge(p, name, [])).complete for name in order)
         for name in order:     # a walk not started: no route stored, nothing proved
             if name not in self.sets:
                 empty = np.zeros(0, dtype=np.int64)
@@ -601,7 +606,7 @@ class Search:
             finally:
                 if ticket is not None:
                     WATCHDOG.release(ticket, self.cancel)
-            timed_out = bool(self.stop[0])
+            timed_out = bool(self.stop[0]) or self.cut
             worker = None
         else:
             # A first call may still load or compile the kernels, which no flag interrupts: a worker
@@ -627,6 +632,7 @@ class Search:
         if self.error is not None:
             raise self.error
         finished = worker is None or not worker.is_alive()
+        timed_out = timed_out or self.cut
         if finished:
             best = self._current()
         revenue, routes = best

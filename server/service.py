@@ -284,11 +284,12 @@ class RouteService:
     grpc.aio.Server."""
 
     def __init__(self, workers: int = 2, max_queue: int = 32, max_compute_ms: int = 10_000,
-                 limits: Limits = Limits()):
-        if workers < 1 or max_queue < 0 or max_compute_ms < 1:
-            raise ValueError("workers >= 1, max_queue >= 0 and max_compute_ms >= 1 are required")
+                 limits: Limits = Limits(), max_memory_mb: float = 256):
+        if workers < 1 or max_queue < 0 or max_compute_ms < 1 or max_memory_mb <= 0:
+            raise ValueError("workers >= 1, max_queue >= 0, max_compute_ms >= 1 and max_memory_mb > 0 are required")
         self.admission = Admission(workers, max_queue)
         self.max_compute = max_compute_ms / 1000.0
+        self.max_memory_mb = max_memory_mb
         self.limits = limits
         self.boards = Boards(limits)
         self._titles: revenue_pb2.ListTitlesResponse | None = None
@@ -361,7 +362,7 @@ class RouteService:
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
         searching = time.perf_counter()
         try:
-            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
+            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
         except InputError:
             raise
         except Exception:
@@ -422,8 +423,8 @@ class RouteService:
                 while (value := await events.get()) is not None:
                     if value["revenue"] > best:
                         best = value["revenue"]
-                        yield _to_message({"revenue": value["revenue"], "routes": value["routes"]},
-                                          revenue_pb2.SolveResponse)
+                        yield _to_message({"revenue": value["revenue"], "routes": value["routes"],
+                                           "upper_bound": value.get("upper_bound", 0)}, revenue_pb2.SolveResponse)
                 result = await final
             finally:
                 if not final.done():

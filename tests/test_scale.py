@@ -3,7 +3,7 @@ storage cap, against the reference solver on small random boards where the optim
 
 The search takes the large-board path (heuristic run, then the exact search with a route floor and,
 here, a storage cap of a few routes) when its routes cannot be enumerated quickly; these tests force
-that path on small boards (PROBE_SECONDS = 0), so the reference can say what the optimum is.
+that path on small boards (PROBE_STEPS = 0), so the reference can say what the optimum is.
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _legal(board_req, company_req, run) -> int:
 
 def _large_board_path(monkeypatch, routes: int | None = None) -> None:
     """Solve as on a large board: no plain exact search first; with `routes`, a storage cap that small."""
-    monkeypatch.setattr(solve_module, "PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(solve_module, "PROBE_STEPS", 0)
     if routes is not None:
         monkeypatch.setattr(bounded, "MIN_ROUTES", routes)
         monkeypatch.setattr(bounded, "NODES_PER_ROUTE", 4)

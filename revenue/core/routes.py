@@ -314,7 +314,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     limits[0] is a floor: only routes earning more are counted and stored; limits[1] gets the best
     revenue of any route met (stored or not). With `compact`, full arrays do not stop the storing: the
     stored routes earning at most their median are dropped and the floor raised to it (_compact), so the
-    arrays hold the best routes and limits[0] bounds every route left out (revenue.bounded).
+    arrays hold the best routes and limits[0] bounds every route left out (revenue.bounded). A walk
+    ends unfinished after limits[3] steps (0: no limit); limits[4] gets the steps it took.
 
     Every route holds a city with the company's token; it is found from the first such city T (by node
     number) as two arms leaving T: arm A, and for each state of A an arm B on the other side. B's first
@@ -422,7 +423,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         a_first_term = False         # A's first chain is terminal at T: T must stay an end
         while d >= 0:
             steps += 1
-            if steps % STOP_CHECK == 0 and stop[0] != 0:
+            if steps % STOP_CHECK == 0 and (stop[0] != 0 or 0 < limits[3] <= steps):
                 complete = False
                 break
             k = kind[d]
@@ -612,4 +613,5 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             total += length
         for u in range(n):
             visited[u] = False
+    limits[4] = steps
     return count, total, stored, complete
