@@ -17,10 +17,19 @@ from rich.table import Table
               help="Also time the first solve in a new process, with and without the Numba cache.")
 @click.option("--load", "load_seconds", type=int, default=0,
               help="Also run the gRPC load test for this many seconds (8 clients).")
+@click.option("--stress", is_flag=True,
+              help="Run the stress family instead (python -m benchmarks.stress: dense maps of 36 to 144 hexes).")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON instead of tables.")
-def bench(repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, as_json: bool) -> None:
+@click.pass_context
+def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, load_seconds: int, stress: bool,
+          as_json: bool) -> None:
     """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
     from . import solver
+
+    if stress:
+        from .stress import stress as stress_command
+        ctx.invoke(stress_command, as_json=as_json)
+        return
 
     out = Console(highlight=False, width=max(Console().width, 120))
     report: dict = {}
