@@ -25,6 +25,7 @@ from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
 from . import bounded
+from .interop import run_routes_action
 from .problem import Problem, TrainSpec, compile_problem, hex_walks
 from .relax import type_bounds
 
@@ -277,7 +278,22 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     answer may be the best found so far, with optimal False and a valid upper bound. `memory_mb` caps
     the routes the search stores (default MEMORY_MB): beyond it the search keeps the routes that can
     matter most, and the answer says whether that still proved it (revenue.bounded). Each improvement
-    given to `on_improve` carries the bound that holds at that moment."""
+    given to `on_improve` carries the bound that holds at that moment. With a `holding` the answer
+    also lists the dividend options of the run found (revenue.dividends)."""
+    if memory_mb is not None and memory_mb <= 0:
+        raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
+    if not request.get("holding"):
+        return _solve(request, deadline, on_improve, cancel, memory_mb)
+    from .dividends import check_solve_holding, solve_dividends
+
+    check_solve_holding(request)    # bad holding input is reported before the search
+    result = _solve(request, deadline, on_improve, cancel, memory_mb)
+    result["dividends"] = solve_dividends(request, result)
+    return result
+
+
+def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
+           cancel: threading.Event | None, memory_mb: float | None = None) -> dict:
     started = time.perf_counter()
     if deadline is None and request.get("deadline_ms"):
         deadline = float(request["deadline_ms"]) / 1000.0
@@ -287,13 +303,15 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     board = graph.board
     company = build_company(request.get("company") or {}, board)
     if not company.trains:
-        return _empty_result(started, "the company has no trains")
-    problem = compile_problem(graph, company)
-    if not problem.token.any():
-        return _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
-    if memory_mb is not None and memory_mb <= 0:
-        raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
-    return Search(problem, started, deadline, on_improve, cancel, memory_mb).run()
+        result = _empty_result(started, "the company has no trains")
+    else:
+        problem = compile_problem(graph, company)
+        if problem.token.any():
+            result = Search(problem, started, deadline, on_improve, cancel, memory_mb).run()
+        else:
+            result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
+    result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
+    return result
 
 
 class Cancel(threading.Event):

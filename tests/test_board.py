@@ -13,7 +13,8 @@ from revenue.errors import InputError
 from revenue.evaluate import evaluate
 
 SHARED_MAPS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "maps"
-TITLE_OF = {"1830": "1830", "steam_over_holland": "steam_over_holland", "18rhl": "18rhl", "1860": "1860"}
+TITLE_OF = {"1830": "1830", "steam_over_holland": "steam_over_holland", "18rhl": "18rhl", "1860": "1860",
+            "1889": "1889"}
 
 
 def map_files():
