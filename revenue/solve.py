@@ -31,7 +31,7 @@ from .relax import type_bounds
 
 POLL_SECONDS = 0.002
 STOP_GRACE_SECONDS = 0.02
-PROBE_STEPS = 1 << 17       # walk steps per train type within which the plain exact search runs
+PROBE_STEPS = 1 << 18       # walk steps per train type within which the plain exact search runs
 FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
 WALK_SHARE = 0.7            # of the time left, for the route walks of a large board (Search._bounded_walks)
@@ -579,7 +579,7 @@ class Search:
         """Per train type, a bound on any of its routes: the best met when its walk ended, else the
         relaxation (revenue.relax)."""
         out = dict(self.type_bound)
-        for name, routes in self.sets.items():
+        for name, routes in list(self.sets.items()):    # (the search may be adding sets meanwhile)
             if routes.complete:
                 out[name] = min(out[name], routes.best_seen)
         return out
