@@ -58,9 +58,9 @@ def status_kb(field):
 side, seed, mix, deadline_ms = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 # kernels loaded (compiled if the cache is cold), by a small board on both paths of the search
 import revenue.solve as search
-solve(stress_board(3, 1, mix).request)
+solve(stress_board(5, 1, mix).request)
 search.PROBE_STEPS, steps = 0, search.PROBE_STEPS
-solve(stress_board(3, 2, mix).request)
+solve(stress_board(5, 2, mix).request)
 search.PROBE_STEPS = steps
 request = stress_board(side, seed, mix).request
 from revenue.board import build_board
