@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .company import build_company
-from .core.combine import FLAG_BITS, best_combination, fill_key_index
+from .core.combine import FLAG_BITS, LATER_MIN, best_combination, fill_key_index
 from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes, node_bitsets,
                           refit_routes)
 from .errors import InputError
@@ -31,7 +31,7 @@ from .relax import type_bounds
 
 POLL_SECONDS = 0.002
 STOP_GRACE_SECONDS = 0.02
-PROBE_STEPS = 1 << 18       # walk steps per train type within which the plain exact search runs
+PROBE_STEPS = 1 << 19       # walk steps per train type within which the plain exact search runs
 FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
 WALK_SHARE = 0.7            # of the time left, for the route walks of a large board (Search._bounded_walks)
@@ -196,12 +196,14 @@ INDEX_MIN = 512         # fewer routes are scanned one by one as fast
 def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The key bitmaps of the route groups the combination search scans (core.combine.key_index, side
     by side: index[k, start[g] + w], start[g] = -1 for none): the last train's group, and with three or
-    more trains every group, to bound the later trains (core.combine._later_best). A group of few
-    routes is scanned one by one as fast; bitmaps beyond INDEX_LIMIT bits are not built."""
+    more trains and LATER_MIN routes every group, to bound the later trains (core.combine._later_best:
+    it pays on large searches only). A group of few routes is scanned one by one as fast; bitmaps
+    beyond INDEX_LIMIT bits are not built."""
     routes, words = keys.shape
     groups = len(group_start) - 1
     last = int(group_of[-1])
-    wanted = [last] + ([g for g in range(groups) if g != last] if len(group_of) >= 3 else [])
+    later = len(group_of) >= 3 and routes >= LATER_MIN
+    wanted = [last] + ([g for g in range(groups) if g != last] if later else [])
     start = np.full(groups, -1, dtype=np.int64)
     columns = 0
     for g in wanted:
