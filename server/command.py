@@ -31,8 +31,8 @@ import click
               help="Server processes sharing the port, each with its own workers: each call's Python work "
                    "holds its process's GIL. [default: one per core (at most 8) on Linux with a fixed "
                    "--port, else 1]")
-def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_message_bytes, tls_cert, tls_key, auth_token,
-          grace_seconds, processes):
+def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_message_bytes, tls_cert, tls_key,
+          auth_token, grace_seconds, processes):
     """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),
     with health checking and reflection. Logs one JSON line per call on stderr."""
     from .app import Config, serve as run
@@ -41,7 +41,7 @@ def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_mes
         raise click.UsageError("--tls-cert and --tls-key go together")
     try:
         run(Config(host=host, port=port, workers=workers, max_queue=max_queue, max_compute_ms=max_compute_ms,
-                   max_memory_mb=max_memory_mb, max_message_bytes=max_message_bytes, tls_cert=tls_cert, tls_key=tls_key,
-                   auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes))
+                   max_memory_mb=max_memory_mb, max_message_bytes=max_message_bytes, tls_cert=tls_cert,
+                   tls_key=tls_key, auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes))
     except OSError as exc:
         raise click.ClickException(str(exc)) from None
