@@ -36,10 +36,9 @@ def capacity(problem: Problem, memory_mb: float, walked: int) -> tuple[int, int]
     return routes, routes * NODES_PER_ROUTE
 
 
-def walk_order(problem: Problem, names: list[str]) -> list[str]:
+def walk_order(names: list[str], bounds: dict[str, int]) -> list[str]:
     """Train types to walk, each by itself: the ones with the lowest bound first (short trains are
     walked quickly, and their exact best raises the floors of the others)."""
-    bounds = problem.derived[("route bounds",)]
     return sorted(names, key=lambda n: (bounds[n], n))
 
 

@@ -48,13 +48,14 @@ def without_keys(adj, chain_keys: np.ndarray, used: np.ndarray) -> tuple[np.ndar
     return new_start, chain[keep], other[keep], flags[keep]
 
 
-def kept_routes(problem: Problem, train: str, adj, allowed, stop, routes: int, floor: int = -1):
+def kept_routes(problem: Problem, train: str, adj, allowed, stop, routes: int, floor: int = -1,
+                weights: tuple[int, int] = (1, 0)):
     """Walk the routes of `train` until the walk ends or `stop` is set, keeping the best `routes` of those
     earning more than `floor`: a RouteSet (complete when the walk ended by itself) with its floor (every
     route left out earns at most that) and the best revenue met."""
     from .solve import RouteSet, kernel_arguments
 
-    arrays, is_fast, walk_from_ends = kernel_arguments(problem, train)
+    arrays, is_fast, walk_from_ends = kernel_arguments(problem, train, weights)
     n = len(problem.graph.nodes)
     rev = np.empty(routes, dtype=np.int64)
     keys = np.empty((routes, problem.words), dtype=np.uint64)
@@ -69,14 +70,15 @@ def kept_routes(problem: Problem, train: str, adj, allowed, stop, routes: int, f
         *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
         path_chains, limits, True)
     out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored], start[1:stored + 1],
-                   path_nodes, path_chains, complete)
+                   path_nodes, path_chains, complete, weights)
     out.floor, out.best_seen = int(limits[0]), int(limits[1])
     return out
 
 
 def first_run(search, adj, allowed, until: float) -> tuple[int, list[dict]] | None:
     """The heuristic run for `search` (a revenue.solve.Search), found by `until` (perf_counter): its
-    revenue and its routes in the order of the company's trains, or None when no train has a route."""
+    score (its revenue unless some node pays a subsidy) and its routes in the order of the company's
+    trains, or None when no train has a route."""
     from .solve import WATCHDOG, RouteSet, Combination
 
     problem = search.problem
@@ -94,13 +96,13 @@ def first_run(search, adj, allowed, until: float) -> tuple[int, list[dict]] | No
         stop, ticket = search._watched_stop(slice_end)
         try:
             walk = without_keys(sorted_adjacency(problem, name, adj), problem.chain_keys, used)
-            found = kept_routes(problem, name, walk, allowed, stop, KEPT_ROUTES)
+            found = kept_routes(problem, name, walk, allowed, stop, KEPT_ROUTES, weights=search.weights)
         finally:
             WATCHDOG.release(ticket, search.cancel)
         pools[name].append(found)
         if len(found):
             used |= found.keys[0]
-    sets = {name: RouteSet.merge(problem, name, pool) for name, pool in pools.items()}
+    sets = {name: RouteSet.merge(problem, name, pool, search.weights) for name, pool in pools.items()}
     if not any(len(s) for s in sets.values()):
         return None
     stop, ticket = search._watched_stop(max(until, time.perf_counter() + 0.002))

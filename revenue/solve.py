@@ -26,7 +26,8 @@ from .evaluate import route_result
 from .graph import graph_for
 from . import bounded
 from .interop import run_routes_action
-from .problem import Problem, TrainSpec, compile_problem, hex_walks
+from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
+                      split_score)
 from .relax import type_bounds
 
 POLL_SECONDS = 0.002
@@ -38,12 +39,14 @@ WALK_SHARE = 0.7            # of the time left, for the route walks of a large b
 
 
 class RouteSet:
-    """Every legal route of one train type, best first: revenue, track keys, flags, and where its nodes
-    and chains lie (nodes[begin:end], chains[begin + 1:end])."""
+    """Every legal route of one train type, best first: score (the revenue, or with subsidies the
+    objective's score, revenue.problem.objective_weights), track keys, flags, and where its nodes and
+    chains lie (nodes[begin:end], chains[begin + 1:end])."""
 
-    def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool):
+    def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool,
+                 weights: tuple[int, int] = (1, 0)):
         order = np.argsort(-rev, kind="stable")
-        self.train, self.problem = train, problem
+        self.train, self.problem, self.weights = train, problem, weights
         self.rev, self.keys, self.flags = rev[order], keys[order], flags[order]
         self.begin, self.end, self.nodes, self.chains = begin[order], end[order], nodes, chains
         self.complete = complete
@@ -53,8 +56,9 @@ class RouteSet:
         self.best_seen = int(self.rev[0]) if len(self.rev) else 0
 
     @classmethod
-    def merge(cls, problem: Problem, train: str, sets: list["RouteSet"]) -> "RouteSet":
-        """One set of the routes of several sets of one train type (not complete)."""
+    def merge(cls, problem: Problem, train: str, sets: list["RouteSet"],
+              weights: tuple[int, int] = (1, 0)) -> "RouteSet":
+        """One set of the routes of several sets of one train type, scored with `weights` (not complete)."""
         offset, begin, end, nodes, chains = 0, [], [], [], []
         for s in sets:
             begin.append(s.begin + offset)
@@ -66,7 +70,7 @@ class RouteSet:
         cat = (lambda xs, dtype=np.int64: np.concatenate(xs) if xs else np.zeros(0, dtype=dtype))
         return cls(problem, train, cat([s.rev for s in sets]),
                    np.concatenate([s.keys for s in sets]) if sets else np.zeros((0, words), np.uint64),
-                   cat([s.flags for s in sets]), cat(begin), cat(end), cat(nodes), cat(chains), False)
+                   cat([s.flags for s in sets]), cat(begin), cat(end), cat(nodes), cat(chains), False, weights)
 
     def __len__(self) -> int:
         return len(self.rev)
@@ -81,24 +85,27 @@ class RouteSet:
         nodes = [int(v) for v in self.nodes[a:b]]
         graph = self.problem.graph
         chains = [graph.chains[int(c)] for c in self.chains[a + 1:b]]
-        return route_result(self.problem, self.problem.specs[self.train], nodes, chains)
+        return route_result(self.problem, self.problem.specs[self.train], nodes, chains, weights=self.weights)
 
     def refit(self, train: str) -> "RouteSet":
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
-        picked, rev = refit_routes(kernel_arguments(self.problem, train)[0], self.problem.cost, self.problem.token,
-                                   self.begin, self.end, self.nodes)
+        picked, rev = refit_routes(kernel_arguments(self.problem, train, self.weights)[0], self.problem.cost,
+                                   self.problem.token, self.begin, self.end, self.nodes)
         out = RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
-                       self.end[picked], self.nodes, self.chains, self.complete)
+                       self.end[picked], self.nodes, self.chains, self.complete, self.weights)
         # a route of this type earns no more than as a route of the looser type
         out.floor = self.floor
         out.best_seen = max(out.best_seen, self.floor)
         return out
 
 
-def spec_arrays(spec: TrainSpec) -> tuple:
-    """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS)."""
-    scalars = ("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry")
-    return tuple(np.int64(getattr(spec, f)) if f in scalars else getattr(spec, f) for f in SPEC_FIELDS)
+def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
+    """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS), its values scored with
+    `weights` (revenue.problem.kernel_values)."""
+    scalars = ("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")
+    scored = kernel_values(spec, weights)
+    return tuple(np.int64(scored.get(f, getattr(spec, f))) if f in scalars else scored.get(f, getattr(spec, f))
+                 for f in SPEC_FIELDS)
 
 
 def fast(spec: TrainSpec) -> bool:
@@ -115,12 +122,12 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 
 
-def kernel_arguments(problem: Problem, train: str) -> tuple:
-    """(spec arrays, fast, from_ends) of a train type, built once per problem."""
-    key = ("kernel arguments", train)
+def kernel_arguments(problem: Problem, train: str, weights: tuple[int, int] = (1, 0)) -> tuple:
+    """(spec arrays, fast, from_ends) of a train type, built once per problem and weights."""
+    key = ("kernel arguments", train, weights)
     if key not in problem.derived:
         spec = problem.specs[train]
-        problem.derived[key] = (spec_arrays(spec), fast(spec), from_ends(problem, spec))
+        problem.derived[key] = (spec_arrays(spec, weights), fast(spec), from_ends(problem, spec))
     return problem.derived[key]
 
 
@@ -156,13 +163,13 @@ def route_parents(problem: Problem) -> dict[str, str]:
     return problem.derived["route parents"]
 
 
-def all_routes(problem: Problem, train: str, adj, allowed, stop, floor: int = -1,
+def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[int, int] = (1, 0), floor: int = -1,
                capacity: tuple[int, int] | None = None, steps: int = 0) -> RouteSet:
-    """Every legal route of one train type earning more than `floor` (revenue.core.routes.enumerate_routes).
+    """Every legal route of one train type scoring more than `floor` (revenue.core.routes.enumerate_routes).
     `capacity` (routes, route nodes) caps the storage (revenue.bounded.capacity): beyond it the walk
-    keeps the best routes and the set's floor says what the routes left out earn at most. With `steps`,
+    keeps the best routes and the set's floor says what the routes left out score at most. With `steps`,
     a walk that needs more steps than that ends unfinished (the set is not complete)."""
-    arrays, is_fast, walk_from_ends = kernel_arguments(problem, train)
+    arrays, is_fast, walk_from_ends = kernel_arguments(problem, train, weights)
     most_routes, most_nodes = capacity or (1 << 62, 1 << 62)
     routes, nodes = min(ROUTE_CAPACITY, most_routes), min(ROUTE_CAPACITY * 8, most_nodes)
     nodes = max(nodes, len(problem.graph.nodes) + 2)
@@ -181,7 +188,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, floor: int = -1
             path_chains, limits, compact)
         if stored == count or not complete or compact:
             out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
-                           start[1: stored + 1], path_nodes, path_chains, complete)
+                           start[1: stored + 1], path_nodes, path_chains, complete, weights)
             out.floor, out.best_seen = int(limits[0]), max(int(limits[1]), 0)
             return out
         routes, nodes = max(count, 1), max(total, len(problem.graph.nodes) + 2)
@@ -265,7 +272,7 @@ def reachable(problem: Problem) -> np.ndarray:
 
 
 def _empty_result(started: float, note: str = "") -> dict:
-    result = {"revenue": 0, "routes": [], "optimal": True, "upper_bound": 0,
+    result = {"revenue": 0, "subsidy": 0, "routes": [], "optimal": True, "upper_bound": 0,
               "stats": {"candidate_routes": 0, "nodes_explored": 0,
                         "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "timed_out": False}}
     if note:
@@ -276,12 +283,15 @@ def _empty_result(started: float, note: str = "") -> dict:
 def solve(request: dict, deadline: float | None = None, on_improve: Callable[[dict], None] | None = None,
           cancel: threading.Event | None = None, memory_mb: float | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
-    deadline_ms). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel the
-    answer may be the best found so far, with optimal False and a valid upper bound. `memory_mb` caps
+    deadline_ms, objective). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel
+    the answer may be the best found so far, with optimal False and a valid upper bound. `memory_mb` caps
     the routes the search stores (default MEMORY_MB): beyond it the search keeps the routes that can
     matter most, and the answer says whether that still proved it (revenue.bounded). Each improvement
-    given to `on_improve` carries the bound that holds at that moment. With a `holding` the answer
-    also lists the dividend options of the run found (revenue.dividends)."""
+    given to `on_improve` carries the bound that holds at that moment. With a `holding` the answer also
+    lists the dividend options of the run found (revenue.dividends).
+
+    The objective: "revenue" (the default) maximises the revenue, then the subsidy (1860's halts);
+    "revenue_and_subsidy" their sum, then the revenue; `optimal` and `upper_bound` speak of that figure."""
     if memory_mb is not None and memory_mb <= 0:
         raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
     if not request.get("holding"):
@@ -297,6 +307,9 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
 def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
            cancel: threading.Event | None, memory_mb: float | None = None) -> dict:
     started = time.perf_counter()
+    objective = request.get("objective") or "revenue"
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"{objective!r} is not one of {', '.join(OBJECTIVES)}")
     if deadline is None and request.get("deadline_ms"):
         deadline = float(request["deadline_ms"]) / 1000.0
     if deadline is not None and deadline <= 0:
@@ -309,7 +322,7 @@ def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], N
     else:
         problem = compile_problem(graph, company)
         if problem.token.any():
-            result = Search(problem, started, deadline, on_improve, cancel, memory_mb).run()
+            result = Search(problem, started, deadline, on_improve, cancel, objective, memory_mb).run()
         else:
             result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
     result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
@@ -434,17 +447,20 @@ class Combination:
                                 self.index, self.index_start, progress, stop)
 
     def run(self, progress: np.ndarray) -> tuple[int, list[dict]]:
-        """The best run the kernel wrote into `progress`, its routes in the order of the company's trains."""
-        routes = []
+        """The best run the kernel wrote into `progress`: its score and its routes in the order of the
+        company's trains."""
+        routes, score = [], 0
         for t in sorted(range(len(self.trains)), key=lambda t: self.position[t]):
             i = int(progress[4 + t])
             if i >= 0:
                 routes_of = self.sets[self.trains[t].name]
                 route = routes_of.route(i)
                 # The kernel priced this route too: the two readings of the rules must agree.
-                assert route["revenue"] == routes_of.rev[i], (route, "kernel/evaluator")
+                wr, ws = routes_of.weights
+                assert wr * route["revenue"] + ws * route["subsidy"] == routes_of.rev[i], (route, "kernel/evaluator")
                 routes.append(route)
-        return sum(r["revenue"] for r in routes), routes
+                score += int(routes_of.rev[i])
+        return score, routes
 
     def bound(self, progress: np.ndarray, complete: bool) -> int:
         """A bound on the runs made of these routes: the best found when the search finished, else the
@@ -465,10 +481,12 @@ class Combination:
 
 class Search:
     """One solve: the exact search, and on boards whose routes take long to enumerate, a heuristic first
-    run and a storage cap (revenue.bounded)."""
+    run and a storage cap (revenue.bounded). Runs and bounds are kept as the kernels' scores
+    (revenue.problem.objective_weights: the revenue itself unless some node pays a subsidy)."""
 
-    def __init__(self, problem, started, deadline, on_improve, cancel, memory_mb=None):
-        self.problem, self.started = problem, started
+    def __init__(self, problem, started, deadline, on_improve, cancel, objective="revenue", memory_mb=None):
+        self.problem, self.started, self.objective = problem, started, objective
+        self.weights = objective_weights(problem, objective)
         self.until = None if deadline is None else started + deadline
         self.on_improve, self.cancel = on_improve, cancel
         self.memory_mb = MEMORY_MB if memory_mb is None else memory_mb
@@ -505,7 +523,7 @@ class Search:
             if "reachable" not in p.derived:
                 p.derived["reachable"] = reachable(p)
             allowed = p.derived["reachable"]
-            self.type_bound = type_bounds(p, allowed)
+            self.type_bound = type_bounds(p, allowed, self.weights)
             parents = route_parents(p)
             walked = [name for name in p.specs if name not in parents]
             cap = bounded.capacity(p, self.memory_mb, len(walked))
@@ -516,7 +534,7 @@ class Search:
                         if self.sets[parents[name]].complete:
                             self.sets[name] = self.sets[parents[name]].refit(name)
                     else:
-                        self.sets[name] = all_routes(p, name, adj, allowed, self.stop, capacity=cap,
+                        self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
                                                      steps=PROBE_STEPS)
                         if not self.sets[name].complete:
                             break
@@ -557,7 +575,7 @@ class Search:
         combined in the time left, which improves the run without proving it."""
         p = self.problem
         best = self.incumbent[0] if self.incumbent else 0
-        order = bounded.walk_order(p, incomplete)
+        order = bounded.walk_order(incomplete, self.type_bound)
         cap = bounded.capacity(p, self.memory_mb, len(order))
         until = (math.inf if self.until is None else
                  time.perf_counter() + WALK_SHARE * max(self.until - time.perf_counter(), 0.0))
@@ -567,15 +585,15 @@ class Search:
                 if stop[0]:
                     break
                 floor = bounded.floor(p, name, best, self.upper_bounds())
-                self.sets[name] = all_routes(p, name, adj, allowed, stop, floor, cap)
+                self.sets[name] = all_routes(p, name, adj, allowed, stop, self.weights, floor, cap)
         finally:
             WATCHDOG.release(ticket, self.cancel)
-        self.cut = any(not self.sets.get(name, RouteSet.merge(p, name, [])).complete for name in order)
+        self.cut = any(name not in self.sets or not self.sets[name].complete for name in order)
         for name in order:     # a walk not started: no route stored, nothing proved
             if name not in self.sets:
                 empty = np.zeros(0, dtype=np.int64)
                 self.sets[name] = RouteSet(p, name, empty, np.zeros((0, p.words), np.uint64), empty, empty, empty,
-                                           empty, empty, False)
+                                           empty, empty, False, self.weights)
 
     def upper_bounds(self) -> dict[str, int]:
         """Per train type, a bound on any of its routes: the best met when its walk ended, else the
@@ -612,7 +630,10 @@ class Search:
         return self.incumbent_seq, int(self.progress[1])
 
     def _report(self, best: tuple[int, list[dict]]) -> None:
-        self.on_improve({"revenue": best[0], "routes": best[1], "upper_bound": self.bound(best[0])})
+        score, routes = best
+        self.on_improve({"revenue": sum(r["revenue"] for r in routes), "subsidy": sum(r["subsidy"] for r in routes),
+                         "routes": routes,
+                         "upper_bound": max(self.figure(None, self.bound(score)), self.figure(routes))})
 
     def run(self) -> dict:
         seen = (0, 0)
@@ -655,15 +676,25 @@ class Search:
         timed_out = timed_out or self.cut
         if finished:
             best = self._current()
-        revenue, routes = best
+        score, routes = best
+        revenue = sum(r["revenue"] for r in routes)
         if self.on_improve and self._sequence() > seen and finished:
             self._report(best)
-        bound = self.bound(revenue)
-        optimal = finished and self.complete and bound <= revenue
+        bound = self.bound(score)
+        optimal = finished and self.complete and bound <= score
+        subsidy = sum(r["subsidy"] for r in routes)
         stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
                  "nodes_explored": int(self.progress[2]),
                  "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3),
                  "timed_out": timed_out and not optimal}
-        result = {"revenue": revenue, "routes": routes, "optimal": optimal, "stats": stats}
-        result["upper_bound"] = revenue if optimal else bound
+        result = {"revenue": revenue, "subsidy": subsidy, "routes": routes, "optimal": optimal, "stats": stats}
+        result["upper_bound"] = self.figure(routes) if optimal else max(self.figure(None, bound), self.figure(routes))
         return result
+
+    def figure(self, routes: list[dict] | None, score: int = 0) -> int:
+        """The objective's figure (the revenue, or revenue plus subsidy) of a run, or the bound it has when
+        no run scores more than `score` (revenue.problem.split_score)."""
+        if routes is None:
+            return split_score(score, self.weights, self.objective)[0]
+        revenue = sum(r["revenue"] for r in routes)
+        return revenue + (sum(r["subsidy"] for r in routes) if self.objective == "revenue_and_subsidy" else 0)

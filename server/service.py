@@ -429,8 +429,9 @@ class RouteService:
                 while (value := await events.get()) is not None:
                     if value["revenue"] > best:
                         best = value["revenue"]
-                        yield _to_message({"revenue": value["revenue"], "routes": value["routes"],
-                                           "upper_bound": value.get("upper_bound", 0)}, revenue_pb2.SolveResponse)
+                        yield _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
+                                           "routes": value["routes"], "upper_bound": value.get("upper_bound", 0)},
+                                          revenue_pb2.SolveResponse)
                 result = await final
             finally:
                 if not final.done():
