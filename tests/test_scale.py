@@ -24,6 +24,7 @@ from revenue.solve import adjacency, all_routes, reachable, solve
 
 from .boards import random_board
 from .reference import DataRules, best_run
+from .test_1860 import company as company_1860, random_late_case, reference as reference_1860
 from .test_route_rules import install, random_rules
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -163,3 +164,31 @@ def test_stress_board_shape():
     assert [t["name"] for t in sc.request["company"]["trains"]] == ["D", "D", "8"]
     owned = {t["hex"] for t in sc.request["board"]["tokens"] if t["company"] == "A"}
     assert len(owned) == 3
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_large_board_path_with_1860_subsidies_and_objectives(monkeypatch, seed, capped):
+    """1860 on random boards (halt subsidies, both objectives, leased trains, connected runs) on the
+    large-board path: every run legal and no better than the reference's optimum, every bound at least
+    it, in the objective's figure; proved only at the optimum (always without a cap)."""
+    b, corp, trains, leased, objective = random_late_case(seed)
+    expected = reference_1860(b, corp, trains, leased, objective, both=True)
+    figure = (lambda revenue, subsidy: revenue + (subsidy if objective == "revenue_and_subsidy" else 0))
+    request = {"board": b, "company": company_1860(corp, trains, leased), "objective": objective}
+    with monkeypatch.context() as m:
+        _large_board_path(m, 4 if capped else None)
+        seen = []
+        result = solve(request, on_improve=seen.append, memory_mb=1e-9 if capped else None)
+    best = figure(*expected)
+    for run in seen + [result]:
+        check = evaluate({"board": b, "company": company_1860(corp, trains, leased),
+                          "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
+                                     for r in run["routes"]]})
+        assert check["legal"] or not run["routes"], (seed, check)
+        assert (check["revenue"], check["subsidy"]) == (run["revenue"], run["subsidy"])
+        assert figure(run["revenue"], run["subsidy"]) <= best <= run["upper_bound"], (seed, run, expected)
+    if not capped:
+        assert result["optimal"] and (result["revenue"], result["subsidy"]) == expected
+    elif result["optimal"]:
+        assert (result["revenue"], result["subsidy"]) == expected
