@@ -93,7 +93,7 @@ def first_run(search, adj, allowed, until: float) -> tuple[int, list[dict]] | No
         # an equal share of what is left for each train still to walk, and one for the combination
         slice_end = now + max(until - now, 0.0) / (len(order) - k + 1)
         # (past the search's deadline each walk still takes its first few thousand steps: a run)
-        stop, ticket = search._watched_stop(slice_end)
+        stop, ticket = search.stop_at(slice_end)
         try:
             walk = without_keys(sorted_adjacency(problem, name, adj), problem.chain_keys, used)
             found = kept_routes(problem, name, walk, allowed, stop, KEPT_ROUTES, weights=search.weights)
@@ -105,7 +105,7 @@ def first_run(search, adj, allowed, until: float) -> tuple[int, list[dict]] | No
     sets = {name: RouteSet.merge(problem, name, pool, search.weights) for name, pool in pools.items()}
     if not any(len(s) for s in sets.values()):
         return None
-    stop, ticket = search._watched_stop(max(until, time.perf_counter() + 0.002))
+    stop, ticket = search.stop_at(max(until, time.perf_counter() + 0.002))
     try:
         combination = Combination(problem, trains, sets)
         progress = combination.progress()

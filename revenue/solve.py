@@ -507,7 +507,7 @@ class Search:
         for stop in self.stops:
             stop[0] = 1
 
-    def _watched_stop(self, until: float) -> tuple[np.ndarray, int]:
+    def stop_at(self, until: float) -> tuple[np.ndarray, int]:
         """A stop flag of its own, set at `until` (or this search's deadline or cancel, if sooner)."""
         stop = np.zeros(1, dtype=np.int64)
         if self.stop[0]:
@@ -579,7 +579,7 @@ class Search:
         cap = bounded.capacity(p, self.memory_mb, len(order))
         until = (math.inf if self.until is None else
                  time.perf_counter() + WALK_SHARE * max(self.until - time.perf_counter(), 0.0))
-        stop, ticket = self._watched_stop(until)
+        stop, ticket = self.stop_at(until)
         try:
             for name in order:
                 if stop[0]:
@@ -604,12 +604,12 @@ class Search:
                 out[name] = min(out[name], routes.best_seen)
         return out
 
-    def bound(self, revenue: int) -> int:
-        """A bound on every run (revenue.bounded.run_bound)."""
+    def bound(self, score: int) -> int:
+        """A bound on the score of every run, no lower than `score`, the best found (revenue.bounded.run_bound)."""
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
-        return max(revenue, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined))
+        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined))
 
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""
