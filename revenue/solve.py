@@ -178,7 +178,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
         rev = np.empty(routes, dtype=np.int64)
         keys = np.empty((routes, problem.words), dtype=np.uint64)
         flags = np.empty(routes, dtype=np.int64)
-        start = np.zeros(routes + 1, dtype=np.int64)
+        start = np.empty(routes + 1, dtype=np.int64)
         path_nodes = np.empty(nodes, dtype=np.int64)
         path_chains = np.empty(nodes, dtype=np.int64)
         limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
@@ -208,6 +208,8 @@ def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray)
     beyond INDEX_LIMIT bits are not built."""
     routes, words = keys.shape
     groups = len(group_start) - 1
+    if routes < INDEX_MIN:        # (most real game states)
+        return np.zeros((1, 1), dtype=np.uint64), np.full(groups, -1, dtype=np.int64)
     last = int(group_of[-1])
     later = len(group_of) >= 3 and routes >= LATER_MIN
     wanted = [last] + ([g for g in range(groups) if g != last] if later else [])
