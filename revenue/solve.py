@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .company import build_company
-from .core.combine import FLAG_BITS, LATER_MIN, best_combination, fill_key_index
+from .core.combine import FLAG_BITS, best_combination, fill_key_index
 from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumerate_routes, node_bitsets,
                           refit_routes)
 from .errors import InputError
@@ -198,18 +198,19 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
 
 INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps
 INDEX_MIN = 512         # fewer routes are scanned one by one as fast
+LATER_MIN = 1 << 15     # routes from which, with three or more trains, the later trains are bounded
 
 
-def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """The key bitmaps of the route groups the combination search scans (core.combine.key_index, side
     by side: index[k, start[g] + w], start[g] = -1 for none): the last train's group, and with three or
     more trains and LATER_MIN routes every group, to bound the later trains (core.combine._later_best:
-    it pays on large searches only). A group of few routes is scanned one by one as fast; bitmaps
-    beyond INDEX_LIMIT bits are not built."""
+    it pays on large searches only; the third value says whether to). A group of few routes is scanned
+    one by one as fast; bitmaps beyond INDEX_LIMIT bits are not built."""
     routes, words = keys.shape
     groups = len(group_start) - 1
     if routes < INDEX_MIN:        # (most real game states)
-        return np.zeros((1, 1), dtype=np.uint64), np.full(groups, -1, dtype=np.int64)
+        return np.zeros((1, 1), dtype=np.uint64), np.full(groups, -1, dtype=np.int64), False
     last = int(group_of[-1])
     later = len(group_of) >= 3 and routes >= LATER_MIN
     wanted = [last] + ([g for g in range(groups) if g != last] if later else [])
@@ -226,7 +227,7 @@ def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray)
     for g in range(groups):
         if start[g] >= 0:
             fill_key_index(keys[group_start[g]:group_start[g + 1]], index, start[g])
-    return index, start
+    return index, start, later
 
 
 def adjacency(problem: Problem):
@@ -433,7 +434,7 @@ class Combination:
         self.connected = run.connected
         self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
                           else np.zeros((len(self.rev), 1), dtype=np.uint64))
-        self.index, self.index_start = key_indexes(self.keys, self.group_start, self.group_of)
+        self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     def progress(self, best: int = 0) -> np.ndarray:
         """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
@@ -446,7 +447,7 @@ class Combination:
         """Run the kernel; True when it finished (nothing better than progress[0] is left)."""
         return best_combination(self.group_of, self.group_start, self.rev, self.keys, self.same, self.suffix,
                                 self.flags, self.flag_max, self.flag_min, self.connected, self.node_sets,
-                                self.index, self.index_start, progress, stop)
+                                self.index, self.index_start, self.bound_later, progress, stop)
 
     def run(self, progress: np.ndarray) -> tuple[int, list[dict]]:
         """The best run the kernel wrote into `progress`: its score and its routes in the order of the

@@ -192,3 +192,23 @@ def test_large_board_path_with_1860_subsidies_and_objectives(monkeypatch, seed, 
         assert result["optimal"] and (result["revenue"], result["subsidy"]) == expected
     elif result["optimal"]:
         assert (result["revenue"], result["subsidy"]) == expected
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_later_trains_bound_matches_reference(monkeypatch, seed, large_path):
+    """The combination's bound on the later trains (core.combine._later_best, with key bitmaps of every
+    route group), used here on every search of three trains however few its routes: the optimum of
+    the reference, on both paths of the search."""
+    board_req, company_req, trains = random_board(seed, max_trains=3)
+    company_req = {**company_req, "trains": (company_req["trains"] * 3)[:3]}
+    trains = (trains * 3)[:3]
+    expected = _reference(board_req, trains)
+    with monkeypatch.context() as m:
+        m.setattr(solve_module, "INDEX_MIN", 0)
+        m.setattr(solve_module, "LATER_MIN", 0)
+        if large_path:
+            _large_board_path(m)
+        result = solve({"board": board_req, "company": company_req})
+    assert result["optimal"] and result["revenue"] == expected == result["upper_bound"], seed
+    assert _legal(board_req, company_req, result) == expected

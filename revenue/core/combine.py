@@ -22,7 +22,6 @@ from numba import njit
 
 STOP_CHECK = 1024
 FLAG_BITS = 8
-LATER_MIN = 1 << 15     # routes from which, with three or more trains, the later trains are bounded
 
 # The position of a word's lowest set bit b: LOWEST_BIT[(b * DE_BRUIJN) >> 58] (a de Bruijn sequence
 # gives each of the 64 single bits a distinct top 6 bits).
@@ -183,13 +182,14 @@ def _later_best(t, i, group_of, group_start, rev, suffix_best, index, index_star
 
 @njit(cache=True, nogil=True)
 def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best, rflags, flag_max, flag_min,
-                     connected, rnodes, index, index_start, progress, stop):
+                     connected, rnodes, index, index_start, bound_later, progress, stop):
     """group_of[t]: route group of train t; routes of group g are rev/keys[group_start[g]:group_start[g+1]],
     sorted by revenue descending. suffix_best[t] = sum over trains t.. of their group's best revenue.
     index[k, index_start[g] + w] (key_index of each group side by side; index_start[g] < 0: none) lets
-    the last train find its best fitting route 64 routes at a time. With three or more trains and at
-    least LATER_MIN routes, what the later trains can add to a train's route is bounded better than by
-    suffix_best while three or more trains are left (_later_best).
+    the last train find its best fitting route 64 routes at a time. With `bound_later` (three or more
+    trains, every group with bitmaps: revenue.solve.key_indexes), what the later trains can add to a
+    train's route is bounded better than by suffix_best while three or more trains are left
+    (_later_best).
     Returns True when the search finished (the result is proved optimal)."""
     n_trains = group_of.shape[0]
     words = keys.shape[1]
@@ -208,7 +208,6 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     chosen = np.empty(n_trains, dtype=np.int64)
     klist = np.empty(words * 64, dtype=np.int64)
     indexed = index_start[group_of[n_trains - 1]] >= 0   # the key bitmaps of the last train's routes
-    bound_later = n_trains >= 3 and rev.shape[0] >= LATER_MIN   # (it pays on large searches only)
     later = np.empty(words * 64, dtype=np.int64)
     bits_of = np.empty(words, dtype=np.uint64)
     best = progress[0]
