@@ -257,12 +257,32 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                     found = True
                     break
                 i = p + 1
+        # With the bitmaps of this train's group (bound_later), a train after the first skips to its
+        # next route that fits the taken keys, 64 routes per step, up to where the bound ends the scan.
+        jump = bound_later and 0 < t < n_trains - 1 and index_start[g] >= 0 and not found and i < count
+        if jump:
+            nk = _key_list(used[t], klist)
+            after = suffix_best[t + 1 + same_run[t]]
+            a, b = i, count
+            while a < b:
+                mid = (a + b) // 2
+                if total[t] + (1 + same_run[t]) * rev[lo + mid] + after > best:
+                    a = mid + 1
+                else:
+                    b = mid
+            scan_end = a
         while not found and i < count:
             explored += 1
             if explored % STOP_CHECK == 0:
                 progress[2] = explored
                 if stop[0] != 0:
                     return False
+            if jump:
+                p = _first_free(index, index_start[g], klist, nk, i, scan_end)
+                if p >= scan_end:
+                    i = count     # sorted: no later route of this train can help
+                    break
+                i = p
             r = lo + i
             # Later trains of this same type take later (no better) routes: each earns at most rev[r].
             rest = suffix_best[t + 1] if same_run[t] == 0 else (
