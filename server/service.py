@@ -242,6 +242,8 @@ class _Call:
         self.method, self.context = method, context
         self.started = time.perf_counter()
         self.fields: dict[str, Any] = {}
+        if getattr(context, "transport", None):    # "http" for a call over HTTP/JSON (server/http.py)
+            self.fields["transport"] = context.transport
         self.code = grpc.StatusCode.OK
         self.error = ""
 
@@ -338,6 +340,8 @@ class RouteService:
     @staticmethod
     def _decode(request):
         if isinstance(request, _BadRequest):
+            if isinstance(request.error, InputError):   # JSON over HTTP: the field is known
+                raise request.error
             raise InputError("", f"the request is not a valid {request.name} message "
                                  f"({type(request.error).__name__})")
         return request
