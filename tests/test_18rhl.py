@@ -4,12 +4,11 @@ boards. Map edges: 0 SW, 1 W, 2 NW, 3 NE, 4 E, 5 SE; a tile rotated r shows loca
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import place_tokens, rhl_lays
 from revenue.board import build_board
@@ -19,6 +18,7 @@ from revenue.evaluate import evaluate
 from revenue.graph import build_graph
 from revenue.solve import solve
 
+from .profiles import examples
 from .reference import G18RhlRules, best_run, g18rhl_board
 
 DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/18rhl.json").read_text())
@@ -324,7 +324,7 @@ def test_rheingold_express_gets_no_bonuses():
 CORPS = ["ADR", "BME", "CME", "DEE", "KEG", "GVE", "RhE"]     # CCE has two homes: place_tokens takes one
 
 
-@settings(max_examples=int(os.environ.get("RHL_EXAMPLES", 100)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, "RHL_EXAMPLES"))
 @given(st.integers(0, 2**31 - 1))
 def test_optimizer_matches_reference_on_the_real_map(seed):
     rng = random.Random(seed)

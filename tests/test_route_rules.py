@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from revenue.board import build_board
 from revenue.evaluate import evaluate
@@ -14,6 +14,7 @@ from revenue.titles import TITLES
 from revenue.titles.base import RouteBonus, RouteRules, RunRules
 
 from .boards import random_board
+from .profiles import examples
 from .reference import DataRules, best_run
 
 
@@ -92,8 +93,7 @@ def install(monkeypatch, data: dict) -> None:
                         raising=False)
 
 
-@settings(max_examples=int(__import__("os").environ.get("RULES_EXAMPLES", 200)), deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200, "RULES_EXAMPLES"))
 @given(st.integers(0, 2**31 - 1))
 @example(71860311)   # legal one way round only: the merged pair's kept stop must be the one that fits
 def test_generic_rules_match_reference(monkeypatch, seed):

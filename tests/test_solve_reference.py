@@ -2,13 +2,14 @@
 by the evaluator."""
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
 from .boards import random_board
+from .profiles import examples
 from .reference import best_run
 
 
@@ -16,7 +17,7 @@ def _reference_trains(trains):
     return [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains]
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250))
 @given(st.integers(0, 2**31 - 1))
 def test_optimizer_matches_reference(seed):
     board_req, company_req, trains = random_board(seed)

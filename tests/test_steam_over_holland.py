@@ -6,13 +6,14 @@ import json
 import pathlib
 import random
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
 from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
+from .profiles import examples
 from .reference import SteamOverHollandRules, best_run
 
 DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/steam_over_holland.json").read_text())
@@ -116,7 +117,7 @@ def _reference_trains(names):
     return [TRAIN_DEFS[n] for n in names]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60))
 @given(st.integers(0, 2**31 - 1))
 def test_optimizer_matches_reference_on_the_real_map(seed):
     rng = random.Random(seed)
