@@ -1,5 +1,6 @@
-"""A slow, obviously correct reference solver, independent of revenue.graph, revenue.problem and the
-kernels: it reads only the assembled board (tiles, rotations, tokens) and re-derives everything.
+"""A slow, obviously correct reference solver that imports nothing of the library: it reads the board
+through tests/ref_board.py (its own tile DSL reader and copy of the 18xx.games map data) and re-derives
+everything else.
 
 Track model: a networkx MultiGraph whose vertices are revenue nodes, junctions and path *ends*
 ("end", hex, map edge); its edges are tile paths, plus one "crossing" edge between the ends that face
@@ -13,8 +14,6 @@ from __future__ import annotations
 from itertools import combinations
 
 import networkx as nx
-
-from revenue import hexgrid
 
 STOP_KINDS = {"city", "pass", "town", "halt", "offboard"}
 
@@ -41,9 +40,9 @@ def track_graph(board) -> nx.MultiGraph:
     for name, bh in board.hexes.items():
         for edge in range(6):
             other = board.neighbours[name].get(edge)
-            a, b = ("end", name, edge), ("end", other, hexgrid.opposite(edge))
+            a, b = ("end", name, edge), ("end", other, (edge + 3) % 6)
             if other and a in g and b in g and name < other and edge not in bh.impassable \
-                    and hexgrid.opposite(edge) not in board.hexes[other].impassable:
+                    and (edge + 3) % 6 not in board.hexes[other].impassable:
                 g.add_edge(a, b, key=("cross", name, edge), kind="cross", terminal=False)
     return g
 

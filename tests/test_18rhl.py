@@ -3,8 +3,6 @@
 boards. Map edges: 0 SW, 1 W, 2 NW, 3 NE, 4 E, 5 SE; a tile rotated r shows local edge e on (e + r) % 6."""
 from __future__ import annotations
 
-import json
-import pathlib
 import random
 
 import pytest
@@ -19,10 +17,10 @@ from revenue.graph import build_graph
 from revenue.solve import solve
 
 from .profiles import examples
+from .ref_board import ref_board, train_defs
 from .reference import G18RhlRules, best_run, g18rhl_board
 
-DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/18rhl.json").read_text())
-TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
+TRAIN_DEFS = train_defs("18rhl")         # the 18xx.games definitions
 
 
 def board(tiles, tokens, phase="2", options=None):
@@ -344,7 +342,7 @@ def test_optimizer_matches_reference_on_the_real_map(seed):
     b = board([], [], phase, options)
     b["tiles"], b["tokens"] = lays, tokens
     result = solve({"board": b, "company": company(corp, trains)})
-    built = build_board(b)
+    built = ref_board(b)
     expected, _ = best_run(g18rhl_board(built, corp), corp, [TRAIN_DEFS[t] for t in trains], G18RhlRules(built, corp))
     assert result["optimal"] and result["revenue"] == expected
     check = evaluate({"board": b, "company": company(corp, trains),

@@ -15,6 +15,7 @@ from revenue.titles.base import RouteBonus, RouteRules, RunRules
 
 from .boards import random_board
 from .profiles import examples
+from .ref_board import ref_board
 from .reference import DataRules, best_run
 
 
@@ -105,7 +106,7 @@ def test_generic_rules_match_reference(monkeypatch, seed):
     with monkeypatch.context() as m:
         install(m, data)
         result = solve({"board": board_req, "company": company_req})
-        expected, _ = best_run(build_board(board_req), "A",
+        expected, _ = best_run(ref_board(board_req), "A",
                                [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains],
                                DataRules(data))
         assert result["optimal"] and result["revenue"] == expected, (seed, data)

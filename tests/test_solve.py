@@ -9,11 +9,11 @@ import pytest
 
 from benchmarks.solver import custom_scenarios
 from revenue import solve as solve_module
-from revenue.board import build_board
 from revenue.errors import InputError
 from revenue.solve import solve
 
 from .boards import random_board
+from .ref_board import ref_board
 from .reference import best_run
 
 HEAVY = custom_scenarios()[3].request       # two D trains on a dense 49-hex map: ~27k routes
@@ -128,7 +128,7 @@ def test_route_storage_grows_when_the_first_guess_is_short(monkeypatch):
         monkeypatch.setattr(solve_module, "ROUTE_CAPACITY", 1)
         assert solve({"board": board, "company": company})["revenue"] == expected
         monkeypatch.setattr(solve_module, "ROUTE_CAPACITY", 1 << 14)
-        ref, _ = best_run(build_board(board), "A",
+        ref, _ = best_run(ref_board(board), "A",
                           [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains])
         assert ref == expected
 

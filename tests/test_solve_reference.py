@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
 from .boards import random_board
 from .profiles import examples
+from .ref_board import ref_board
 from .reference import best_run
 
 
@@ -22,7 +22,7 @@ def _reference_trains(trains):
 def test_optimizer_matches_reference(seed):
     board_req, company_req, trains = random_board(seed)
     result = solve({"board": board_req, "company": company_req})
-    expected, _ = best_run(build_board(board_req), "A", _reference_trains(trains))
+    expected, _ = best_run(ref_board(board_req), "A", _reference_trains(trains))
     assert result["optimal"] is True
     assert result["revenue"] == expected, f"seed {seed}"
     assert result["upper_bound"] == expected

@@ -2,23 +2,20 @@
 and the optimizer against the reference on random tile lays of the real map."""
 from __future__ import annotations
 
-import json
-import pathlib
 import random
 
 from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
-from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
 from .profiles import examples
+from .ref_board import dump_for, ref_board, train_defs
 from .reference import SteamOverHollandRules, best_run
 
-DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/steam_over_holland.json").read_text())
-TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
-TRAIN_DEFS["3E"] = next(v for v in TRAIN_DEFS["6"]["variants"] if v["name"] == "3E")
+DATA = dump_for("steam_over_holland", {})
+TRAIN_DEFS = train_defs("steam_over_holland")        # the 18xx.games definitions, 3E included
 
 # Utrecht H9 (tile 57 rot 2: exits 2, 5) -edge 2- G8 (tile 8 rot 3: exits 3, 5) -edge 3- Amsterdam F9
 # (SOH1: city 0 on edges 0, 5; city 1 on edges 2, 1).
@@ -130,7 +127,7 @@ def test_optimizer_matches_reference_on_the_real_map(seed):
     privates = rng.sample(["VES", "VVL", "W"], rng.randint(0, 2))
     b = board(lays, tokens, phase)
     result = solve({"board": b, "company": company(corp, trains, privates)})
-    expected, _ = best_run(build_board(b), corp, _reference_trains(trains), SteamOverHollandRules(), privates)
+    expected, _ = best_run(ref_board(b), corp, _reference_trains(trains), SteamOverHollandRules(), privates)
     assert result["optimal"] and result["revenue"] == expected
     check = evaluate({"board": b, "company": company(corp, trains, privates),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
