@@ -18,7 +18,7 @@ import random
 
 from hypothesis import core, settings
 
-from . import profiles  # noqa: F401  (registers and loads the profile)
+from . import hits, profiles  # noqa: F401  (profiles registers and loads the profile)
 
 _SEED: list[int] = []
 
@@ -38,6 +38,10 @@ def pytest_report_header(config):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if hits.RATES:
+        terminalreporter.section("rule hit rates (boards where removing the rule changes the optimum)")
+        for rule, (hit, boards) in sorted(hits.RATES.items()):
+            terminalreporter.write_line(f"{rule:40s} {hit:4d} / {boards:<4d} {hit / boards:6.0%}")
     terminalreporter.write_line(
         f"hypothesis profile {settings.get_current_profile_name()!r}, seed {_SEED[0]}: replay with "
         f".venv/bin/python -m pytest --hypothesis-seed={_SEED[0]}")
