@@ -407,8 +407,12 @@ class G18RhlRules(Rules):
     METRO = {"D9", "F9", "I10"}
     RUHR = {"C14", "D15"}
 
-    def __init__(self, board, company):
+    RULES = ("trajekt", "rge_doubling", "montan", "eastern_ruhr", "iron_rhine", "ratingen")
+
+    def __init__(self, board, company, off=()):
         self.board, self.company = board, company
+        self.off = frozenset(off)     # rules (of RULES) taken out, to measure how often each decides the optimum
+        assert self.off <= set(self.RULES), self.off
         self.red = {h for h, bh in board.hexes.items() if bh.color == "red"}
         # Merged Trajekt stops count once: pruning by raw city count could cut a legal route.
         self.prune = all(board.hexes[h].color == "yellow" for h in self.METRO)
@@ -455,7 +459,7 @@ class G18RhlRules(Rules):
     def stops(self, train, names, values):
         rge = self.rge(train)
         parts = {n: p for n, p in zip(names, self._parts(names))}
-        kept, kept_values = [], []
+        kept, kept_values, visits = [], [], []
         for i, (n, v) in enumerate(zip(names, values)):
             h = self.hex_of(n)
             town = parts[n].kind == "town"
@@ -464,14 +468,20 @@ class G18RhlRules(Rules):
             prev = names[i - 1] if i > 0 else None
             if prev is not None and h in self.METRO and self.hex_of(prev) == h \
                     and not (rge and parts[prev].kind == "town"):
+                if "trajekt" in self.off:     # taken out: both stops paid in full
+                    kept.append(n)
+                    kept_values.append(v)
+                    continue
                 kept_values[-1] -= 10   # the Trajekt: one stop, 10 less
                 continue
             kept.append(n)
             kept_values.append(v)
+            visits.append(h)
         for h in self.METRO:
-            if self.board.hexes[h].color == "green" and sum(self.hex_of(n) == h for n in kept) > 1:
+            if self.board.hexes[h].color == "green" and visits.count(h) > 1:
                 return None         # "Must use Trajekt for a revisiting route"
-        if rge and self.hex_of(names[0]) in self.RGE and self.hex_of(names[-1]) in self.RGE:
+        if rge and self.hex_of(names[0]) in self.RGE and self.hex_of(names[-1]) in self.RGE \
+                and "rge_doubling" not in self.off:
             kept_values = [v * 2 if self.hex_of(n) in self.METRO else v for n, v in zip(kept, kept_values)]
         return kept, kept_values
 
@@ -500,15 +510,15 @@ class G18RhlRules(Rules):
         coal += any(n in ("C14-1", "D15-0") for n in names)
         steel += any(n in ("C14-0", "D15-1") for n in names)
         total = 0
-        if coal >= 1 and steel >= 1:
+        if coal >= 1 and steel >= 1 and "montan" not in self.off:
             montan = 40 if int(b.phase.name) >= 5 else 20
             total += 2 * montan if coal >= 2 and steel >= 2 else montan
         if hexes & self.RUHR:
-            total += 10 * self.links()
-            if "G2" in hexes:
+            total += 10 * self.links() if "eastern_ruhr" not in self.off else 0
+            if "G2" in hexes and "iron_rhine" not in self.off:
                 total += 80
         if str(b.options.get("ratingen_variant", "")).lower() not in ("", "0", "false", "no") \
-                and "E12" in hexes and steel >= 1:
+                and "E12" in hexes and steel >= 1 and "ratingen" not in self.off:
             total += 30
         return total
 

@@ -16,6 +16,7 @@ from revenue.evaluate import evaluate
 from revenue.graph import build_graph
 from revenue.solve import solve
 
+from . import hits
 from .profiles import examples
 from .ref_board import ref_board, train_defs
 from .reference import G18RhlRules, best_run, g18rhl_board
@@ -322,32 +323,97 @@ def test_rheingold_express_gets_no_bonuses():
 CORPS = ["ADR", "BME", "CME", "DEE", "KEG", "GVE", "RhE"]     # CCE has two homes: place_tokens takes one
 
 
-@settings(max_examples=examples(100, "RHL_EXAMPLES"))
-@given(st.integers(0, 2**31 - 1))
-def test_optimizer_matches_reference_on_the_real_map(seed):
+# Rule-seeking boards: the random lays of rhl_lays with, for an aim, the line of one of the hand-checked
+# boards above laid over them (each tile with probability 0.9), a token of the company on that line, and the
+# phase, options and trains the rule needs. aim -> [(tiles, token (hex, city), phases, options)]; a tile None
+# keeps the printed hex.
+AIMED = {
+    "montan": [(MONTAN, ("D11", 1), ["2", "3", "4"], {"coal": "D11", "steel": "D13"}),
+               (DOUBLE, ("D7", 0), ["5", "6"], {"coal": "D11", "steel": "D9"})],
+    "eastern_ruhr": [(DOUBLE, ("D13", 0), ["5", "6"], {"coal": "D11", "steel": "D9"}),
+                     (IRON, ("F9", 0), ["5", "6"], {})],
+    "iron_rhine": [(IRON, ("F9", 0), ["5", "6"], {})],
+    "ratingen": [([("F13", None, 0), ("E12", "56", 3), ("D13", "201", 0)], ("F13", 0), ["3", "4"],
+                  {"steel": "D13", "ratingen_variant": "true"})],
+    "trajekt": [(TRAJEKT, ("I10", 0), ["3", "4"], {}), (TRAJEKT, ("F9", 1), ["3", "4"], {})],
+    "rge_doubling": [(SOUTH, ("K10", 0), ["6", "8"], {})],
+}
+COLOURS = {"2": ("yellow",), "3": ("yellow", "green"), "4": ("yellow", "green"), "5": ("yellow", "green", "brown"),
+           "6": ("yellow", "green", "brown"), "8": ("yellow", "green", "brown")}
+
+
+def rhl_case(seed: int, aim: str | None = None):
+    """(board request, company id, trains) of a random 18Rhl board, aimed at one rule (or none: "any")."""
     rng = random.Random(seed)
-    colours = rng.choice([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")])
-    phase = {1: "2", 2: rng.choice(["3", "4"]), 3: rng.choice(["5", "6", "8"])}[len(colours)]
-    options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"])}
-    if rng.random() < 0.3:
-        options["ratingen_variant"] = "true"
+    aim = aim or rng.choice(tuple(AIMED) + ("any",))
     corp = rng.choice(CORPS)
+    if aim == "any":
+        tiles, token, phases = [], None, ["2", "3", "4", "5", "6", "8"]
+        options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"])}
+        if rng.random() < 0.3:
+            options["ratingen_variant"] = "true"
+    else:
+        tiles, token, phases, options = rng.choice(AIMED[aim])
+        options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"]),
+                   **options}
+    phase = rng.choice(phases)
+    colours = COLOURS[phase]
     lays = rhl_lays(colours, rng.uniform(0.35, 0.8), seed, options)
-    if len(colours) < 3:
-        trains = rng.sample(["2", "3", "4"], rng.randint(1, 2))
-    else:   # the 8-train needs an RGE hex: more tokens give it a chance to run
-        trains = (["8"] if rng.random() < 0.6 else []) + rng.sample(["4", "5", "6"], 1)
+    keep = [(h, t, r) for h, t, r in tiles if rng.random() < 0.9]
+    lays = [lay for lay in lays if lay["hex"] not in {h for h, _, _ in keep}] + \
+        [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep if t is not None]
+    late = phase in ("5", "6", "8")
+    if aim == "rge_doubling" or (late and aim == "any" and rng.random() < 0.6):
+        trains = ["8"] + rng.sample(["4", "5", "6"], rng.randint(0, 1))
+    else:
+        trains = rng.sample(["4", "5", "6"] if late else ["2", "3", "4"], rng.randint(1, 2))
     tokens = place_tokens("18rhl", lays, corp, rng.randint(1, 3) if "8" in trains else rng.randint(0, 2),
                           rng.randint(0, 8), seed, options)
+    if token is not None and token[0] in {h for h, _, _ in keep}:
+        tokens = [t for t in tokens if (t["hex"], t["city"]) != token and
+                  not (t["company"] == corp and t["hex"] == token[0])]
+        tokens.append({"hex": token[0], "city": token[1], "company": corp})
     b = board([], [], phase, options)
     b["tiles"], b["tokens"] = lays, tokens
-    result = solve({"board": b, "company": company(corp, trains)})
+    return b, corp, trains
+
+
+def rhl_optimum(b, corp, trains, off=()) -> int:
     built = ref_board(b)
-    expected, _ = best_run(g18rhl_board(built, corp), corp, [TRAIN_DEFS[t] for t in trains], G18RhlRules(built, corp))
+    return best_run(g18rhl_board(built, corp), corp, [TRAIN_DEFS[t] for t in trains],
+                    G18RhlRules(built, corp, off))[0]
+
+
+def check_rhl(b, corp, trains) -> int:
+    result = solve({"board": b, "company": company(corp, trains)})
+    expected = rhl_optimum(b, corp, trains)
     assert result["optimal"] and result["revenue"] == expected
     check = evaluate({"board": b, "company": company(corp, trains),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected
+    return expected
+
+
+@settings(max_examples=examples(60, "RHL_EXAMPLES"))
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_on_the_real_map(seed):
+    b, corp, trains = rhl_case(seed)
+    check_rhl(b, corp, trains)
+
+
+HIT_BOARDS = examples(25)
+
+
+@pytest.mark.parametrize("rule", AIMED)
+def test_each_rule_decides_the_optimum_often(rule):
+    # Fixed seeds: the optimizer against the reference on boards aimed at `rule`, and how often the
+    # reference's optimum changes when the rule is taken out (at least hits.FLOOR of the boards).
+    decided = 0
+    for seed in range(HIT_BOARDS):
+        b, corp, trains = rhl_case(seed, rule)
+        decided += check_rhl(b, corp, trains) != rhl_optimum(b, corp, trains, off=[rule])
+    rate = hits.record(f"18rhl: {rule}", decided, HIT_BOARDS)
+    assert rate >= hits.FLOOR, f"{rule} decides the optimum on {decided} of {HIT_BOARDS} boards"
 
 
 def test_rheingold_express_pays_its_best_8_stops():
