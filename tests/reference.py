@@ -407,7 +407,8 @@ class G18RhlRules(Rules):
     METRO = {"D9", "F9", "I10"}
     RUHR = {"C14", "D15"}
 
-    RULES = ("trajekt", "rge_doubling", "montan", "eastern_ruhr", "iron_rhine", "ratingen")
+    RULES = ("trajekt", "rge_doubling", "montan", "eastern_ruhr", "iron_rhine", "ratingen", "town_end",
+             "out_tokened_end", "ruhr_pair", "south_pair", "single_metro")
 
     def __init__(self, board, company, off=()):
         self.board, self.company = board, company
@@ -432,9 +433,9 @@ class G18RhlRules(Rules):
         if self.rge(train):
             return True
         if part.kind == "town":
-            return False
+            return "town_end" in self.off
         h = self.hex_of(name)
-        if h in ("A14", "B15", "C2"):
+        if h in ("A14", "B15", "C2") and "out_tokened_end" not in self.off:
             return all(c == self.company for c in self.board.tokens.get((h, 0), []))
         return True
 
@@ -442,15 +443,15 @@ class G18RhlRules(Rules):
         out = list(part.groups)
         if not self.rge(train):
             h = self.hex_of(name)
-            if h in self.RUHR:
+            if h in self.RUHR and "ruhr_pair" not in self.off:
                 out.append("C14/D15")
-            if h in ("L11", "L13"):
+            if h in ("L11", "L13") and "south_pair" not in self.off:
                 out.append("L11/L13")
         return out
 
     def route_ok(self, train, names):
         hexes = [self.hex_of(n) for n in names]
-        if hexes[0] in self.METRO and len(set(hexes)) == 1:
+        if hexes[0] in self.METRO and len(set(hexes)) == 1 and "single_metro" not in self.off:
             return False
         if self.rge(train) and hexes[0] not in self.RGE and hexes[-1] not in self.RGE:
             return False

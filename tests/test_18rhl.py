@@ -337,7 +337,13 @@ AIMED = {
                   {"steel": "D13", "ratingen_variant": "true"})],
     "trajekt": [(TRAJEKT, ("I10", 0), ["3", "4"], {}), (TRAJEKT, ("F9", 1), ["3", "4"], {})],
     "rge_doubling": [(SOUTH, ("K10", 0), ["6", "8"], {})],
+    "town_end": [([("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],     # Aachen K2 -1- a town K4 on a spur
+    "out_tokened_end": [(HAMBURG, ("B9", 0), ["3", "4"], {}, [("A14", 0, "OUT")])],
+    "ruhr_pair": [([("D13", "201", 3)], ("D13", 0), ["3", "4"], {})],
+    "south_pair": [(SOUTH, ("K10", 0), ["5", "6"], {})],
+    "neutral_tokens": [([("D9", None, 0)] + BLOCK, ("D9", 2), ["3", "4"], {}, [("F9", 1, "OUT1"), ("F9", 1, "OUT2")])],
 }
+NORMAL_TRAINS = {"ruhr_pair": ["3", "4"]}      # the trains an aim needs (early phases)
 COLOURS = {"2": ("yellow",), "3": ("yellow", "green"), "4": ("yellow", "green"), "5": ("yellow", "green", "brown"),
            "6": ("yellow", "green", "brown"), "8": ("yellow", "green", "brown")}
 
@@ -348,12 +354,12 @@ def rhl_case(seed: int, aim: str | None = None):
     aim = aim or rng.choice(tuple(AIMED) + ("any",))
     corp = rng.choice(CORPS)
     if aim == "any":
-        tiles, token, phases = [], None, ["2", "3", "4", "5", "6", "8"]
+        tiles, token, phases, others = [], None, ["2", "3", "4", "5", "6", "8"], []
         options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"])}
         if rng.random() < 0.3:
             options["ratingen_variant"] = "true"
     else:
-        tiles, token, phases, options = rng.choice(AIMED[aim])
+        tiles, token, phases, options, *others = rng.choice(AIMED[aim])
         options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"]),
                    **options}
     phase = rng.choice(phases)
@@ -366,22 +372,29 @@ def rhl_case(seed: int, aim: str | None = None):
     if aim == "rge_doubling" or (late and aim == "any" and rng.random() < 0.6):
         trains = ["8"] + rng.sample(["4", "5", "6"], rng.randint(0, 1))
     else:
-        trains = rng.sample(["4", "5", "6"] if late else ["2", "3", "4"], rng.randint(1, 2))
+        trains = rng.sample(["4", "5", "6"] if late else NORMAL_TRAINS.get(aim, ["2", "3", "4"]), rng.randint(1, 2))
     tokens = place_tokens("18rhl", lays, corp, rng.randint(1, 3) if "8" in trains else rng.randint(0, 2),
                           rng.randint(0, 8), seed, options)
-    if token is not None and token[0] in {h for h, _, _ in keep}:
+    laid = {lay["hex"] for lay in lays}
+    if token is not None and (token[0] in {h for h, _, _ in keep} or token[0] not in laid):
         tokens = [t for t in tokens if (t["hex"], t["city"]) != token and
                   not (t["company"] == corp and t["hex"] == token[0])]
         tokens.append({"hex": token[0], "city": token[1], "company": corp})
+    placed = [(h, city, who) for h, city, who in (others[0] if others else ()) if h in {k[0] for k in keep} or h not in laid]
+    tokens = [t for t in tokens if (t["hex"], t["city"]) not in {(h, city) for h, city, _ in placed}] + \
+        [{"hex": h, "city": city, "company": who} for h, city, who in placed]
     b = board([], [], phase, options)
     b["tiles"], b["tokens"] = lays, tokens
     return b, corp, trains
 
 
 def rhl_optimum(b, corp, trains, off=()) -> int:
+    """The reference's optimum, with the rules in `off` taken out ("neutral_tokens": other companies' tokens
+    in a green metropolis block as anywhere else)."""
     built = ref_board(b)
-    return best_run(g18rhl_board(built, corp), corp, [TRAIN_DEFS[t] for t in trains],
-                    G18RhlRules(built, corp, off))[0]
+    seen = built if "neutral_tokens" in off else g18rhl_board(built, corp)
+    return best_run(seen, corp, [TRAIN_DEFS[t] for t in trains],
+                    G18RhlRules(built, corp, [r for r in off if r != "neutral_tokens"]))[0]
 
 
 def check_rhl(b, corp, trains) -> int:
