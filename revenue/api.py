@@ -141,8 +141,32 @@ def _read(path_or_text: str | pathlib.Path) -> tuple[Any, str]:
             from None
 
 
+def _known_fields(desc: Descriptor, obj: Any) -> Any:
+    """`obj` without the keys that are no field of `desc`, here and in its message fields (a stored
+    18xx.games action carries fields of the site's own that a reader ignores)."""
+    if not isinstance(obj, dict):
+        return obj
+    by_name = {f.name: f for f in desc.fields}
+    by_name.update({f.json_name: f for f in desc.fields})
+    out = {}
+    for key, value in obj.items():
+        f = by_name.get(key)
+        if f is None:
+            continue
+        if f.type == FieldDescriptor.TYPE_MESSAGE and not _is_map(f) and \
+                f.message_type.full_name != "google.protobuf.ListValue":
+            value = [_known_fields(f.message_type, v) for v in value] \
+                if _is_repeated(f) and isinstance(value, list) else _known_fields(f.message_type, value)
+        out[key] = value
+    return out
+
+
 def parse_request(obj: Any, message_type: type[Message]) -> dict:
-    """Check a decoded JSON object against `message_type` and return it as a dict with proto field names."""
+    """Check a decoded JSON object against `message_type` and return it as a dict with proto field names.
+    A stored 18xx.games action (`run_routes`) may carry fields of its own: they are dropped unread."""
+    action = message_type.DESCRIPTOR.fields_by_name.get("run_routes")
+    if isinstance(obj, dict) and action is not None and isinstance(obj.get("run_routes"), dict):
+        obj = {**obj, "run_routes": _known_fields(action.message_type, obj["run_routes"])}
     _check_message(message_type.DESCRIPTOR, obj, "")
     try:
         message = json_format.ParseDict(obj, message_type())
@@ -165,7 +189,9 @@ def to_message(result: dict, message_type: type[Message]) -> Message:
     from .v1 import revenue_pb2
 
     if message_type is revenue_pb2.SolveResponse:
-        return _solve_response(result)
+        message = _solve_response(result)
+        _add_dividends(message, result)
+        return message
     return json_format.ParseDict(result, message_type())
 
 
@@ -180,7 +206,16 @@ def _route_result(route: dict):
         connections=[pb.Connection(hexes=c["hexes"]) for c in route.get("connections", ())],
         stops=[pb.Stop(node=x["node"], value=x["value"], paid=x["paid"]) for x in route.get("stops", ())],
         bonuses=[pb.Bonus(name=b["name"], amount=b["amount"]) for b in route.get("bonuses", ())],
-        error=pb.RouteError(**error) if error else None)
+        error=pb.RouteError(**error) if error else None, halts=route.get("halts", 0),
+        subsidy=route.get("subsidy", 0))
+
+
+def _add_dividends(message, result: dict) -> None:
+    """SolveResponse.dividends, when the request carried a holding."""
+    from .v1 import dividends_pb2
+
+    for option in result.get("dividends", ()):
+        message.dividends.append(json_format.ParseDict(option, dividends_pb2.DividendOption()))
 
 
 def _solve_response(result: dict):
@@ -190,7 +225,24 @@ def _solve_response(result: dict):
     return pb.SolveResponse(
         revenue=result["revenue"], routes=[_route_result(r) for r in result.get("routes", ())],
         optimal=result.get("optimal", False), upper_bound=result.get("upper_bound", 0),
-        stats=pb.SolveStats(**stats) if stats else None, note=result.get("note", ""))
+        stats=pb.SolveStats(**stats) if stats else None, note=result.get("note", ""),
+        run_routes=_run_routes(result.get("run_routes")), subsidy=result.get("subsidy", 0))
+
+
+def _run_routes(action: dict | None):
+    from .v1 import revenue_pb2 as pb
+
+    if not action:
+        return None
+    message = pb.RunRoutesAction(type=action["type"], entity=action["entity"],
+                                 entity_type=action.get("entity_type", ""))
+    for route in action["routes"]:
+        entry = message.routes.add(train=route["train"], nodes=route["nodes"])
+        if "halts" in route:
+            entry.halts = route["halts"]
+        for hexes in route["connections"]:
+            entry.connections.add().extend(hexes)
+    return message
 
 
 def to_json(result: dict, message_type: type[Message], indent: int | None = 2) -> str:
@@ -213,6 +265,7 @@ def list_titles() -> dict:
             entry["phases"] = [{"name": p.name, "tiles": list(p.colours),
                                 **({"train_limit": p.train_limit} if isinstance(p.train_limit, int) else {})}
                                for p in data.phases]
-        entry["options"] = [{"name": k, "description": v} for k, v in title.options.items()]
+        entry["options"] = ([{"name": k, "description": v, "changes_routes": True} for k, v in title.options.items()]
+                            + [{"name": k, "description": v} for k, v in title.passive_options.items()])
         titles.append(entry)
     return {"titles": titles}

@@ -82,7 +82,8 @@ def titles(as_json: bool) -> None:
                                for p in t["phases"])
             out.print(f"  phases: {phases}")
         for option in t.get("options", []):
-            out.print(f"  option {option['name']}: {option['description']}")
+            effect = "" if option.get("changes_routes") else " (accepted, no effect on routes or revenue)"
+            out.print(f"  option {option['name']}: {option['description']}{effect}")
         out.print()
 
 
@@ -133,7 +134,8 @@ def evaluate(file: str, as_json: bool) -> None:
     """Check the routes in FILE and compute their revenue.
 
     FILE holds a revenue.v1.EvaluateRequest in proto3 JSON: the board, the company and its routes
-    (train and nodes like "F9-0", optionally the connections in the 18xx.games run_routes shape).
+    (train and nodes like "F9-0", or connections in the 18xx.games run_routes shape), or a whole
+    18xx.games run_routes action as the game stores it.
     The answer gives each route's stops, bonuses and revenue, or the rule an illegal route breaks
     (not_connected, no_token, track_reused, ...). An illegal run is an answer, not an error: the
     exit status is 0; bad input exits with 2.
@@ -148,8 +150,8 @@ def evaluate(file: str, as_json: bool) -> None:
         return
     out = console()
     board = request.get("board") or {}
-    company = request.get("company") or {}
-    out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company {company.get('id', '')}")
+    company_id = (request.get("company") or {}).get("id") or (request.get("run_routes") or {}).get("entity", "")
+    out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company {company_id}")
     print_routes(result["routes"], _locations(request), out)
     if result["legal"]:
         out.print(f"[bold]total {result['revenue']}[/bold]")
@@ -200,6 +202,8 @@ def print_solution(request: dict, result: dict, out: Console) -> None:
                   + (f"; no run earns more than {bound}" if bound is not None else ""))
     out.print(f"[dim]{stats['candidate_routes']} candidate routes, {stats['nodes_explored']} search nodes, "
               f"{stats['elapsed_ms']:.1f} ms[/dim]")
+    if result.get("dividends"):
+        print_dividends(result["dividends"], out)
 
 
 @main.command()
@@ -256,6 +260,66 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, as_json: bool, svg_pa
                 fh.write(render_svg(graph, result["routes"], f"{company}: {result['revenue']}"))
     if failed:
         sys.exit(EXIT_BAD_INPUT)
+
+
+# ---- dividends -----------------------------------------------------------------------------------------
+
+def print_dividends(options: list[dict], out: Console) -> None:
+    """The dividend kinds side by side: what the company keeps, per share, each holder, the share price."""
+    table = Table(box=None, show_header=True, padding=(0, 2, 0, 2))
+    table.add_column("")
+    for o in options:
+        table.add_column(o["kind"], justify="right")
+
+    def row(label, cell):
+        table.add_row(label, *(cell(o) for o in options))
+
+    row("company keeps", lambda o: str(o["kept"]))
+    row("per share", lambda o: str(o["per_share"]))
+    for i, h in enumerate(options[0]["holders"] if options else ()):
+        row(f"{h['id']} ({h['shares']:g} share{'s' if h['shares'] != 1 else ''})",
+            lambda o, i=i: _holder_cell(o["holders"][i], o["per_share"]))
+    row("company receives", lambda o: str(o["company_amount"]))
+    row("share price", lambda o: (f"{o['direction']} {o['steps']}" if o["steps"] else "no move")
+        + (f" (moved {o['moved']})" if o["moved"] != o["steps"] else ""))
+    row("price after", lambda o: f"{o['price_after']} at {o['share_price_after']}"
+        + (" [game end]" if o["game_end"] else ""))
+    out.print(table)
+
+
+def _holder_cell(h: dict, per_share: int) -> str:
+    if not per_share:
+        return "0"
+    if not h["paid_to"]:
+        return "0 (bank keeps)"
+    return str(h["amount"]) + (f" to {h['paid_to']}" if h["paid_to"] != h["id"] else "")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print revenue.v1.DividendsResponse as proto3 JSON.")
+@reports_input_errors
+def dividends(file: str, as_json: bool) -> None:
+    """What a run pays under each dividend kind, and where the share price goes.
+
+    FILE holds a revenue.v1.DividendsRequest in proto3 JSON: the title, the company, its holding (share
+    price cell [row, column] and holders with their shares) and the run's revenue (or routes to evaluate
+    first, under `evaluate`). The answer shows the kinds side by side.
+    """
+    from .dividends import dividends as run
+    from .v1 import revenue_pb2
+
+    request = api.load_request(sys.stdin.read() if file == "-" else file, revenue_pb2.DividendsRequest)
+    result = run(request)
+    if as_json:
+        click.echo(api.to_json(result, revenue_pb2.DividendsResponse))
+        return
+    out = console()
+    out.print(f"{result['title']}, company {result['company']}, revenue {result['revenue']}"
+              + (f", subsidy {result['subsidy']}" if result["subsidy"] else "")
+              + f", share price {result['price']} at {result['share_price']} ({result['capitalization']} "
+              f"capitalization, {result['total_shares']} shares)")
+    print_dividends(result["options"], out)
 
 
 # ---- Steam deliveries ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from .company import build_company
 from .errors import InputError
 from .graph import Chain, graph_for
+from .interop import short_repr, action_routes, action_trains, read_route, train_name
 from .problem import Problem, TrainSpec, chain_hex_walk, compile_problem, price_route
 from .titles.base import BYPASS_FLAG
 
@@ -33,19 +34,14 @@ class RouteCheck:
     nodes: list[int]
     options: list[list[Chain]]           # candidate chains per consecutive pair
     error: RouteError | None = None
+    broken: str = ""                     # why the given connections form no route
     choices: list[list[Chain]] = field(default_factory=list)   # legal chain sequences for this route alone
 
 
-def _chain_options(problem: Problem, u: int, v: int, hexes: list[str] | None) -> list[Chain]:
+def _chain_options(problem: Problem, u: int, v: int) -> list[Chain]:
+    """Every chain between nodes u and v (a route given by its nodes alone may take any of them)."""
     graph = problem.graph
-    out = []
-    for cid in graph.adjacency[u]:
-        c = graph.chains[cid]
-        if c.other(u) != v:
-            continue
-        if hexes is None or hexes == c.hexes_from(u) or hexes == graph.connection(c, u):
-            out.append(c)
-    return out
+    return [graph.chains[cid] for cid in graph.adjacency[u] if graph.chains[cid].other(u) == v]
 
 
 def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]], need_terminal: bool,
@@ -80,6 +76,8 @@ def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]
 def _check_route(problem: Problem, spec: TrainSpec, check: RouteCheck) -> RouteError | None:
     graph, nodes = problem.graph, check.nodes
     names = [graph.nodes[v].name for v in nodes]
+    if check.broken:
+        return RouteError("not_connected", check.broken, names[0] if names else "")
     for i, opts in enumerate(check.options):
         if not opts:
             return RouteError("not_connected", f"no track joins {names[i]} to {names[i + 1]}"
@@ -200,36 +198,33 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: li
 
 
 def evaluate(request: dict) -> dict:
-    """Check and price the routes of `request` (the proto3 JSON shape of revenue.v1.EvaluateRequest)."""
+    """Check and price the routes of `request` (the proto3 JSON shape of revenue.v1.EvaluateRequest):
+    its `routes`, or the routes of its `run_routes` action as 18xx.games stores it."""
     graph = graph_for(request.get("board") or {})
     board = graph.board
-    company = build_company(request.get("company") or {}, board)
+    routes, company_request = _routes_and_company(request)
+    company = build_company(company_request, board)
     problem = compile_problem(graph, company)
 
     available = [t.name for t in company.trains]
+    ids = {t["id"]: t["name"] for t in company_request.get("trains") or () if t.get("id") and t.get("name")}
     checks: list[RouteCheck] = []
-    for i, route in enumerate(request.get("routes") or ()):
-        where = f"routes[{i}]"
-        train = route.get("train") or ""
+    for i, route in enumerate(routes):
+        where = f"{'run_routes.routes' if request.get('run_routes') else 'routes'}[{i}]"
+        given = route.get("train") or ""
+        train = train_name(given, set(available) | set(problem.specs), ids)
         if train not in available:
             owned = ", ".join(t.name for t in company.trains) or "none"
-            reason = "is not a train of the company" if train not in problem.specs else "is used by an earlier route"
-            raise InputError(f"{where}.train", f"{train!r} {reason} (trains: {owned})")
+            reason = "is not a train of the company" if train is None else "is used by an earlier route"
+            raise InputError(f"{where}.train", f"{short_repr(given)} {reason} (trains: {owned})")
         available.remove(train)
-        nodes = []
-        for j, name in enumerate(route.get("nodes") or ()):
-            if name not in graph.by_name:
-                raise InputError(f"{where}.nodes[{j}]", f"{name!r} is not a node of this board "
-                                 "(nodes are <hex>-<part index> of a city, town or off-board with track)")
-            nodes.append(graph.by_name[name])
-        connections = route.get("connections") or []
-        if connections and len(connections) != max(len(nodes) - 1, 0):
-            raise InputError(f"{where}.connections", f"{len(connections)} connections for {len(nodes)} nodes "
-                             f"(need one per consecutive pair: {max(len(nodes) - 1, 0)})")
-        options = [_chain_options(problem, nodes[j], nodes[j + 1],
-                                  list(connections[j].get("hexes") or []) if connections else None)
-                   for j in range(len(nodes) - 1)]
-        checks.append(RouteCheck(train, nodes, options))
+        read = read_route(graph, route, where)
+        nodes = read.nodes
+        if read.chains is not None:
+            options = [[c] for c in read.chains]
+        else:
+            options = [_chain_options(problem, nodes[j], nodes[j + 1]) for j in range(len(nodes) - 1)]
+        checks.append(RouteCheck(train, nodes, options, broken=read.broken))
 
     results = []
     for check in checks:
@@ -246,8 +241,9 @@ def evaluate(request: dict) -> dict:
     total = 0
     for i, check in enumerate(checks):
         spec = problem.specs[check.train]
-        if check.error is None and joint is not None:
-            entry = route_result(problem, spec, check.nodes, joint[i])
+        if check.error is None and (joint is not None or check.choices):
+            # A route legal by itself is priced even when the run is not (the run's total is then 0).
+            entry = route_result(problem, spec, check.nodes, joint[i] if joint is not None else check.choices[0])
             total += entry["revenue"]
         else:
             entry = {"train": check.train, "revenue": 0, "nodes": [graph.nodes[v].name for v in check.nodes],
@@ -258,6 +254,22 @@ def evaluate(request: dict) -> dict:
     if run_error is not None:
         out["run_error"] = run_error.to_dict()
     return out
+
+
+def _routes_and_company(request: dict) -> tuple[list[dict], dict]:
+    """The routes to check and the company request: with a run_routes action, its routes, and the
+    company's trains and id taken from the action when the request leaves them out."""
+    company = dict(request.get("company") or {})
+    action = request.get("run_routes")
+    if not action:
+        return list(request.get("routes") or ()), company
+    if request.get("routes"):
+        raise InputError("run_routes", "give the routes either as routes or as a run_routes action, not both")
+    if not company.get("id") and action.get("entity"):
+        company["id"] = action["entity"]
+    if not company.get("trains"):
+        company["trains"] = action_trains(action)
+    return action_routes(action), company
 
 
 def route_flags(problem: Problem, spec: TrainSpec, nodes: list[int]) -> int:

@@ -51,10 +51,10 @@ class Chain:
     terminal_a: bool                  # the path touching a is terminal
     terminal_b: bool
     terminal_inner: bool              # some other path is terminal
-    single_node_path: bool            # one in-hex path linking two nodes (written "<hex> i.j")
+    ident: tuple[str, ...]            # the 18xx.games chain id walked from a (see Graph.connection)
 
     def hexes_from(self, start: int) -> list[str]:
-        """Hex names of the paths in walking order from node `start` (an 18xx.games connection)."""
+        """Hex names of the paths in walking order from node `start`, one per path."""
         names = [h for h, _ in self.paths]
         return names if start == self.a else names[::-1]
 
@@ -79,12 +79,19 @@ class Graph:
     request: object = None     # the board request it was built from (see graph_for)
 
     def connection(self, chain: Chain, start: int) -> list[str]:
-        """The chain written as an 18xx.games `connections` entry, walked from node `start`."""
-        if chain.single_node_path:
-            hex_name = chain.paths[0][0]
-            parts = sorted((self.nodes[chain.a].part, self.nodes[chain.b].part))
-            return [f"{hex_name} {parts[0]}.{parts[1]}"]
-        return chain.hexes_from(start)
+        """The chain as an 18xx.games `connections` entry (its chain id), walked from node `start`."""
+        return list(chain.ident if start == chain.a else chain.ident[::-1])
+
+    def chains_for(self, entry: list[str] | tuple[str, ...]) -> list[Chain]:
+        """The chains whose id, walked either way, is `entry`: how the engine reads a connection."""
+        index = self.derived.get("chain_ids")
+        if index is None:
+            index = {}
+            for c in self.chains:
+                for ident in {c.ident, c.ident[::-1]}:
+                    index.setdefault(ident, []).append(c)
+            self.derived["chain_ids"] = index
+        return index.get(tuple(entry), [])
 
 
 def build_graph(board: Board) -> Graph:
@@ -136,6 +143,34 @@ def build_graph(board: Board) -> Graph:
             ks.append(key(("path", hex_name, p.part)))
         return ks
 
+    def junctions(hex_name: str, p: Path) -> set[tuple[str, int]]:
+        return {(hex_name, v) for t, v in ends_by_path[(hex_name, p.part)] if t == "junction"}
+
+    # A tile with more than one path joining two nodes writes such a path as "<hex> i.j"
+    # (the engine's Tile#ambiguous_connection?).
+    ambiguous = {h for h, ps in paths_of.items()
+                 if sum(all(t == "node" for t, _ in e) for _, e in ps) > 1}
+
+    def chain_id(walked: list[tuple[str, Path]]) -> tuple[str, ...]:
+        """rules/base.md section 8: hex names in walking order, a path skipped when one of its ends is a
+        junction already met on the chain; a lone in-hex node-to-node path of an ambiguous tile as
+        "<hex> i.j" (the two nodes' indexes, ascending)."""
+        if len(walked) == 1 and walked[0][0] in ambiguous:
+            hex_name, p = walked[0]
+            ends = ends_by_path[(hex_name, p.part)]
+            if all(t == "node" for t, _ in ends):
+                i, j = sorted(nodes[v].part for _, v in ends)
+                return (f"{hex_name} {i}.{j}",)
+        met: set[tuple[str, int]] = set()
+        ident = []
+        for hex_name, p in walked:
+            js = junctions(hex_name, p)
+            if js & met:
+                continue
+            met |= js
+            ident.append(hex_name)
+        return tuple(ident)
+
     found: dict[tuple, Chain] = {}
 
     def record(start: int, end: int, walked: list[tuple[str, Path]]) -> None:
@@ -151,8 +186,7 @@ def build_graph(board: Board) -> Graph:
             return
         ks = sorted({k for h, p in walked for k in path_keys(h, p)})
         found[ident] = Chain(len(found), start, end, tuple(seq), tuple(ks), terms[0], terms[-1],
-                             any(terms[1:-1]), len(walked) == 1 and all(
-                                 t == "node" for t, _ in ends_by_path[(walked[0][0], walked[0][1].part)]))
+                             any(terms[1:-1]), chain_id(walked))
 
     def walk(start: int, hex_name: str, p: Path, entered: tuple | None, walked: list, sides: set) -> None:
         """Follow path p of hex_name, entered from `entered` (one of its ends), until it reaches a node."""

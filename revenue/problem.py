@@ -94,7 +94,8 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
     board, title, nodes = graph.board, graph.board.title, graph.nodes
     n = len(nodes)
     row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in nodes], dtype=np.int64)
-    base = np.array([nd.value * train.multiplier_of(nd.kind) for nd in nodes], dtype=np.int64)
+    base = np.array([title.node_value(train, nd, board) * train.multiplier_of(nd.kind) for nd in nodes],
+                    dtype=np.int64)
     bonus = np.zeros(n, dtype=np.int64)
     names: dict[int, list[tuple[str, int]]] = {}
     for name, node_ids, amount in title.stop_bonuses(train, company, board, graph):

@@ -23,6 +23,7 @@ from .core.routes import (SPEC_FIELDS, TERM_HERE, TERM_INNER, TERM_THERE, enumer
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
+from .interop import run_routes_action
 from .problem import Problem, TrainSpec, compile_problem, hex_walks
 
 POLL_SECONDS = 0.002
@@ -214,7 +215,20 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
           cancel: threading.Event | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
     deadline_ms). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel the
-    answer may be the best found so far, with optimal False and a valid upper bound."""
+    answer may be the best found so far, with optimal False and a valid upper bound. With a `holding`
+    the answer also lists the dividend options of the run found (revenue.dividends)."""
+    if not request.get("holding"):
+        return _solve(request, deadline, on_improve, cancel)
+    from .dividends import check_solve_holding, solve_dividends
+
+    check_solve_holding(request)    # bad holding input is reported before the search
+    result = _solve(request, deadline, on_improve, cancel)
+    result["dividends"] = solve_dividends(request, result)
+    return result
+
+
+def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
+           cancel: threading.Event | None) -> dict:
     started = time.perf_counter()
     if deadline is None and request.get("deadline_ms"):
         deadline = float(request["deadline_ms"]) / 1000.0
@@ -224,11 +238,15 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     board = graph.board
     company = build_company(request.get("company") or {}, board)
     if not company.trains:
-        return _empty_result(started, "the company has no trains")
-    problem = compile_problem(graph, company)
-    if not problem.token.any():
-        return _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
-    return Search(problem, started, deadline, on_improve, cancel).run()
+        result = _empty_result(started, "the company has no trains")
+    else:
+        problem = compile_problem(graph, company)
+        if problem.token.any():
+            result = Search(problem, started, deadline, on_improve, cancel).run()
+        else:
+            result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
+    result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
+    return result
 
 
 class Cancel(threading.Event):

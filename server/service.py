@@ -212,10 +212,15 @@ def check_limits(request: dict, limits: Limits) -> None:
     company = request.get("company") or {}
     cap("company.trains", company.get("trains"), limits.trains)
     cap("company.privates", company.get("privates"), limits.privates)
-    cap("routes", request.get("routes"), limits.trains)
-    for i, r in enumerate(request.get("routes") or []):
-        cap(f"routes[{i}].nodes", r.get("nodes"), limits.route_nodes)
-        cap(f"routes[{i}].connections", r.get("connections"), limits.route_nodes)
+    action = request.get("run_routes") or {}
+    for where, routes in (("routes", request.get("routes")), ("run_routes.routes", action.get("routes"))):
+        cap(where, routes, limits.trains)
+        for i, r in enumerate(routes or []):
+            cap(f"{where}[{i}].nodes", r.get("nodes"), limits.route_nodes)
+            cap(f"{where}[{i}].connections", r.get("connections"), limits.route_nodes)
+            for j, entry in enumerate(r.get("connections") or []):
+                cap(f"{where}[{i}].connections[{j}]",
+                    entry.get("hexes") if isinstance(entry, dict) else entry, limits.route_nodes)
     if violations:
         raise InputError(violations[0][0], violations[0][1], violations[1:])
 
@@ -310,6 +315,7 @@ class RouteService:
             "Evaluate": unary(self._evaluate, revenue_pb2.EvaluateRequest, revenue_pb2.EvaluateResponse),
             "ListTitles": unary(self._list_titles, revenue_pb2.ListTitlesRequest, revenue_pb2.ListTitlesResponse),
             "Deliveries": unary(self._deliveries, steam_pb2.DeliveriesRequest, steam_pb2.DeliveriesResponse),
+            "Dividends": unary(self._dividends, revenue_pb2.DividendsRequest, revenue_pb2.DividendsResponse),
         })
 
     def _unary(self, fn):
@@ -471,6 +477,19 @@ class RouteService:
             if "best" in result:
                 call.fields["own_points"] = result["best"].get("own_points", 0)
             return _to_message(result, steam_pb2.DeliveriesResponse)
+        return await _run(self.admission, threading.Event(), work)
+
+    async def _dividends(self, request, context, call):
+        from revenue.dividends import dividends
+
+        req = _to_dict(request)
+        try:
+            check_limits(req.get("evaluate") or {}, self.limits)
+        except InputError as exc:
+            raise exc.within("evaluate") from None
+
+        def work():
+            return _to_message(dividends(req), revenue_pb2.DividendsResponse)
         return await _run(self.admission, threading.Event(), work)
 
     # ---- warm-up -------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ OFFSETS = {"pointy": [(-1, 1), (-2, 0), (-1, -1), (1, -1), (2, 0), (1, 1)],
            "flat": [(0, 2), (-1, 1), (-1, -1), (0, -2), (1, -1), (1, 1)]}
 
 # The dumps the reference reads: title -> [(options that select the file, file stem)], most specific first.
-DUMPS = {"1830": [((), "1830")],
+DUMPS = {"1830": [((), "1830")], "1889": [((), "1889")],
          "steam_over_holland": [((), "steam_over_holland")],
          "18rhl": [(("ratingen_variant", "promotion_tiles"), "18rhl-ratingen_variant-promotion_tiles"),
                    ((), "18rhl")],

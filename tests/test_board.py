@@ -20,7 +20,8 @@ from .boards import random_board
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED_MAPS = next((d / "shared" / "maps" for d in ROOT.parents if (d / "shared" / "maps").is_dir()), None)
 GOLDEN = sorted(ref_board.MAPS.glob("*.json"))
-TITLE_OF = {"1830": "1830", "steam_over_holland": "steam_over_holland", "18rhl": "18rhl", "1860": "1860"}
+TITLE_OF = {"1830": "1830", "steam_over_holland": "steam_over_holland", "18rhl": "18rhl", "1860": "1860",
+            "1889": "1889"}
 
 
 def test_every_title_has_its_golden_maps():
@@ -72,7 +73,7 @@ def assembly_cases():
     cases = []
     for seed in range(12):
         rng = random.Random(seed)
-        for title in ("1830", "steam_over_holland", "18rhl", "1860"):
+        for title in ("1830", "steam_over_holland", "18rhl", "1860", "1889"):
             colours = rng.choice([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")])
             options = {}
             if title == "1860" and rng.random() < 0.4:

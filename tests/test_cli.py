@@ -85,18 +85,21 @@ def test_missing_file_and_bad_json(tmp_path):
 def test_titles():
     r = invoke("titles")
     assert r.exit_code == 0
-    for name in ("1830", "steam_over_holland", "18rhl", "1860", "custom"):
+    for name in ("1830", "steam_over_holland", "18rhl", "1860", "1889", "custom"):
         assert name in r.stdout
+    assert "option beginner_game: beginner game" in r.stdout and "(accepted, no effect on routes" in r.stdout
     assert "unlimited stops" in r.stdout
     out = json.loads(invoke("titles", "--json").stdout)
     by_name = {t["name"]: t for t in out["titles"]}
-    assert set(by_name) == {"1830", "steam_over_holland", "18rhl", "1860", "custom"}
+    assert set(by_name) == {"1830", "steam_over_holland", "18rhl", "1860", "1889", "custom"}
     assert [t["name"] for t in by_name["1830"]["trains"]] == ["2", "3", "4", "5", "6", "D"]
     assert "3E" in [t["name"] for t in by_name["steam_over_holland"]["trains"]]
     assert by_name["1860"]["layout"] == "flat"
     assert by_name["1830"]["phases"][0] == {"name": "2", "tiles": ["yellow"], "train_limit": 4}
-    assert {o["name"] for o in by_name["1860"]["options"]} == {"two_player_map", "re_enter_hexes", "no_skip_towns",
-                                                               "original_game"}
+    assert {o["name"] for o in by_name["1860"]["options"] if o["changes_routes"]} == {
+        "two_player_map", "re_enter_hexes", "no_skip_towns", "original_game", "original_insolvency"}
+    assert {o["name"] for o in by_name["1860"]["options"] if not o["changes_routes"]} == {
+        "simplified_insolvency", "non_operated_full_value"}
 
 
 def test_help():

@@ -32,9 +32,10 @@ def test_generated_modules_are_up_to_date(tmp_path):
         assert committed.read_text() == (tmp_path / rel).read_text(), f"{rel} is stale: run scripts/gen_proto.py"
 
 
-def test_five_examples():
+def test_six_examples():
     assert {p.name for p in EXAMPLES} == {"evaluate_1830.json", "evaluate_steam_over_holland.json",
-                                          "evaluate_18rhl.json", "evaluate_1860.json", "evaluate_custom.json"}
+                                          "evaluate_18rhl.json", "evaluate_1860.json", "evaluate_1889.json",
+                                          "evaluate_custom.json"}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
@@ -55,6 +56,7 @@ def test_example_parses_and_result_converts(path):
 def test_illegal_result_converts():
     request = api.load_request(EXAMPLES[0], revenue_pb2.EvaluateRequest)
     request["routes"][0]["nodes"] = ["F6-0", "G7-0"]   # no token on the second route in any example
+    request["routes"][0].pop("connections", None)      # else the route is read from its connections
     result = evaluate(request)
     message = api.to_message(result, revenue_pb2.EvaluateResponse)
     assert not message.legal
@@ -102,4 +104,6 @@ def test_solve_response_shape():
 
 def test_list_titles_converts():
     message = api.to_message(api.list_titles(), revenue_pb2.ListTitlesResponse)
-    assert len(message.titles) == 5
+    assert len(message.titles) == 6
+    beginner = next(o for t in message.titles if t.name == "1889" for o in t.options)
+    assert beginner.name == "beginner_game" and beginner.changes_routes is False

@@ -88,6 +88,14 @@ def test_evaluate_equals_library(rpc, path):
     assert got == want and got.legal and got.revenue > 0
 
 
+def test_evaluate_reads_a_run_routes_action(rpc):
+    # The stored action's own fields (id, display fields) are dropped by the JSON reader; the message
+    # that a gRPC client sends carries the rest, and the service reads it as the library does.
+    request = api.load_request(EXAMPLES / "run_routes_1830.json", revenue_pb2.EvaluateRequest)
+    got = rpc.Evaluate(json_format.ParseDict(request, revenue_pb2.EvaluateRequest()), timeout=30)
+    assert got.legal and got.revenue == 210 and [r.train for r in got.routes] == ["2", "D"]
+
+
 def test_list_titles_equals_library(rpc):
     got = rpc.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=10)
     assert got == api.to_message(api.list_titles(), revenue_pb2.ListTitlesResponse)
@@ -363,7 +371,8 @@ def test_reflection_lists_and_describes_the_service(server):
     assert {"revenue.v1.RouteService", "grpc.health.v1.Health"} <= set(db.get_services())
     pool = descriptor_pool.DescriptorPool(db)
     service = pool.FindServiceByName("revenue.v1.RouteService")
-    assert {m.name for m in service.methods} == {"Solve", "SolveStream", "Evaluate", "ListTitles", "Deliveries"}
+    assert {m.name for m in service.methods} == {"Solve", "SolveStream", "Evaluate", "ListTitles", "Dividends",
+                                                   "Deliveries"}
     assert service.methods_by_name["SolveStream"].output_type.fields_by_name["upper_bound"].number == 4
     channel.close()
 

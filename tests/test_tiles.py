@@ -17,8 +17,8 @@ DATA = pathlib.Path(revenue.titles.__file__).parent / "data"
 FILES = sorted(DATA.glob("*.json"))
 
 
-def test_package_has_the_four_titles():
-    assert [f.stem for f in FILES] == ["1830", "1860", "18rhl", "steam_over_holland"]
+def test_package_has_the_five_titles():
+    assert [f.stem for f in FILES] == ["1830", "1860", "1889", "18rhl", "steam_over_holland"]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

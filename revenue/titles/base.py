@@ -194,8 +194,11 @@ class Title:
 
     name = "base"
     description = ""
-    #: option name -> description, for the options that change routes
+    #: option name -> description, for the 18xx.games optional rules that change routes or revenue
     options: dict[str, str] = {}
+    #: option name -> description, for the 18xx.games optional rules accepted without effect on routes
+    #: or revenue (they change the stock round, the privates or the train supply)
+    passive_options: dict[str, str] = {}
 
     def __init__(self) -> None:
         self._raw: dict | None = None
@@ -227,8 +230,8 @@ class Title:
 
     def check_options(self, options: dict[str, str]) -> None:
         for key in options:
-            if key not in self.options and key not in self.free_options():
-                known = ", ".join(sorted(self.options)) or "none"
+            if key not in self.options and key not in self.passive_options and key not in self.free_options():
+                known = ", ".join(sorted({*self.options, *self.passive_options, *self.free_options()})) or "none"
                 raise InputError(f"board.options[{key}]", f"unknown option for {self.name} (known: {known})")
 
     def free_options(self) -> tuple[str, ...]:
@@ -246,6 +249,15 @@ class Title:
         if company in tokens or len(tokens) < node.slots:
             return False
         return len(tokens) > 0
+
+    def node_value(self, train: TrainType, node, board) -> int:
+        """What `node` is worth to `train` before the train's multiplier: its value in the phase, except
+        that a train named D takes a `diesel_N` value where the node has one (rules/base.md section 5)."""
+        if train.name.upper() == "D":
+            diesel = dict(board.hexes[node.hex].tile.node_parts[node.ordinal].revenue.by_colour).get("diesel")
+            if diesel is not None:
+                return diesel
+        return node.value
 
     def end_allowed(self, train: TrainType, node) -> bool:
         """Whether a route of `train` may begin or end at `node`."""

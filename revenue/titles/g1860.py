@@ -42,7 +42,11 @@ class G1860(Title):
     options = {"two_player_map": "the smaller first-edition map",
                "re_enter_hexes": "routes may re-enter a hex they left",
                "no_skip_towns": "every visited town is counted",
-               "original_game": "two_player_map and no_skip_towns"}
+               "original_game": "two_player_map, original_insolvency and no_skip_towns",
+               "original_insolvency": "leased trains of insolvent companies earn half revenue"}
+    passive_options = {"simplified_insolvency": "fixed leased-train revenue in the help text; the engine runs "
+                                                "leased trains as under the default rules",
+                       "non_operated_full_value": "the value of companies that have not operated"}
 
     def __init__(self) -> None:
         super().__init__()

@@ -38,8 +38,10 @@ def _is_rge(train) -> bool:
 class G18Rhl(Title):
     name = "18rhl"
     description = "18Rhl: Rhineland"
-    options = {"ratingen_variant": "Ratingen variant (Ratingen bonus)", "promotion_tiles": "promotion tiles",
-               "optional_2_train": "optional 2-train"}
+    options = {"ratingen_variant": "Ratingen variant: E10/E12 changed, tiles 1910/1911, the Ratingen bonus (+30)",
+               "promotion_tiles": "promotion tiles: gray Essen, 949, 950 and 932V instead of 932"}
+    passive_options = {"optional_2_train": "a 7th 2-train in the supply",
+                       "lower_starting_capital": "lower starting capital"}
 
     def free_options(self):
         return ("coal", "steel")

@@ -1,4 +1,5 @@
 from google.protobuf import struct_pb2 as _struct_pb2
+from revenue.v1 import dividends_pb2 as _dividends_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -150,43 +151,27 @@ class Route(_message.Message):
     def __init__(self, train: _Optional[str] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., halts: _Optional[int] = ..., hexes: _Optional[_Iterable[str]] = ..., revenue: _Optional[int] = ..., revenue_str: _Optional[str] = ..., subsidy: _Optional[int] = ...) -> None: ...
 
 class RunRoutesAction(_message.Message):
-    __slots__ = ("type", "entity", "entity_type", "routes", "id", "created_at", "user", "extra_revenue")
+    __slots__ = ("type", "entity", "entity_type", "routes")
     class Route(_message.Message):
-        __slots__ = ("train", "connections", "nodes", "halts", "hexes", "revenue", "revenue_str", "subsidy")
+        __slots__ = ("train", "connections", "nodes", "halts")
         TRAIN_FIELD_NUMBER: _ClassVar[int]
         CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
         NODES_FIELD_NUMBER: _ClassVar[int]
         HALTS_FIELD_NUMBER: _ClassVar[int]
-        HEXES_FIELD_NUMBER: _ClassVar[int]
-        REVENUE_FIELD_NUMBER: _ClassVar[int]
-        REVENUE_STR_FIELD_NUMBER: _ClassVar[int]
-        SUBSIDY_FIELD_NUMBER: _ClassVar[int]
         train: str
         connections: _containers.RepeatedCompositeFieldContainer[_struct_pb2.ListValue]
         nodes: _containers.RepeatedScalarFieldContainer[str]
         halts: int
-        hexes: _containers.RepeatedScalarFieldContainer[str]
-        revenue: int
-        revenue_str: str
-        subsidy: int
-        def __init__(self, train: _Optional[str] = ..., connections: _Optional[_Iterable[_Union[_struct_pb2.ListValue, _Mapping]]] = ..., nodes: _Optional[_Iterable[str]] = ..., halts: _Optional[int] = ..., hexes: _Optional[_Iterable[str]] = ..., revenue: _Optional[int] = ..., revenue_str: _Optional[str] = ..., subsidy: _Optional[int] = ...) -> None: ...
+        def __init__(self, train: _Optional[str] = ..., connections: _Optional[_Iterable[_Union[_struct_pb2.ListValue, _Mapping]]] = ..., nodes: _Optional[_Iterable[str]] = ..., halts: _Optional[int] = ...) -> None: ...
     TYPE_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ENTITY_TYPE_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
-    ID_FIELD_NUMBER: _ClassVar[int]
-    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
-    USER_FIELD_NUMBER: _ClassVar[int]
-    EXTRA_REVENUE_FIELD_NUMBER: _ClassVar[int]
     type: str
     entity: str
     entity_type: str
     routes: _containers.RepeatedCompositeFieldContainer[RunRoutesAction.Route]
-    id: int
-    created_at: int
-    user: str
-    extra_revenue: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, type: _Optional[str] = ..., entity: _Optional[str] = ..., entity_type: _Optional[str] = ..., routes: _Optional[_Iterable[_Union[RunRoutesAction.Route, _Mapping]]] = ..., id: _Optional[int] = ..., created_at: _Optional[int] = ..., user: _Optional[str] = ..., extra_revenue: _Optional[_Iterable[int]] = ...) -> None: ...
+    def __init__(self, type: _Optional[str] = ..., entity: _Optional[str] = ..., entity_type: _Optional[str] = ..., routes: _Optional[_Iterable[_Union[RunRoutesAction.Route, _Mapping]]] = ...) -> None: ...
 
 class Stop(_message.Message):
     __slots__ = ("node", "value", "paid")
@@ -217,7 +202,7 @@ class RouteError(_message.Message):
     def __init__(self, rule: _Optional[str] = ..., message: _Optional[str] = ..., where: _Optional[str] = ...) -> None: ...
 
 class RouteResult(_message.Message):
-    __slots__ = ("train", "revenue", "nodes", "connections", "stops", "bonuses", "error")
+    __slots__ = ("train", "revenue", "nodes", "connections", "stops", "bonuses", "error", "halts", "subsidy")
     TRAIN_FIELD_NUMBER: _ClassVar[int]
     REVENUE_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
@@ -225,6 +210,8 @@ class RouteResult(_message.Message):
     STOPS_FIELD_NUMBER: _ClassVar[int]
     BONUSES_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    HALTS_FIELD_NUMBER: _ClassVar[int]
+    SUBSIDY_FIELD_NUMBER: _ClassVar[int]
     train: str
     revenue: int
     nodes: _containers.RepeatedScalarFieldContainer[str]
@@ -232,7 +219,9 @@ class RouteResult(_message.Message):
     stops: _containers.RepeatedCompositeFieldContainer[Stop]
     bonuses: _containers.RepeatedCompositeFieldContainer[Bonus]
     error: RouteError
-    def __init__(self, train: _Optional[str] = ..., revenue: _Optional[int] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., stops: _Optional[_Iterable[_Union[Stop, _Mapping]]] = ..., bonuses: _Optional[_Iterable[_Union[Bonus, _Mapping]]] = ..., error: _Optional[_Union[RouteError, _Mapping]] = ...) -> None: ...
+    halts: int
+    subsidy: int
+    def __init__(self, train: _Optional[str] = ..., revenue: _Optional[int] = ..., nodes: _Optional[_Iterable[str]] = ..., connections: _Optional[_Iterable[_Union[Connection, _Mapping]]] = ..., stops: _Optional[_Iterable[_Union[Stop, _Mapping]]] = ..., bonuses: _Optional[_Iterable[_Union[Bonus, _Mapping]]] = ..., error: _Optional[_Union[RouteError, _Mapping]] = ..., halts: _Optional[int] = ..., subsidy: _Optional[int] = ...) -> None: ...
 
 class EvaluateRequest(_message.Message):
     __slots__ = ("board", "company", "routes", "run_routes")
@@ -261,16 +250,18 @@ class EvaluateResponse(_message.Message):
     def __init__(self, legal: _Optional[bool] = ..., revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., run_error: _Optional[_Union[RouteError, _Mapping]] = ..., subsidy: _Optional[int] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
-    __slots__ = ("board", "company", "deadline_ms", "objective")
+    __slots__ = ("board", "company", "deadline_ms", "objective", "holding")
     BOARD_FIELD_NUMBER: _ClassVar[int]
     COMPANY_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     OBJECTIVE_FIELD_NUMBER: _ClassVar[int]
+    HOLDING_FIELD_NUMBER: _ClassVar[int]
     board: Board
     company: Company
     deadline_ms: int
     objective: str
-    def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., objective: _Optional[str] = ...) -> None: ...
+    holding: _dividends_pb2.Holding
+    def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., objective: _Optional[str] = ..., holding: _Optional[_Union[_dividends_pb2.Holding, _Mapping]] = ...) -> None: ...
 
 class SolveStats(_message.Message):
     __slots__ = ("candidate_routes", "nodes_explored", "elapsed_ms", "timed_out")
@@ -285,7 +276,7 @@ class SolveStats(_message.Message):
     def __init__(self, candidate_routes: _Optional[int] = ..., nodes_explored: _Optional[int] = ..., elapsed_ms: _Optional[float] = ..., timed_out: _Optional[bool] = ...) -> None: ...
 
 class SolveResponse(_message.Message):
-    __slots__ = ("revenue", "routes", "optimal", "upper_bound", "stats", "note", "run_routes", "subsidy")
+    __slots__ = ("revenue", "routes", "optimal", "upper_bound", "stats", "note", "run_routes", "subsidy", "dividends")
     REVENUE_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
     OPTIMAL_FIELD_NUMBER: _ClassVar[int]
@@ -294,6 +285,7 @@ class SolveResponse(_message.Message):
     NOTE_FIELD_NUMBER: _ClassVar[int]
     RUN_ROUTES_FIELD_NUMBER: _ClassVar[int]
     SUBSIDY_FIELD_NUMBER: _ClassVar[int]
+    DIVIDENDS_FIELD_NUMBER: _ClassVar[int]
     revenue: int
     routes: _containers.RepeatedCompositeFieldContainer[RouteResult]
     optimal: bool
@@ -302,7 +294,55 @@ class SolveResponse(_message.Message):
     note: str
     run_routes: RunRoutesAction
     subsidy: int
-    def __init__(self, revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., optimal: _Optional[bool] = ..., upper_bound: _Optional[int] = ..., stats: _Optional[_Union[SolveStats, _Mapping]] = ..., note: _Optional[str] = ..., run_routes: _Optional[_Union[RunRoutesAction, _Mapping]] = ..., subsidy: _Optional[int] = ...) -> None: ...
+    dividends: _containers.RepeatedCompositeFieldContainer[_dividends_pb2.DividendOption]
+    def __init__(self, revenue: _Optional[int] = ..., routes: _Optional[_Iterable[_Union[RouteResult, _Mapping]]] = ..., optimal: _Optional[bool] = ..., upper_bound: _Optional[int] = ..., stats: _Optional[_Union[SolveStats, _Mapping]] = ..., note: _Optional[str] = ..., run_routes: _Optional[_Union[RunRoutesAction, _Mapping]] = ..., subsidy: _Optional[int] = ..., dividends: _Optional[_Iterable[_Union[_dividends_pb2.DividendOption, _Mapping]]] = ...) -> None: ...
+
+class DividendsRequest(_message.Message):
+    __slots__ = ("title", "options", "company", "holding", "revenue", "subsidy", "evaluate")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    COMPANY_FIELD_NUMBER: _ClassVar[int]
+    HOLDING_FIELD_NUMBER: _ClassVar[int]
+    REVENUE_FIELD_NUMBER: _ClassVar[int]
+    SUBSIDY_FIELD_NUMBER: _ClassVar[int]
+    EVALUATE_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    options: _containers.ScalarMap[str, str]
+    company: str
+    holding: _dividends_pb2.Holding
+    revenue: int
+    subsidy: int
+    evaluate: EvaluateRequest
+    def __init__(self, title: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., company: _Optional[str] = ..., holding: _Optional[_Union[_dividends_pb2.Holding, _Mapping]] = ..., revenue: _Optional[int] = ..., subsidy: _Optional[int] = ..., evaluate: _Optional[_Union[EvaluateRequest, _Mapping]] = ...) -> None: ...
+
+class DividendsResponse(_message.Message):
+    __slots__ = ("title", "company", "revenue", "subsidy", "share_price", "price", "total_shares", "capitalization", "options")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    COMPANY_FIELD_NUMBER: _ClassVar[int]
+    REVENUE_FIELD_NUMBER: _ClassVar[int]
+    SUBSIDY_FIELD_NUMBER: _ClassVar[int]
+    SHARE_PRICE_FIELD_NUMBER: _ClassVar[int]
+    PRICE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_SHARES_FIELD_NUMBER: _ClassVar[int]
+    CAPITALIZATION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    company: str
+    revenue: int
+    subsidy: int
+    share_price: _containers.RepeatedScalarFieldContainer[int]
+    price: int
+    total_shares: int
+    capitalization: str
+    options: _containers.RepeatedCompositeFieldContainer[_dividends_pb2.DividendOption]
+    def __init__(self, title: _Optional[str] = ..., company: _Optional[str] = ..., revenue: _Optional[int] = ..., subsidy: _Optional[int] = ..., share_price: _Optional[_Iterable[int]] = ..., price: _Optional[int] = ..., total_shares: _Optional[int] = ..., capitalization: _Optional[str] = ..., options: _Optional[_Iterable[_Union[_dividends_pb2.DividendOption, _Mapping]]] = ...) -> None: ...
 
 class ListTitlesRequest(_message.Message):
     __slots__ = ()
@@ -327,12 +367,14 @@ class TitleInfo(_message.Message):
         train_limit: int
         def __init__(self, name: _Optional[str] = ..., tiles: _Optional[_Iterable[str]] = ..., train_limit: _Optional[int] = ...) -> None: ...
     class Option(_message.Message):
-        __slots__ = ("name", "description")
+        __slots__ = ("name", "description", "changes_routes")
         NAME_FIELD_NUMBER: _ClassVar[int]
         DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+        CHANGES_ROUTES_FIELD_NUMBER: _ClassVar[int]
         name: str
         description: str
-        def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+        changes_routes: bool
+        def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., changes_routes: _Optional[bool] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LAYOUT_FIELD_NUMBER: _ClassVar[int]

@@ -26,7 +26,7 @@ from revenue.v1 import revenue_pb2 as revenue_dot_v1_dot_revenue__pb2
 from revenue.v1 import steam_pb2 as revenue_dot_v1_dot_steam__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18revenue/v1/service.proto\x12\nrevenue.v1\x1a\x18revenue/v1/revenue.proto\x1a\x16revenue/v1/steam.proto2\xf3\x02\n\x0cRouteService\x12<\n\x05Solve\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse\x12\x44\n\x0bSolveStream\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse0\x01\x12\x45\n\x08\x45valuate\x12\x1b.revenue.v1.EvaluateRequest\x1a\x1c.revenue.v1.EvaluateResponse\x12K\n\nListTitles\x12\x1d.revenue.v1.ListTitlesRequest\x1a\x1e.revenue.v1.ListTitlesResponse\x12K\n\nDeliveries\x12\x1d.revenue.v1.DeliveriesRequest\x1a\x1e.revenue.v1.DeliveriesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18revenue/v1/service.proto\x12\nrevenue.v1\x1a\x18revenue/v1/revenue.proto\x1a\x16revenue/v1/steam.proto2\xbd\x03\n\x0cRouteService\x12<\n\x05Solve\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse\x12\x44\n\x0bSolveStream\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse0\x01\x12\x45\n\x08\x45valuate\x12\x1b.revenue.v1.EvaluateRequest\x1a\x1c.revenue.v1.EvaluateResponse\x12K\n\nListTitles\x12\x1d.revenue.v1.ListTitlesRequest\x1a\x1e.revenue.v1.ListTitlesResponse\x12H\n\tDividends\x12\x1c.revenue.v1.DividendsRequest\x1a\x1d.revenue.v1.DividendsResponse\x12K\n\nDeliveries\x12\x1d.revenue.v1.DeliveriesRequest\x1a\x1e.revenue.v1.DeliveriesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,5 +34,5 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'revenue.v1.service_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ROUTESERVICE']._serialized_start=91
-  _globals['_ROUTESERVICE']._serialized_end=462
+  _globals['_ROUTESERVICE']._serialized_end=536
 # @@protoc_insertion_point(module_scope)

@@ -60,6 +60,11 @@ class RouteServiceStub:
                 request_serializer=revenue_dot_v1_dot_revenue__pb2.ListTitlesRequest.SerializeToString,
                 response_deserializer=revenue_dot_v1_dot_revenue__pb2.ListTitlesResponse.FromString,
                 _registered_method=True)
+        self.Dividends = channel.unary_unary(
+                '/revenue.v1.RouteService/Dividends',
+                request_serializer=revenue_dot_v1_dot_revenue__pb2.DividendsRequest.SerializeToString,
+                response_deserializer=revenue_dot_v1_dot_revenue__pb2.DividendsResponse.FromString,
+                _registered_method=True)
         self.Deliveries = channel.unary_unary(
                 '/revenue.v1.RouteService/Deliveries',
                 request_serializer=revenue_dot_v1_dot_steam__pb2.DeliveriesRequest.SerializeToString,
@@ -106,6 +111,13 @@ class RouteServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Dividends(self, request, context):
+        """What a run pays, kind by kind (payout, withhold), and where the share price goes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Deliveries(self, request, context):
         """Steam / Age of Steam: the best goods deliveries of a player.
         """
@@ -135,6 +147,11 @@ def add_RouteServiceServicer_to_server(servicer, server):
                     servicer.ListTitles,
                     request_deserializer=revenue_dot_v1_dot_revenue__pb2.ListTitlesRequest.FromString,
                     response_serializer=revenue_dot_v1_dot_revenue__pb2.ListTitlesResponse.SerializeToString,
+            ),
+            'Dividends': grpc.unary_unary_rpc_method_handler(
+                    servicer.Dividends,
+                    request_deserializer=revenue_dot_v1_dot_revenue__pb2.DividendsRequest.FromString,
+                    response_serializer=revenue_dot_v1_dot_revenue__pb2.DividendsResponse.SerializeToString,
             ),
             'Deliveries': grpc.unary_unary_rpc_method_handler(
                     servicer.Deliveries,
@@ -255,6 +272,33 @@ class RouteService:
             '/revenue.v1.RouteService/ListTitles',
             revenue_dot_v1_dot_revenue__pb2.ListTitlesRequest.SerializeToString,
             revenue_dot_v1_dot_revenue__pb2.ListTitlesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Dividends(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/revenue.v1.RouteService/Dividends',
+            revenue_dot_v1_dot_revenue__pb2.DividendsRequest.SerializeToString,
+            revenue_dot_v1_dot_revenue__pb2.DividendsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,307 @@
+"""Dividends: what a company's run pays, kind by kind, as the 18xx.games engine's dividend step does it
+(`lib/engine/step/dividend.rb` and each title's `step/dividend.rb`), and where its share price goes on the
+title's stock market.
+
+For each kind the title offers (payout, withhold) the answer gives what the company keeps of the run, the
+amount per share, what each holder's shares earn and who receives it, every entity's cash change, and the
+share price move: its direction and steps, the cell and price after, and whether that cell ends the game.
+
+The engine's arithmetic: a share is 1/total_shares of the company; per share = revenue // total_shares
+(integer division); a holder earns ceil(shares x per share) (shares may be fractional). Who is paid, and
+how the price moves:
+
+* 1830, 1889 (the base step): players and other companies are paid; the company's own shares pay it on
+  incremental capitalization and nobody on full (its initial offering); bank pool shares pay the company
+  on full capitalization and nobody on incremental. A payout above 0 moves one right, anything else one
+  left.
+* steam_over_holland (incremental): as the base. Paying out nothing moves one left; below the price no
+  move; at or above it one right; at or above twice the price two right.
+* 18rhl (full): as the base, except that pool shares pay nobody. Paying out nothing moves one left; at
+  or above the price one right; below it no move.
+* 1860 (full): only players are paid. A payout moves k right for revenue >= k x price (k at most 4), none
+  below the price; a withhold (or a payout of 0 a share) one left.
+
+1860's halt subsidy goes to the company on either kind. A move that finds no cell in its direction (the
+market's edge, as the data's `right`/`left`/`up`/`down` say) stops there.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .errors import InputError
+
+POOL = "pool"
+
+
+# ---- the stock market ------------------------------------------------------------------------------
+
+class Market:
+    """A title's stock market from its data: rows of cells (None where there is none), each with its
+    `price`, `types` and the cell each move leads to under the title's own movement rules."""
+
+    def __init__(self, data: dict):
+        self.rows: list[list[dict | None]] = data["market"]
+        self.one_d: bool = bool(data.get("one_d"))
+
+    def cell(self, coordinates, where: str) -> dict:
+        coords = list(coordinates or ())
+        if self.one_d and len(coords) == 1:
+            coords = [0, coords[0]]
+        if len(coords) != 2:
+            raise InputError(where, f"a market cell is [row, column], not {coords}")
+        row, column = coords
+        if not (0 <= row < len(self.rows) and 0 <= column < len(self.rows[row])) or self.rows[row][column] is None:
+            raise InputError(where, f"[{row}, {column}] is not a cell of the stock market")
+        return self.rows[row][column]
+
+    def move(self, coordinates: tuple[int, int], direction: str, times: int) -> tuple[tuple[int, int], int]:
+        """The cell after `times` steps in `direction`, and how many steps moved (fewer at an edge)."""
+        here, moved = tuple(coordinates), 0
+        for _ in range(times):
+            following = self.rows[here[0]][here[1]].get(direction)
+            if following is None:
+                break
+            here, moved = tuple(following), moved + 1
+        return here, moved
+
+
+# ---- the titles' rules -------------------------------------------------------------------------------
+
+class BaseRules:
+    """lib/engine/step/dividend.rb, used unchanged by 1830 and 1889."""
+    kinds = ("payout", "withhold")
+
+    def kept(self, kind: str, revenue: int, subsidy: int) -> int:
+        """What the company keeps of the run (the engine's `corporation`)."""
+        return revenue if kind == "withhold" else 0
+
+    def paid_to(self, holder_kind: str, holder: str, company: str, capitalization: str) -> str | None:
+        """Who receives the dividends of `holder`'s shares, or None when the bank keeps them."""
+        if holder_kind in ("player", "company"):
+            return holder
+        if holder_kind == "own":       # the company's own shares: its treasury (incremental) or IPO (full)
+            return company if capitalization == "incremental" else None
+        return company if capitalization == "full" else None   # the pool pays the company on full cap.
+
+    def move(self, kind: str, revenue: int, kept: int, per_share: int, price: int) -> tuple[str, int]:
+        """The share price move (direction, steps); (\"\", 0) for none."""
+        return ("right", 1) if revenue - kept > 0 else ("left", 1)
+
+
+class SteamOverHollandRules(BaseRules):
+    """g_steam_over_holland/step/dividend.rb: the move by the revenue paid out against the price."""
+
+    def move(self, kind, revenue, kept, per_share, price):
+        paid = revenue - kept
+        if paid == 0:
+            return "left", 1
+        return ("right", 2) if paid >= 2 * price else ("right", 1) if paid >= price else ("", 0)
+
+
+class RhlRules(BaseRules):
+    """g_18_rhl/step/dividend.rb: pool shares of a full-capitalization company pay nobody; one right at or
+    above the price, none below it, one left when nothing is paid out."""
+
+    def paid_to(self, holder_kind, holder, company, capitalization):
+        if holder_kind == "pool" and capitalization == "full":
+            return None
+        return super().paid_to(holder_kind, holder, company, capitalization)
+
+    def move(self, kind, revenue, kept, per_share, price):
+        paid = revenue - kept
+        if paid <= 0:
+            return "left", 1
+        return ("right", 1) if paid >= price else ("", 0)
+
+
+class G1860Rules(BaseRules):
+    """g_1860/step/dividend.rb: the halt subsidy goes to the company on either kind, only players are paid,
+    and a payout moves the price one to four right by the multiple of the price the revenue reaches."""
+
+    def kept(self, kind, revenue, subsidy):
+        return revenue + subsidy if kind == "withhold" else subsidy
+
+    def paid_to(self, holder_kind, holder, company, capitalization):
+        return holder if holder_kind == "player" else None
+
+    def move(self, kind, revenue, kept, per_share, price):
+        if per_share <= 0 or revenue <= 0:
+            return "left", 1
+        times = min(revenue // price, 4) if price > 0 else 4
+        return ("right", times) if times else ("", 0)
+
+
+RULES: dict[str, BaseRules] = {"1830": BaseRules(), "1889": BaseRules(), "steam_over_holland": SteamOverHollandRules(),
+                               "18rhl": RhlRules(), "1860": G1860Rules()}
+
+
+# ---- the computation -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Holding:
+    """Who holds the company's shares, and where its share price stands."""
+    company: str
+    share_price: tuple[int, int]
+    holders: tuple[tuple[str, Fraction], ...]    # (id, shares) in the order given
+    total_shares: int
+    capitalization: str
+
+
+def _shares(value, where: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(where, f"{value!r} is not a number of shares")
+    try:
+        shares = Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        raise InputError(where, f"{value!r} is not a number of shares") from None
+    if shares < 0:
+        raise InputError(where, f"{value} is negative")
+    return shares
+
+
+def read_holding(title, company: str, holding: dict, where: str, company_field: str,
+                 title_field: str) -> tuple[Holding, Market]:
+    """Check a `Holding` message (as a dict) against the title's stock market and companies."""
+    stock = title.raw().get("stock_market") if title.name in RULES else None
+    if not stock:
+        raise InputError(title_field, f"{title.name} has no stock market (titles with one: {', '.join(RULES)})")
+    if not company:
+        raise InputError(company_field, "the company whose run pays (a corporation id of the title)")
+    known = stock.get("total_shares", {})
+    if company not in known:
+        raise InputError(company_field, f"{company!r} is not a corporation of {title.name} (known: {', '.join(known)})")
+    market = Market(stock)
+    if not holding.get("share_price"):
+        raise InputError(f"{where}.share_price", "the company's share price cell [row, column] is required")
+    market.cell(holding["share_price"], f"{where}.share_price")
+    coords = tuple(holding["share_price"]) if len(holding["share_price"]) == 2 else (0, holding["share_price"][0])
+    total = int(holding.get("total_shares") or known[company])
+    if total <= 0:
+        raise InputError(f"{where}.total_shares", f"{total} is not a positive number of shares")
+    capitalization = holding.get("capitalization") or stock["capitalization"][company]
+    if capitalization not in ("full", "incremental"):
+        raise InputError(f"{where}.capitalization", f"{capitalization!r} is not full or incremental")
+    holders, seen = [], set()
+    for i, h in enumerate(holding.get("holders") or ()):
+        hid = h.get("id") or ""
+        if not hid:
+            raise InputError(f"{where}.holders[{i}].id", "a holder is a player's name, a company id or \"pool\"")
+        if hid in seen:
+            raise InputError(f"{where}.holders[{i}].id", f"{hid!r} is listed twice")
+        seen.add(hid)
+        holders.append((hid, _shares(h.get("shares", 0), f"{where}.holders[{i}].shares")))
+    held = sum((s for _, s in holders), Fraction(0))
+    if held > total:
+        raise InputError(f"{where}.holders", f"the holders hold {float(held):g} shares of {company}'s {total}")
+    return Holding(company, coords, tuple(holders), total, capitalization), market
+
+
+def _holder_kind(holder: str, company: str, corporations) -> str:
+    if holder == company:
+        return "own"
+    if holder == POOL:
+        return "pool"
+    return "company" if holder in corporations else "player"
+
+
+def options_for(title, holding: Holding, market: Market, revenue: int, subsidy: int) -> list[dict]:
+    """Every dividend kind of the title for a run of `revenue` (and `subsidy`), in the title's order."""
+    rules = RULES[title.name]
+    corporations = set(title.raw()["stock_market"]["total_shares"])
+    start = market.cell(holding.share_price, "share_price")
+    out = []
+    for kind in rules.kinds:
+        kept = rules.kept(kind, revenue, subsidy)
+        per_share = revenue // holding.total_shares if kind == "payout" else 0
+        holders, cash = [], {holding.company: kept}
+        divs_to_company = 0
+        for hid, shares in holding.holders:
+            receiver = rules.paid_to(_holder_kind(hid, holding.company, corporations), hid, holding.company,
+                                     holding.capitalization)
+            amount = math.ceil(shares * per_share) if receiver and per_share > 0 else 0
+            holders.append({"id": hid, "shares": float(shares), "amount": amount, "paid_to": receiver or ""})
+            if amount:
+                cash[receiver] = cash.get(receiver, 0) + amount
+                if receiver == holding.company:
+                    divs_to_company += amount
+        direction, steps = rules.move(kind, revenue, kept, per_share, start["price"])
+        after, moved = market.move(holding.share_price, direction, steps) if steps else (holding.share_price, 0)
+        cell = market.rows[after[0]][after[1]]
+        out.append({"kind": kind, "kept": kept, "per_share": per_share, "divs_to_company": divs_to_company,
+                    "company_amount": kept + divs_to_company, "holders": holders,
+                    "cash": [{"id": k, "amount": v} for k, v in cash.items() if v],
+                    "direction": direction, "steps": steps, "moved": moved,
+                    "share_price_after": list(after), "price_after": cell["price"],
+                    "cell_types_after": list(cell.get("types") or ()),
+                    "game_end": "endgame" in (cell.get("types") or ())})
+    return out
+
+
+def dividends(request: dict) -> dict:
+    """A DividendsRequest (proto field names) answered as a DividendsResponse dict."""
+    from .titles import get_title
+
+    evaluated = request.get("evaluate")
+    title_name = request.get("title") or ((evaluated or {}).get("board") or {}).get("title") or ""
+    title = get_title(title_name, "title")
+    options = {str(k): str(v) for k, v in (request.get("options") or {}).items()}
+    try:
+        title.check_options(options)
+    except InputError as exc:      # the request's options are top-level here, not under board
+        raise InputError(exc.field.replace("board.options", "options", 1), exc.description) from None
+    company = request.get("company") or ((evaluated or {}).get("company") or {}).get("id") or ""
+    holding, market = read_holding(title, company, request.get("holding") or {}, "holding", "company", "title")
+    if evaluated:
+        if request.get("revenue") or request.get("subsidy"):
+            raise InputError("evaluate", "give either revenue and subsidy or routes to evaluate, not both")
+        revenue, subsidy = _evaluate(evaluated, title.name, company)
+    else:
+        revenue, subsidy = int(request.get("revenue") or 0), int(request.get("subsidy") or 0)
+        for name, value in (("revenue", revenue), ("subsidy", subsidy)):
+            if value < 0:
+                raise InputError(name, f"{value} is negative")
+    start = market.cell(holding.share_price, "holding.share_price")
+    return {"title": title.name, "company": company, "revenue": revenue, "subsidy": subsidy,
+            "share_price": list(holding.share_price), "price": start["price"],
+            "total_shares": holding.total_shares, "capitalization": holding.capitalization,
+            "options": options_for(title, holding, market, revenue, subsidy)}
+
+
+def _evaluate(request: dict, title: str, company: str) -> tuple[int, int]:
+    from .evaluate import evaluate
+
+    if ((request.get("board") or {}).get("title") or title) != title:
+        raise InputError("evaluate.board.title", f"the routes are on a {request['board']['title']} board, not {title}")
+    if ((request.get("company") or {}).get("id") or company) != company:
+        raise InputError("evaluate.company.id", f"the routes are {request['company']['id']}'s, not {company}'s")
+    try:
+        result = evaluate(request)
+    except InputError as exc:
+        raise exc.within("evaluate") from None
+    if not result["legal"]:
+        bad = next((r for r in result["routes"] if r.get("error")), None)
+        why = bad["error"]["message"] if bad else (result.get("run_error") or {}).get("message", "")
+        raise InputError("evaluate.routes", f"the routes are not a legal run ({why})")
+    return result["revenue"], result.get("subsidy", 0)
+
+
+def _solve_holding(request: dict):
+    from .titles import get_title
+
+    title = get_title((request.get("board") or {}).get("title") or "", "board.title")
+    company = (request.get("company") or {}).get("id") or ""
+    return (title,) + read_holding(title, company, request["holding"], "holding", "company.id", "board.title")
+
+
+def check_solve_holding(request: dict) -> None:
+    """InputError naming the field when a SolveRequest's holding does not fit its title and company."""
+    _solve_holding(request)
+
+
+def solve_dividends(request: dict, result: dict) -> list[dict]:
+    """The dividend options of a solve's run (its revenue and subsidy), when the SolveRequest carries a
+    holding."""
+    title, holding, market = _solve_holding(request)
+    return options_for(title, holding, market, result["revenue"], result.get("subsidy", 0))

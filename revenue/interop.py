@@ -1,0 +1,148 @@
+"""Routes in and out in the shape of an 18xx.games `run_routes` action (rules/base.md section 8).
+
+Reading follows the engine: a route is rebuilt from its `connections` alone, each entry the id of one
+chain written in either direction, consecutive entries joined at the node they share; `nodes` (in visit
+order or in the order of the chains' ends) only choose between chains that fit the same entry. Without
+connections, `nodes` are the visited nodes in order (the project's short form).
+
+Writing follows the engine too: each entry is the chain id walked in the route's direction, so `nodes` in
+visit order are also the chains' ends in order, and the engine rebuilds exactly the route written.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import InputError
+from .graph import Chain, Graph
+
+_TRAIN_ID = re.compile(r"^(?P<name>.+)-(?P<copy>\d+)$")
+
+
+@dataclass
+class ReadRoute:
+    """A route as read: its visited nodes in order and, when connections fixed them, its chains."""
+    nodes: list[int]
+    chains: list[Chain] | None      # None: only nodes were given, any track between them may do
+    broken: str = ""                # why the connections do not form one route ("" when they do)
+
+
+def read_route(graph: Graph, route: dict, where: str) -> ReadRoute:
+    """The nodes and chains of one route of a request (a Route message as a dict)."""
+    hint = []
+    for j, name in enumerate(route.get("nodes") or ()):
+        if name not in graph.by_name:
+            raise InputError(f"{where}.nodes[{j}]", f"{short_repr(name)} is not a node of this board "
+                             "(nodes are <hex>-<part index> of a city, town, halt or off-board with track)")
+        hint.append(graph.by_name[name])
+    entries = [list(c.get("hexes") or ()) if isinstance(c, dict) else list(c)
+               for c in route.get("connections") or ()]
+    if not entries:
+        return ReadRoute(hint, None)
+    candidates = []
+    for j, entry in enumerate(entries):
+        fits = graph.chains_for(entry)
+        if not fits:
+            raise InputError(f"{where}.connections[{j}]", f"{short_repr(entry)} is the id of no track between two "
+                             "nodes of this board (hexes in walking order, either way; a junction's hex once; "
+                             "\"<hex> i.j\" for one of several in-hex paths)")
+        candidates.append(fits)
+    return _join(graph, candidates, hint)
+
+
+def _join(graph: Graph, candidates: list[list[Chain]], hint: list[int]) -> ReadRoute:
+    """Chains, one per entry, joined end to end: the route they form, with its nodes in visit order.
+
+    Among chains that fit one entry, those whose ends are both named in `nodes` are tried first."""
+    named = set(hint)
+    ordered = [sorted(fits, key=lambda c: (c.a not in named) + (c.b not in named)) for fits in candidates]
+    k = len(ordered)
+
+    def extend(i: int, at: int, nodes: list[int], chains: list[Chain]) -> ReadRoute | None:
+        if i == k:
+            return ReadRoute(nodes, chains)
+        for c in ordered[i]:
+            if at in (c.a, c.b):
+                found = extend(i + 1, c.other(at), nodes + [c.other(at)], chains + [c])
+                if found:
+                    return found
+        return None
+
+    # The route's first node is the end of the first chain that the second does not continue from; for a
+    # one-chain route, the first of its ends named in `nodes` (else the chain's own first end).
+    for first in ordered[0]:
+        starts = [first.a, first.b]
+        if k == 1 and hint and hint[0] == first.b:
+            starts.reverse()
+        for start in starts:
+            found = extend(1, first.other(start), [start, first.other(start)], [first])
+            if found:
+                return found
+    names = ", ".join("/".join(c.ident) for c in ordered[0][:1] + [fits[0] for fits in ordered[1:]])
+    return ReadRoute([c.a for c in ordered[0][:1]], None,
+                     f"the connections do not join end to end into one route ({names})")
+
+
+def train_name(given: str, names: set[str], ids: dict[str, str]) -> str | None:
+    """A route's train as a train name: a name itself, a train id of the company (Company.Train.id), or an
+    18xx.games id `<name>-<copy>`; None when it is none of these."""
+    if given in ids:
+        return ids[given]
+    if given in names:
+        return given
+    match = _TRAIN_ID.match(given)
+    if match and match["name"] in names:
+        return match["name"]
+    return None
+
+
+def action_routes(action: dict, where: str = "run_routes") -> list[dict]:
+    """The routes of a stored 18xx.games `run_routes` action (a RunRoutesAction as a dict) as Route dicts."""
+    kind = action.get("type") or "run_routes"
+    if kind != "run_routes":
+        raise InputError(f"{where}.type", f"{short_repr(kind)} is not a run_routes action")
+    routes = []
+    for i, route in enumerate(action.get("routes") or ()):
+        entry = {k: v for k, v in route.items() if k != "connections"}
+        entry["connections"] = [{"hexes": list(c)} for c in route.get("connections") or ()]
+        routes.append(entry)
+    return routes
+
+
+def action_trains(action: dict) -> list[dict]:
+    """The company's trains as the action names them (`<name>-<copy>` ids), for a request without them."""
+    out = []
+    for route in action.get("routes") or ():
+        given = route.get("train") or ""
+        match = _TRAIN_ID.match(given)
+        out.append({"name": match["name"] if match else given, "id": given})
+    return out
+
+
+def run_routes_action(company: dict, routes: list[dict]) -> dict:
+    """An 18xx.games `run_routes` action of `routes` (result entries), ready to submit: each route's train
+    id taken from `company.trains[].id` in order of the trains of that name, else `<name>-<n>`."""
+    ids: dict[str, list[str]] = {}
+    for t in company.get("trains") or ():
+        name = t.get("name", "") if isinstance(t, dict) else t
+        ids.setdefault(name, []).append(t.get("id", "") if isinstance(t, dict) else "")
+    used: dict[str, int] = {}
+    out = []
+    for route in routes:
+        name = route["train"]
+        n = used[name] = used.get(name, -1) + 1
+        given = ids.get(name, [])
+        entry = {"train": (given[n] if n < len(given) and given[n] else f"{name}-{n}"),
+                 "connections": [list(c["hexes"]) for c in route.get("connections", ())],
+                 "nodes": list(route["nodes"])}
+        if route.get("halts"):
+            entry["halts"] = route["halts"]
+        out.append(entry)
+    return {"type": "run_routes", "entity": company.get("id", ""), "entity_type": "corporation",
+            "routes": out}
+
+
+def short_repr(value) -> str:
+    """A value quoted for an error message, cut to a short prefix."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
