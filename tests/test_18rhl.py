@@ -337,7 +337,7 @@ AIMED = {
                   {"steel": "D13", "ratingen_variant": "true"})],
     "trajekt": [(TRAJEKT, ("I10", 0), ["3", "4"], {}), (TRAJEKT, ("F9", 1), ["3", "4"], {})],
     "rge_doubling": [(SOUTH, ("K10", 0), ["6", "8"], {})],
-    "town_end": [([("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],     # Aachen K2 -1- a town K4 on a spur
+    "town_end": [([("K2", None, 0), ("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],   # Aachen -1- a town on a spur
     "out_tokened_end": [([("A14", None, 0)] + HAMBURG, ("B9", 0), ["3", "4"], {}, [("A14", 0, "OUT")])],
     "ruhr_pair": [([("D13", "201", 3)], ("D13", 0), ["3", "4"], {})],
     "south_pair": [(SOUTH, ("K10", 0), ["5", "6"], {})],
