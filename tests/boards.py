@@ -164,7 +164,8 @@ def linked_board(seed: int, width=(3, 4), height=(3, 3), link: float = 0.6, toke
             code = f"town=revenue:{rng.choice([10, 20])};path=a:{a},b:_0;path=a:_0,b:{b}"
         elif roll < 0.55 and len(ex) >= 4:
             a, b, c, d = rng.sample(ex, 4)
-            code = f"city=revenue:{r()};city=revenue:{r()};path=a:{a},b:_0;path=a:{b},b:_0;path=a:{c},b:_1;path=a:{d},b:_1"
+            code = (f"city=revenue:{r()};city=revenue:{r()};"
+                    f"path=a:{a},b:_0;path=a:{b},b:_0;path=a:{c},b:_1;path=a:{d},b:_1")
         elif roll < 0.6:
             a, b = rng.sample(ex, 2)
             code = f"city=revenue:{r()};town=revenue:10;path=a:{a},b:_0;path=a:_0,b:_1;path=a:_1,b:{b}"

@@ -39,7 +39,8 @@ def pytest_report_header(config):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if hits.RATES:
-        terminalreporter.section("rule hit rates (share of boards where removing the rule changes the optimum) and board mix")
+        terminalreporter.section("rule hit rates (share of boards where taking the rule out changes the optimum) "
+                                 "and board mix")
         for rule, (hit, boards) in sorted(hits.RATES.items()):
             terminalreporter.write_line(f"{rule:40s} {hit:4d} / {boards:<4d} {hit / boards:6.0%}")
     terminalreporter.write_line(

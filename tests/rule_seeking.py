@@ -86,9 +86,9 @@ def seek(mechanism: str, seed: int):
         data["flag_min"] = {bit: 1}
     elif mechanism == "connected":
         data["connected"] = True
-        if not disjoint(routes):
-            board, company, trains, routes = next(
-                (c for k in range(1, 40) if disjoint((c := base_case(seed * 7919 + k))[3])), (board, company, trains, routes))
+        if not disjoint(routes):        # another board, whose best run has routes that do not meet
+            others = (base_case(seed * 7919 + k) for k in range(1, 40))
+            board, company, trains, routes = next((c for c in others if disjoint(c[3])), (board, company, trains, routes))
     elif mechanism == "bonuses":
         bonuses = []
         for _ in range(rng.randint(1, 2)):

@@ -1,6 +1,6 @@
 """Board assembly: neighbours agree with the 18xx.games dumps (their trimmed copies in tests/data/maps), the
-parsed and assembled board agrees with the reference's own reading of the same request, and every kind of bad input is an
-InputError naming the exact field."""
+parsed and assembled board agrees with the reference's own reading of the same request (tests/ref_board.py),
+and every kind of bad input is an InputError naming the exact field."""
 from __future__ import annotations
 
 import copy
@@ -60,8 +60,9 @@ def assembled(board, colours) -> dict:
             h.color, frozenset(h.impassable), frozenset(h.icons),
             tuple((n.part, n.kind, n.revenue.value(colours), n.slots, tuple(n.groups), n.visit_cost)
                   for n in h.tile.node_parts),
-            tuple((p.part, frozenset(("edge", (e.edge + h.rotation) % 6) if e.edge is not None else ("node", parts[e.node])
-                                     for e in p.ends), bool(p.terminal)) for p in h.tile.paths),
+            tuple((p.part, frozenset(("edge", (e.edge + h.rotation) % 6) if e.edge is not None
+                                     else ("node", parts[e.node]) for e in p.ends), bool(p.terminal))
+                  for p in h.tile.paths),
             tuple(c.part for c in h.tile.cities))
     return {"hexes": out, "tokens": {k: sorted(v) for k, v in board.tokens.items()},
             "neighbours": {h: dict(n) for h, n in board.neighbours.items()}}
