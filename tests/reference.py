@@ -11,7 +11,7 @@ route combinations.
 """
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, product
 
 import networkx as nx
 
@@ -340,8 +340,11 @@ class DataRules(Rules):
         return total
 
 
-def best_run(board, company, trains, rules: Rules | None = None, privates=()):
-    """(best total, per-train routes as node-name lists) by brute force over every combination."""
+def best_run(board, company, trains, rules: Rules | None = None, privates=(), answer=None):
+    """(best total, per-train routes as node-name lists) by brute force over every combination. With
+    `answer`, a run found elsewhere as [(train name, node names in visit order)], a third item: what the
+    reference makes of that run, (total, per-route revenues) of its best legal reading (each route a trail
+    through exactly those nodes in that order, no track shared, the run rules), or None if it has none."""
     rules = rules or Rules()
     g = track_graph(board)
     limits = [rules.train_rows(t) for t in trains]
@@ -377,7 +380,39 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
             go(i + 1, total + value, ends | e, paths | p, chosen + [route])
 
     go(0, 0, frozenset(), frozenset(), [])
-    return best[0], best[1]
+    if answer is None:
+        return best[0], best[1]
+    return best[0], best[1], run_value(board, g, company, trains, shapes, rules, privates, answer)
+
+
+def run_value(board, g, company, trains, shapes, rules, privates, answer):
+    """(total, per-route revenues) of the best legal reading of the run `answer` [(train name, nodes)],
+    or None (see best_run)."""
+    by_name = {t["name"]: t for t in trains}
+    readings = []
+    for train_name, nodes in answer:
+        if train_name not in by_name:
+            return None
+        found = []
+        for shape, ends, paths, seq in shapes:
+            for walk, steps in ((shape, seq), (shape[::-1], seq[::-1])):
+                names = [node_name(g, v) for v in walk]
+                if names != list(nodes):
+                    continue
+                value = route_value(board, g, company, by_name[train_name], walk, steps, rules, privates)
+                if value is not None:
+                    flags = rules.route_flags(names, any(blocks(board, g, v, company) for v in walk[1:-1]))
+                    found.append((value, (names, flags), ends, paths))
+        readings.append(found)
+    best = None
+    for combo in product(*readings):
+        ends = [e for _, _, es, _ in combo for e in es]
+        paths = [q for _, _, _, ps in combo for q in ps]
+        if len(ends) == len(set(ends)) and len(paths) == len(set(paths)) and rules.run_ok([c[1] for c in combo]):
+            total = sum(c[0] for c in combo)
+            if best is None or total > best[0]:
+                best = (total, [c[0] for c in combo])
+    return best
 
 
 class SteamOverHollandRules(Rules):
@@ -624,3 +659,8 @@ class G1860Rules(Rules):
                     reached.add(j)
                     grown = True
         return len(reached) == len(routes)
+
+
+def answer_of(result: dict) -> list:
+    """The run of a solve() or evaluate() result as best_run's `answer`: [(train name, nodes)]."""
+    return [(r["train"], list(r["nodes"])) for r in result["routes"]]

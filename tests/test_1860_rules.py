@@ -19,7 +19,7 @@ from revenue.solve import solve
 from . import hits
 from .profiles import examples
 from .ref_board import ref_board, train_defs
-from .reference import G1860Rules, best_run
+from .reference import G1860Rules, answer_of, best_run
 
 TRAIN_DEFS = train_defs("1860")
 
@@ -106,9 +106,11 @@ class Without(G1860Rules):
         return sum(v for v, k in zip(values, kinds) if k in self.C) + sum(towns[:b])
 
 
-def optimum_1860(b, corp, trains, off=()) -> int:
+def optimum_1860(b, corp, trains, off=(), answer=None):
+    """The reference's optimum without the rules `off`; with `answer`, also its reading of that run."""
     built = ref_board(b)
-    return best_run(built, corp, [TRAIN_DEFS[t] for t in trains], Without(built, corp, off))[0]
+    out = best_run(built, corp, [TRAIN_DEFS[t] for t in trains], Without(built, corp, off), answer=answer)
+    return out[0] if answer is None else (out[0], out[2])
 
 
 def company(corp, trains):
@@ -117,8 +119,10 @@ def company(corp, trains):
 
 def check_1860(b, corp, trains) -> int:
     result = solve({"board": b, "company": company(corp, trains)})
-    expected = optimum_1860(b, corp, trains)
+    expected, reading = optimum_1860(b, corp, trains, answer=answer_of(result))
     assert result["optimal"] and result["revenue"] == expected
+    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     check = evaluate({"board": b, "company": company(corp, trains),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected

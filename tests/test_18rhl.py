@@ -19,7 +19,7 @@ from revenue.solve import solve
 from . import hits
 from .profiles import examples
 from .ref_board import ref_board, train_defs
-from .reference import G18RhlRules, best_run, g18rhl_board
+from .reference import G18RhlRules, answer_of, best_run, g18rhl_board
 
 TRAIN_DEFS = train_defs("18rhl")         # the 18xx.games definitions
 
@@ -388,19 +388,22 @@ def rhl_case(seed: int, aim: str | None = None):
     return b, corp, trains
 
 
-def rhl_optimum(b, corp, trains, off=()) -> int:
+def rhl_optimum(b, corp, trains, off=(), answer=None):
     """The reference's optimum, with the rules in `off` taken out ("neutral_tokens": other companies' tokens
-    in a green metropolis block as anywhere else)."""
+    in a green metropolis block as anywhere else); with `answer`, also its reading of that run (best_run)."""
     built = ref_board(b)
     seen = built if "neutral_tokens" in off else g18rhl_board(built, corp)
-    return best_run(seen, corp, [TRAIN_DEFS[t] for t in trains],
-                    G18RhlRules(built, corp, [r for r in off if r != "neutral_tokens"]))[0]
+    out = best_run(seen, corp, [TRAIN_DEFS[t] for t in trains],
+                   G18RhlRules(built, corp, [r for r in off if r != "neutral_tokens"]), answer=answer)
+    return out[0] if answer is None else (out[0], out[2])
 
 
 def check_rhl(b, corp, trains) -> int:
     result = solve({"board": b, "company": company(corp, trains)})
-    expected = rhl_optimum(b, corp, trains)
+    expected, reading = rhl_optimum(b, corp, trains, answer=answer_of(result))
     assert result["optimal"] and result["revenue"] == expected
+    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     check = evaluate({"board": b, "company": company(corp, trains),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected

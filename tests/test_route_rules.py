@@ -18,7 +18,7 @@ from . import hits
 from .boards import linked_board, random_board
 from .profiles import examples
 from .ref_board import ref_board
-from .reference import DataRules, best_run
+from .reference import DataRules, answer_of, best_run
 from .rule_seeking import MECHANISMS, optimum, seek, without
 
 
@@ -103,10 +103,12 @@ def check(monkeypatch, board_req, company_req, trains, data) -> int:
     with monkeypatch.context() as m:
         install(m, data)
         result = solve({"board": board_req, "company": company_req})
-        expected, _ = best_run(ref_board(board_req), "A",
-                               [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains],
-                               DataRules(data))
+        expected, _, reading = best_run(
+            ref_board(board_req), "A", [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains],
+            DataRules(data), answer=answer_of(result))
         assert result["optimal"] and result["revenue"] == expected, data
+        # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+        assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
         check = evaluate({"board": board_req, "company": company_req,
                           "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
         assert check["legal"] and check["revenue"] == expected

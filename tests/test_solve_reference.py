@@ -11,7 +11,7 @@ from . import hits
 from .boards import linked_board, random_board
 from .profiles import examples
 from .ref_board import ref_board
-from .reference import best_run
+from .reference import answer_of, best_run
 
 
 def _reference_trains(trains):
@@ -29,7 +29,9 @@ def board_for(seed):
 def test_optimizer_matches_reference(seed):
     board_req, company_req, trains = board_for(seed)
     result = solve({"board": board_req, "company": company_req})
-    expected, _ = best_run(ref_board(board_req), "A", _reference_trains(trains))
+    expected, _, reading = best_run(ref_board(board_req), "A", _reference_trains(trains), answer=answer_of(result))
+    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     event(f"trains running: {len(result['routes'])}")
     assert result["optimal"] is True
     assert result["revenue"] == expected, f"seed {seed}"

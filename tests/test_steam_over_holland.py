@@ -14,7 +14,7 @@ from revenue.solve import solve
 from . import hits
 from .profiles import examples
 from .ref_board import dump_for, ref_board, train_defs
-from .reference import SteamOverHollandRules, best_run
+from .reference import SteamOverHollandRules, answer_of, best_run
 
 DATA = dump_for("steam_over_holland", {})
 TRAIN_DEFS = train_defs("steam_over_holland")        # the 18xx.games definitions, 3E included
@@ -159,8 +159,11 @@ class AnyEnd(SteamOverHollandRules):
         return True
 
 
-def soh_optimum(b, corp, trains, privates, rules=None) -> int:
-    return best_run(ref_board(b), corp, _reference_trains(trains), rules or SteamOverHollandRules(), privates)[0]
+def soh_optimum(b, corp, trains, privates, rules=None, answer=None):
+    """The reference's optimum (and, with `answer`, its reading of that run: see best_run)."""
+    out = best_run(ref_board(b), corp, _reference_trains(trains), rules or SteamOverHollandRules(), privates,
+                   answer=answer)
+    return out[0] if answer is None else (out[0], out[2])
 
 
 def soh_without(rule, b, corp, trains, privates) -> int:
@@ -174,8 +177,10 @@ def soh_without(rule, b, corp, trains, privates) -> int:
 
 def check_soh(b, corp, trains, privates) -> int:
     result = solve({"board": b, "company": company(corp, trains, privates)})
-    expected = soh_optimum(b, corp, trains, privates)
+    expected, reading = soh_optimum(b, corp, trains, privates, answer=answer_of(result))
     assert result["optimal"] and result["revenue"] == expected
+    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     check = evaluate({"board": b, "company": company(corp, trains, privates),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected
