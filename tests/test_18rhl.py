@@ -449,3 +449,11 @@ def test_rheingold_express_pays_its_best_8_stops():
     assert not stops["K6-0"]["paid"]
     assert not any(stops[t]["paid"] for t in ("K4-0", "I6-0", "H9-0", "C4-0", "C6-0", "C10-0", "I12-0"))
     assert sum(not stops[c]["paid"] for c in ("K10-0", "B9-0", "E10-0")) == 1      # one 30 left out
+
+
+def test_random_boards_are_not_trivial():
+    # The property test's boards on fixed seeds: most of them give the company a run.
+    n = examples(60)
+    runs = sum(solve({"board": b, "company": company(corp, trains)})["revenue"] > 0
+               for b, corp, trains in map(rhl_case, range(n)))
+    assert hits.record("18rhl boards: optimum > 0", runs, n) >= 0.8

@@ -132,14 +132,14 @@ def soh_case(seed: int, aim: str | None = None):
     colours = rng.choice([("yellow",), ("yellow", "green")] + ([] if ferry else [("yellow", "green", "brown")]))
     phase = {1: "2", 2: rng.choice(["3", "4"]), 3: rng.choice(["5", "6"])}[len(colours)]
     corp = rng.choice([c["id"] for c in DATA["corporations"]])
-    lays = lay_tiles("steam_over_holland", colours, rng.uniform(0.3, 0.6), seed)
+    lays = lay_tiles("steam_over_holland", colours, rng.uniform(0.4, 0.7), seed)
     keep = []
     if ferry:
         line, cities = FERRY_LINES[aim]
         keep = [(h, t, r) for h, t, r in line if rng.random() < 0.9]
         lays = [lay for lay in lays if lay["hex"] not in {h for h, _, _ in keep}] + \
             [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep]
-    tokens = place_tokens("steam_over_holland", lays, corp, rng.randint(0, 2), rng.randint(0, 6), seed)
+    tokens = place_tokens("steam_over_holland", lays, corp, rng.randint(1, 2), rng.randint(0, 6), seed)
     laid = [c for c in cities if c in {h for h, _, _ in keep}] if ferry else []
     if laid:
         city = rng.choice(laid)
@@ -207,3 +207,11 @@ def test_each_rule_decides_the_optimum_often(rule):
         decided += check_soh(b, corp, trains, privates) != soh_without(rule, b, corp, trains, privates)
     rate = hits.record(f"steam_over_holland: {rule}", decided, HIT_BOARDS)
     assert rate >= hits.FLOOR, f"{rule} decides the optimum on {decided} of {HIT_BOARDS} boards"
+
+
+def test_random_boards_are_not_trivial():
+    # The property test's boards on fixed seeds: most of them give the company a run.
+    n = examples(60)
+    runs = sum(solve({"board": b, "company": company(corp, trains, privates)})["revenue"] > 0
+               for b, corp, trains, privates in map(soh_case, range(n)))
+    assert hits.record("steam_over_holland boards: optimum > 0", runs, n) >= 0.7
