@@ -341,9 +341,12 @@ AIMED = {
     "out_tokened_end": [([("A14", None, 0)] + HAMBURG, ("B9", 0), ["3", "4"], {}, [("A14", 0, "OUT")])],
     "ruhr_pair": [([("D13", "201", 3)], ("D13", 0), ["3", "4"], {})],
     "south_pair": [(SOUTH, ("K10", 0), ["5", "6"], {})],
+    "single_metro": [([("I10", "X923", 0)], ("I10", 0), ["3", "4"], {}),        # a green metropolis, little
+                     ([("F9", "X921", 0)], ("F9", 0), ["3", "4"], {})],         # else: its Trajekt alone
     "neutral_tokens": [([("D9", None, 0)] + BLOCK, ("D9", 2), ["3", "4"], {}, [("F9", 1, "OUT1"), ("F9", 1, "OUT2")])],
 }
 NORMAL_TRAINS = {"ruhr_pair": ["3", "4"]}      # the trains an aim needs (early phases)
+SPARSE = {"single_metro": (0.05, 0.3)}         # aims that need little other track (default 0.35-0.8)
 COLOURS = {"2": ("yellow",), "3": ("yellow", "green"), "4": ("yellow", "green"), "5": ("yellow", "green", "brown"),
            "6": ("yellow", "green", "brown"), "8": ("yellow", "green", "brown")}
 
@@ -364,7 +367,7 @@ def rhl_case(seed: int, aim: str | None = None):
                    **options}
     phase = rng.choice(phases)
     colours = COLOURS[phase]
-    lays = rhl_lays(colours, rng.uniform(0.35, 0.8), seed, options)
+    lays = rhl_lays(colours, rng.uniform(*SPARSE.get(aim, (0.35, 0.8))), seed, options)
     keep = [(h, t, r) for h, t, r in tiles if rng.random() < 0.9]
     lays = [lay for lay in lays if lay["hex"] not in {h for h, _, _ in keep}] + \
         [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep if t is not None]
