@@ -4,8 +4,8 @@ RunRules in the library): a linked random board (boards.linked_board), its best 
 often: on the nodes of the unconstrained best routes (forbid, no_end, groups, metro, merge, flag caps,
 bonuses, alternative multiplier), away from them (required ends, flag minimums), on a city in the middle
 of a best route that is then filled with other companies' tokens (bypass), or on a run whose routes do not
-meet (connected). The rule is never checked against the answer it should change: `hit_rate` measures how
-often removing it does change the reference's optimum."""
+meet (connected). The rule is never checked against the answer it should change; the hit-rate tests
+measure how often taking it out (`without`) does change the reference's optimum (`optimum`)."""
 from __future__ import annotations
 
 import random
@@ -14,7 +14,7 @@ from revenue.solve import solve
 
 from .boards import linked_board
 from .ref_board import ref_board
-from .reference import DataRules, best_run
+from .reference import DataRules, best_run, node_name, track_graph
 
 MECHANISMS = ("forbid", "no_end", "need", "groups", "alt", "merge", "metro", "bypass", "flag_max", "flag_min",
               "connected", "bonuses")
@@ -25,8 +25,8 @@ def reference_trains(trains):
 
 
 def base_case(seed: int):
-    """A linked board whose unconstrained best run earns something: (board, company, trains, best routes
-    as node-name lists, all node names on the board's track)."""
+    """A linked board whose unconstrained best run earns something: (board, company, trains, its best
+    routes as node-name lists)."""
     for k in range(50):
         board, company, trains = linked_board(seed * 101 + k, width=(3, 5), height=(3, 4), link=0.65)
         best = solve({"board": board, "company": company})
@@ -37,8 +37,7 @@ def base_case(seed: int):
 
 
 def node_names(board) -> list[str]:
-    from .reference import node_name, track_graph
-
+    """Every node on the board's track, by name."""
     g = track_graph(ref_board(board))
     return sorted(node_name(g, v) for v in g if v[0] == "node")
 
@@ -88,7 +87,8 @@ def seek(mechanism: str, seed: int):
         data["connected"] = True
         if not disjoint(routes):        # another board, whose best run has routes that do not meet
             others = (base_case(seed * 7919 + k) for k in range(1, 40))
-            board, company, trains, routes = next((c for c in others if disjoint(c[3])), (board, company, trains, routes))
+            board, company, trains, routes = next((c for c in others if disjoint(c[3])),
+                                                  (board, company, trains, routes))
     elif mechanism == "bonuses":
         bonuses = []
         for _ in range(rng.randint(1, 2)):
@@ -141,11 +141,6 @@ def optimum(board, trains, data) -> int:
 
 
 def without(mechanism: str, data: dict) -> dict:
-    """The rule data with the mechanism's rule taken out (its flags stay: they mean nothing alone)."""
-    drop = {"flag_max": ("flag_max",), "flag_min": ("flag_min",)}.get(mechanism, (mechanism,))
-    return {k: v for k, v in data.items() if k not in drop}
-
-
-def decides(mechanism: str, board, trains, data) -> bool:
-    """Whether the rule changes the reference's optimum."""
-    return optimum(board, trains, data) != optimum(board, trains, without(mechanism, data))
+    """The rule data with the mechanism's rule taken out (flags stay: without a cap or minimum they mean
+    nothing)."""
+    return {k: v for k, v in data.items() if k != mechanism}

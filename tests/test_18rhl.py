@@ -337,13 +337,14 @@ AIMED = {
                   {"steel": "D13", "ratingen_variant": "true"})],
     "trajekt": [(TRAJEKT, ("I10", 0), ["3", "4"], {}), (TRAJEKT, ("F9", 1), ["3", "4"], {})],
     "rge_doubling": [(SOUTH, ("K10", 0), ["6", "8"], {})],
-    "town_end": [([("K2", None, 0), ("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],   # Aachen -1- a town on a spur
+    "town_end": [([("K2", None, 0), ("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],   # Aachen, a town spur
     "out_tokened_end": [([("A14", None, 0)] + HAMBURG, ("B9", 0), ["3", "4"], {}, [("A14", 0, "OUT")])],
     "ruhr_pair": [([("D13", "201", 3)], ("D13", 0), ["3", "4"], {})],
     "south_pair": [(SOUTH, ("K10", 0), ["5", "6"], {})],
     "single_metro": [([("I10", "X923", 0)], ("I10", 0), ["3", "4"], {}),        # a green metropolis, little
                      ([("F9", "X921", 0)], ("F9", 0), ["3", "4"], {})],         # else: its Trajekt alone
-    "neutral_tokens": [([("D9", None, 0)] + BLOCK, ("D9", 2), ["3", "4"], {}, [("F9", 1, "OUT1"), ("F9", 1, "OUT2")])],
+    "neutral_tokens": [([("D9", None, 0)] + BLOCK, ("D9", 2), ["3", "4"], {},
+                        [("F9", 1, "OUT1"), ("F9", 1, "OUT2")])],
 }
 NORMAL_TRAINS = {"ruhr_pair": ["3", "4"]}      # the trains an aim needs (early phases)
 SPARSE = {"single_metro": (0.05, 0.3)}         # aims that need little other track (default 0.35-0.8)

@@ -19,7 +19,7 @@ from .boards import linked_board, random_board
 from .profiles import examples
 from .ref_board import ref_board
 from .reference import DataRules, answer_of, best_run
-from .rule_seeking import MECHANISMS, optimum, seek, without
+from .rule_seeking import MECHANISMS, optimum, reference_trains, seek, without
 
 
 def random_rules(seed: int, names: list[str]) -> dict:
@@ -103,9 +103,8 @@ def check(monkeypatch, board_req, company_req, trains, data) -> int:
     with monkeypatch.context() as m:
         install(m, data)
         result = solve({"board": board_req, "company": company_req})
-        expected, _, reading = best_run(
-            ref_board(board_req), "A", [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains],
-            DataRules(data), answer=answer_of(result))
+        expected, _, reading = best_run(ref_board(board_req), "A", reference_trains(trains), DataRules(data),
+                                        answer=answer_of(result))
         assert result["optimal"] and result["revenue"] == expected, data
         # The reference reads the answer too: a legal run, each route worth what the optimizer says.
         assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading

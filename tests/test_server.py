@@ -172,7 +172,8 @@ def test_tiny_deadline_is_deadline_exceeded(rpc):
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     request = unproved_request()
-    got = rpc.Solve(solve_message(request), timeout=1.0)    # the answer arrived within the deadline
+    # The first run comes after ~0.15 s on an idle machine, over 1 s on a busy one; no proof within 6 s.
+    got = rpc.Solve(solve_message(request), timeout=3.0)    # the answer arrived within the deadline
     assert not got.optimal and got.stats.timed_out and got.routes
     assert got.revenue == sum(r.revenue for r in got.routes) < got.upper_bound
     # The routes are a legal run worth what the server says ...

@@ -30,12 +30,12 @@ def test_optimizer_matches_reference(seed):
     board_req, company_req, trains = board_for(seed)
     result = solve({"board": board_req, "company": company_req})
     expected, _, reading = best_run(ref_board(board_req), "A", _reference_trains(trains), answer=answer_of(result))
-    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
-    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     event(f"trains running: {len(result['routes'])}")
     assert result["optimal"] is True
     assert result["revenue"] == expected, f"seed {seed}"
     assert result["upper_bound"] == expected
+    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     check = evaluate({"board": board_req, "company": company_req,
                       "routes": [{"train": r["train"], "nodes": r["nodes"], "connections": r["connections"]}
                                  for r in result["routes"]]})
