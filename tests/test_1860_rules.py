@@ -63,7 +63,8 @@ def case_1860(seed: int, aim: str):
     lays = lay_tiles("1860", COLOURS[phase], rng.uniform(*FRACTION.get(aim, (0.4, 0.8))), seed, options)
     keep = [(h, t, r) for h, t, r in tiles if rng.random() < 0.9]
     kept = {h for h, _, _ in keep}
-    lays = [lay for lay in lays if lay["hex"] not in kept] + [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep]
+    lays = [lay for lay in lays if lay["hex"] not in kept] + \
+        [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep]
     laid = {lay["hex"] for lay in lays}
     tokens = place_tokens("1860", lays, corp, rng.randint(0, 1), rng.randint(0, 6), seed, options)
     fixed = [(h, c, corp) for h, c in ours] + list(others)
@@ -79,8 +80,8 @@ def case_1860(seed: int, aim: str):
 
 class Without(G1860Rules):
     """The reference's 1860 rules with some taken out: "spill" (a train pays at most B towns, and with
-    no_skip_towns visits at most B), "no_reentry"
-    (as with the re_enter_hexes option), "bypass" (no tokened-out city may be passed)."""
+    no_skip_towns visits at most B), "no_reentry" (as with the re_enter_hexes option), "bypass" (no
+    tokened-out city may be passed)."""
 
     def __init__(self, board, company, off=()):
         super().__init__(board, company)

@@ -10,8 +10,8 @@ from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .profiles import examples
 from .naive_steam import Board
+from .profiles import examples
 from revenue.errors import InputError
 from revenue.steam import deliveries, deliveries_proto, format_text
 from revenue.v1 import steam_pb2
