@@ -19,7 +19,7 @@ from revenue.solve import solve
 from . import hits
 from .profiles import examples
 from .ref_board import ref_board, train_defs
-from .reference import G1860Rules, answer_of, best_run
+from .reference import G1860Rules, answer_of, best_run, pair
 
 TRAIN_DEFS = train_defs("1860")
 
@@ -79,9 +79,9 @@ def case_1860(seed: int, aim: str):
 
 
 class Without(G1860Rules):
-    """The reference's 1860 rules with some taken out: "spill" (a train pays at most B towns, and with
-    no_skip_towns visits at most B), "no_reentry" (as with the re_enter_hexes option), "bypass" (no
-    tokened-out city may be passed)."""
+    """The reference's 1860 rules with some taken out: "spill" (towns and halts share only the second
+    allowance B), "no_reentry" (as with the re_enter_hexes option), "bypass" (no tokened-out city may be
+    passed)."""
 
     def __init__(self, board, company, off=()):
         super().__init__(board, company)
@@ -92,26 +92,20 @@ class Without(G1860Rules):
     def bypass(self, train) -> int:
         return 0 if "bypass" in self.off else super().bypass(train)
 
-    def trail_ok(self, train, names, parts, seq) -> bool:
-        if "spill" in self.off and self.no_skip:       # no spill: at most B towns even with no_skip_towns
-            _, b = self.allowances(self.train_rows(train))
-            if sum(p.kind == "town" for p in parts) > b:
-                return False
-        return super().trail_ok(train, names, parts, seq)
-
-    def route_revenue(self, values, kinds, tokened, rows) -> int:
-        if "spill" not in self.off:
-            return super().route_revenue(values, kinds, tokened, rows)
-        _, b = self.allowances(rows)
-        towns = sorted((v for v, k in zip(values, kinds) if k == "town"), reverse=True)
-        return sum(v for v, k in zip(values, kinds) if k in self.C) + sum(towns[:b])
+    def allowance(self, train, a, b, c) -> int:
+        # without the spill the unused city allowance is lost: X as if every city of it were used
+        return super().allowance(train, a, b, a if "spill" in self.off else c)
 
 
 def optimum_1860(b, corp, trains, off=(), answer=None):
-    """The reference's optimum without the rules `off`; with `answer`, also its reading of that run."""
+    """The reference's best revenue without the rules `off`; with `answer`, also its reading of that run:
+    (revenue, per-route revenues) or None."""
     built = ref_board(b)
     out = best_run(built, corp, [TRAIN_DEFS[t] for t in trains], Without(built, corp, off), answer=answer)
-    return out[0] if answer is None else (out[0], out[2])
+    if answer is None:
+        return pair(out[0])[0]
+    reading = out[2] and (pair(out[2][0])[0], [pair(v)[0] for v in out[2][1]])
+    return pair(out[0])[0], reading
 
 
 def company(corp, trains):
