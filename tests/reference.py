@@ -124,10 +124,13 @@ def all_trails(board, g, company, too_long=lambda parts: False, bypass=0):
 
 def engine_revenue(values, kinds, tokened, rows):
     """rules/base.md section 5: k from min(sum pay, visited) down; the best k-subset holding a token
-    whose nodes fit rows (first fitting row, rows with fewest types first); first k with revenue > 0."""
+    whose nodes fit rows (first fitting row, rows with fewest types first); first k with revenue > 0.
+    None when no choice of stops holds a token at all (the route is illegal, as the library reads the
+    rule: it happens when merged stops drop the company's city)."""
     order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
     n = len(values)
     total_pay = sum(r[1] for r in rows)
+    found = False
     for k in range(min(total_pay, n), 0, -1):
         best = None
         for subset in combinations(range(n), k):
@@ -146,9 +149,10 @@ def engine_revenue(values, kinds, tokened, rows):
             if fits:
                 s = sum(values[i] for i in subset)
                 best = s if best is None else max(best, s)
+        found = found or best is not None
         if best is not None and best > 0:
             return best
-    return 0
+    return 0 if found else None
 
 
 class Rules:
@@ -258,6 +262,8 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     bonus_per_node = [rules.node_bonus(board, privates, n.rsplit("-", 1)[0]) for n in kept]
     revenue = rules.train_revenue(train, [v + b for v, b in zip(kept_values, bonus_per_node)],
                                   [p.kind for p in kept_parts], tokened, [(k, pay, visit) for k, pay, visit, _ in rows])
+    if revenue is None:
+        return None
     return revenue + rules.route_bonus(train, names)
 
 

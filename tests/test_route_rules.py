@@ -118,6 +118,7 @@ def check(monkeypatch, board_req, company_req, trains, data) -> int:
 @settings(max_examples=examples(200, "RULES_EXAMPLES"))
 @given(st.integers(0, 2**31 - 1))
 @example(71860311)   # legal one way round only: the merged pair's kept stop must be the one that fits
+@example(110358)     # merging drops the company's city from the stops: no legal stop choice, so no route
 def test_generic_rules_match_reference(monkeypatch, seed):
     # odd seeds: the small boards of random_board (odd tiles); even ones: linked boards (longer runs)
     board_req, company_req, trains = random_board(seed, max_trains=3) if seed % 2 else linked_board(seed)
