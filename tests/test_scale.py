@@ -23,6 +23,7 @@ from revenue.relax import route_bound
 from revenue.solve import adjacency, all_routes, reachable, solve
 
 from .boards import random_board
+from .profiles import examples
 from .reference import DataRules, best_run
 from .test_1860 import company as company_1860, random_late_case, reference as reference_1860
 from .test_route_rules import install, random_rules
@@ -67,7 +68,7 @@ def _check_anytime(board_req, company_req, expected, capped: bool) -> None:
         assert result["revenue"] == expected == result["upper_bound"]
 
 
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=examples(120), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans())
 def test_large_board_path_matches_reference(monkeypatch, seed, capped):
     """Every run reported is legal and no better than the optimum, every bound at least the optimum;
@@ -79,7 +80,7 @@ def test_large_board_path_matches_reference(monkeypatch, seed, capped):
         _check_anytime(board_req, company_req, expected, capped)
 
 
-@settings(max_examples=80, **SETTINGS)
+@settings(max_examples=examples(80), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans())
 def test_large_board_path_with_route_rules(monkeypatch, seed, capped):
     """The same with random route and run rules (bonuses, merged stops, flags, connected runs...)."""
@@ -95,7 +96,7 @@ def test_large_board_path_with_route_rules(monkeypatch, seed, capped):
         _check_anytime(board_req, company_req, expected, capped)
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(st.integers(0, 2**31 - 1))
 def test_route_bound_holds_for_each_train(seed):
     """relax.route_bound is at least the best single route of the train type (the reference with one
@@ -110,7 +111,7 @@ def test_route_bound_holds_for_each_train(seed):
         assert route_bound(problem, problem.specs[t["name"]], allowed) >= _reference(board_req, [t])
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.integers(1, 6))
 def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
     """A walk whose storage is `cap` routes keeps the best ones: exactly the routes of the full walk
@@ -166,7 +167,7 @@ def test_stress_board_shape():
     assert len(owned) == 3
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans())
 def test_large_board_path_with_1860_subsidies_and_objectives(monkeypatch, seed, capped):
     """1860 on random boards (halt subsidies, both objectives, leased trains, connected runs) on the
@@ -194,7 +195,7 @@ def test_large_board_path_with_1860_subsidies_and_objectives(monkeypatch, seed, 
         assert (result["revenue"], result["subsidy"]) == expected
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=examples(150), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans())
 def test_later_trains_bound_matches_reference(monkeypatch, seed, large_path):
     """The combination's bound on the later trains (core.combine._later_best, with key bitmaps of every
