@@ -81,7 +81,10 @@ AIMED = {
                (LOOP, "IWNJ", [("G7", 0)], [], ["3", "4"], {})],
     "leased_original": [(COWES, "C&N", [("F2", 0)], [], ["2"], {"original_insolvency": "true"}),
                         (SPILL, "NGStL", [("G9", 0)], [], ["5", "6", "7"], {"original_insolvency": "true"}),
-                        (LOOP, "IWNJ", [("G7", 0)], [], ["3", "4"], {"original_insolvency": "true"})],
+                        (LOOP, "IWNJ", [("G7", 0)], [], ["3", "4"], {"original_insolvency": "true"}),
+                        # every town counted: at half value a town earns less than a halt's subsidy, yet
+                        # no halt may take its place
+                        (COWES, "C&N", [("F2", 0)], [], ["2"], {"original_game": "true"})],
     "nationalization": [(SPILL, "NGStL", [("G9", 0)], [], ["5", "6", "7"], {"nationalization": "true"}),
                         (SPUR, "NGStL", [("G9", 0)], [], ["3", "4"], {"nationalization": "true"}),
                         (COWES, "C&N", [("F2", 0)], [], ["2"], {"nationalization": "true"})],
