@@ -744,8 +744,14 @@ class G1860Rules(Rules):
             return True
         if sum(flags & 1 for _, flags in routes) > 1:
             return False                       # only one train may pass a tokened-out city
-        if not any(self.home & set(names) for names, _ in routes):
-            return False
+        return self.visits_home(routes) and self.linked(routes)
+
+    def visits_home(self, routes) -> bool:
+        """Some route visits the company's home token city."""
+        return any(self.home & set(names) for names, _ in routes)
+
+    def linked(self, routes) -> bool:
+        """The routes are linked through shared nodes."""
         reached, grown = {0}, True
         while grown:
             grown = False
