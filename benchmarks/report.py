@@ -21,11 +21,20 @@ from rich.table import Table
               help="Also run the gRPC load test for this many seconds (8 clients).")
 @click.option("--fresh-boards", "fresh", is_flag=True,
               help="With --load: every call a board the server has not seen.")
+@click.option("--stress", is_flag=True,
+              help="Run the stress family instead (python -m benchmarks.stress: dense maps of 36 to 144 hexes).")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON instead of tables.")
-def bench(repeats: int, only: str, steam: bool, cold: bool, game: bool, load_seconds: int, fresh: bool,
+@click.pass_context
+def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, load_seconds: int, fresh: bool,
+          stress: bool,
           as_json: bool) -> None:
     """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
     from . import solver
+
+    if stress:
+        from .stress import stress as stress_command
+        ctx.invoke(stress_command, as_json=as_json)
+        return
 
     out = Console(highlight=False, width=max(Console().width, 120))
     report: dict = {}

@@ -205,7 +205,8 @@ def print_solution(request: dict, result: dict, out: Console) -> None:
         out.print("optimal: proved, no assignment of routes earns more")
     else:
         bound = result.get("upper_bound")
-        out.print("[yellow]not proved[/yellow]: stopped at the deadline"
+        why = "stopped at the deadline" if stats.get("timed_out") else "the routes left out under the memory cap"
+        out.print(f"[yellow]not proved[/yellow]: {why}"
                   + (f"; no run earns more than {bound}" if bound is not None else ""))
     out.print(f"[dim]{stats['candidate_routes']} candidate routes, {stats['nodes_explored']} search nodes, "
               f"{stats['elapsed_ms']:.1f} ms[/dim]")
@@ -218,11 +219,15 @@ def print_solution(request: dict, result: dict, out: Console) -> None:
 @click.option("--deadline-ms", type=click.IntRange(min=1), default=None,
               help="Stop searching after this many milliseconds and answer with the best run found so far "
                    "(optimal false, with an upper bound). Default: the request's deadline_ms, else none.")
+@click.option("--memory-mb", type=click.FloatRange(min=1), default=None,
+              help="Cap on the routes one search stores (default 256): beyond it the search keeps the routes "
+                   "that can matter most and says whether that still proved the answer.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print revenue.v1.SolveResponse as proto3 JSON (one line per answer when several).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False),
               help="Draw the map with each route in its own colour (OUT-2.svg, ... for further requests).")
-def solve(files: tuple[str, ...], deadline_ms: int | None, as_json: bool, svg_path: str | None) -> None:
+def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | None, as_json: bool,
+          svg_path: str | None) -> None:
     """Find the best routes for the company's trains, with proof.
 
     FILES hold revenue.v1.SolveRequest messages in proto3 JSON (board, company, optional deadline_ms).
@@ -244,7 +249,7 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, as_json: bool, svg_pa
         try:
             request = api.load_request(source, revenue_pb2.SolveRequest)
             deadline = deadline_ms / 1000 if deadline_ms else None
-            result = run(request, deadline=deadline)
+            result = run(request, deadline=deadline, memory_mb=memory_mb)
         except InputError as exc:
             failed = True
             for field, description in exc.violations:

@@ -9,6 +9,7 @@ thread watches the deadline and reports each improvement from the shared progres
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Callable
@@ -16,18 +17,24 @@ from typing import Callable
 import numpy as np
 
 from .company import build_company
-from .core.combine import FLAG_BITS, best_combination, key_index
-from .core.track import reachable_nodes
+from .core.combine import FLAG_BITS, best_combination, fill_key_index
 from .core.routes import SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes
+from .core.track import reachable_nodes
 from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
+from . import bounded
 from .interop import run_routes_action
 from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
                       split_score)
+from .relax import type_bounds
 
 POLL_SECONDS = 0.002
 STOP_GRACE_SECONDS = 0.02
+PROBE_STEPS = 1 << 19       # walk steps per train type within which the plain exact search runs
+FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
+MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
+WALK_SHARE = 0.7            # of the time left, for the route walks of a large board (Search._bounded_walks)
 
 
 class RouteSet:
@@ -42,13 +49,34 @@ class RouteSet:
         self.rev, self.keys, self.flags = rev[order], keys[order], flags[order]
         self.begin, self.end, self.nodes, self.chains = begin[order], end[order], nodes, chains
         self.complete = complete
+        # Routes earning at most `floor` may be left out (-1: none is); `best_seen` is the best revenue of
+        # any route the walk met, stored or not.
+        self.floor = -1
+        self.best_seen = int(self.rev[0]) if len(self.rev) else 0
+
+    @classmethod
+    def merge(cls, problem: Problem, train: str, sets: list["RouteSet"],
+              weights: tuple[int, int] = (1, 0)) -> "RouteSet":
+        """One set of the routes of several sets of one train type, scored with `weights` (not complete)."""
+        offset, begin, end, nodes, chains = 0, [], [], [], []
+        for s in sets:
+            begin.append(s.begin + offset)
+            end.append(s.end + offset)
+            nodes.append(s.nodes)
+            chains.append(s.chains)
+            offset += len(s.nodes)
+        words = problem.words
+        cat = (lambda xs, dtype=np.int64: np.concatenate(xs) if xs else np.zeros(0, dtype=dtype))
+        return cls(problem, train, cat([s.rev for s in sets]),
+                   np.concatenate([s.keys for s in sets]) if sets else np.zeros((0, words), np.uint64),
+                   cat([s.flags for s in sets]), cat(begin), cat(end), cat(nodes), cat(chains), False, weights)
 
     def __len__(self) -> int:
         return len(self.rev)
 
     def node_sets(self) -> np.ndarray:
         """uint64 [routes, words]: the nodes each route visits, in sorted order (for run rules)."""
-        return node_bitsets(self.begin, self.end, self.nodes, len(self.problem.graph.nodes))
+        return node_bitsets(self.begin, self.end, self.nodes, self.problem.graph.n_nodes)
 
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
@@ -62,8 +90,12 @@ class RouteSet:
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
         picked, rev = refit_routes(kernel_arguments(self.problem, train, self.weights)[0], self.problem.cost,
                                    self.problem.token, self.begin, self.end, self.nodes)
-        return RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
-                        self.end[picked], self.nodes, self.chains, self.complete, self.weights)
+        out = RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
+                       self.end[picked], self.nodes, self.chains, self.complete, self.weights)
+        # a route of this type earns no more than as a route of the looser type
+        out.floor = self.floor
+        out.best_seen = max(out.best_seen, self.floor)
+        return out
 
 
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
@@ -136,10 +168,17 @@ def route_parents(problem: Problem) -> dict[str, str]:
     return problem.derived["route parents"]
 
 
-def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[int, int] = (1, 0)) -> RouteSet:
-    """Every legal route of one train type (revenue.core.routes.enumerate_routes)."""
+def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[int, int] = (1, 0), floor: int = -1,
+               capacity: tuple[int, int] | None = None, steps: int = 0) -> RouteSet:
+    """Every legal route of one train type scoring more than `floor` (revenue.core.routes.enumerate_routes).
+    `capacity` (routes, route nodes) caps the storage (revenue.bounded.capacity): beyond it the walk
+    keeps the best routes and the set's floor says what the routes left out score at most. With `steps`,
+    a walk that needs more steps than that ends unfinished (the set is not complete)."""
     arrays, is_fast, walk_from_ends = kernel_arguments(problem, train, weights)
-    routes, nodes = ROUTE_CAPACITY, ROUTE_CAPACITY * 8
+    most_routes, most_nodes = capacity or (1 << 62, 1 << 62)
+    routes, nodes = min(ROUTE_CAPACITY, most_routes), min(ROUTE_CAPACITY * 8, most_nodes)
+    nodes = max(nodes, problem.graph.n_nodes + 2)
+    compact = False
     while True:
         rev = np.empty(routes, dtype=np.int64)
         keys = np.empty((routes, problem.words), dtype=np.uint64)
@@ -147,26 +186,53 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
         start = np.empty(routes + 1, dtype=np.int64)
         path_nodes = np.empty(nodes, dtype=np.int64)
         path_chains = np.empty(nodes, dtype=np.int64)
+        limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes, path_chains)
-        if stored == count or not complete:
-            return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
-                            start[1: stored + 1], path_nodes, path_chains, complete, weights)
-        routes, nodes = max(count, 1), max(total, 1)
+            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
+            path_chains, limits, compact)
+        if stored == count or not complete or compact:
+            out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
+                           start[1: stored + 1], path_nodes, path_chains, complete, weights)
+            out.floor, out.best_seen = int(limits[0]), max(int(limits[1]), 0)
+            return out
+        routes, nodes = max(count, 1), max(total, problem.graph.n_nodes + 2)
+        if routes > most_routes or nodes > most_nodes:
+            routes, nodes, compact = most_routes, max(most_nodes, problem.graph.n_nodes + 2), True
 
 
 INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps
 INDEX_MIN = 512         # fewer routes are scanned one by one as fast
+LATER_MIN = 1 << 15     # routes from which, with three or more trains, the later trains are bounded
 
 
-def last_train_index(keys: np.ndarray) -> np.ndarray:
-    """The key bitmaps of the last train's routes (core.combine.key_index), or a (1, 1) placeholder when
-    the routes are few (a plain scan is as fast) or the bitmaps would be too big."""
+def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The key bitmaps of the route groups the combination search scans (core.combine.key_index, side
+    by side: index[k, start[g] + w], start[g] = -1 for none): the last train's group, and with three or
+    more trains and LATER_MIN routes every group, to bound the later trains (core.combine._later_best:
+    it pays on large searches only; the third value says whether to). A group of few routes is scanned
+    one by one as fast; bitmaps beyond INDEX_LIMIT bits are not built."""
     routes, words = keys.shape
-    if routes < INDEX_MIN or routes * words * 64 > INDEX_LIMIT:
-        return np.zeros((1, 1), dtype=np.uint64)
-    return key_index(keys, words * 64)
+    groups = len(group_start) - 1
+    if routes < INDEX_MIN:        # (most real game states)
+        return np.zeros((1, 1), dtype=np.uint64), np.full(groups, -1, dtype=np.int64), False
+    last = int(group_of[-1])
+    later = len(group_of) >= 3 and routes >= LATER_MIN
+    wanted = [last] + ([g for g in range(groups) if g != last] if later else [])
+    start = np.full(groups, -1, dtype=np.int64)
+    columns = 0
+    for g in wanted:
+        count = int(group_start[g + 1] - group_start[g])
+        width = (count + 63) // 64
+        if count < INDEX_MIN or (columns + width) * 64 * words * 64 > INDEX_LIMIT:
+            continue
+        start[g] = columns
+        columns += width
+    index = np.zeros((words * 64 if columns else 1, max(columns, 1)), dtype=np.uint64)
+    for g in range(groups):
+        if start[g] >= 0:
+            fill_key_index(keys[group_start[g]:group_start[g + 1]], index, start[g])
+    return index, start, later
 
 
 def adjacency(problem: Problem):
@@ -193,26 +259,31 @@ def _empty_result(started: float, note: str = "") -> dict:
 
 
 def solve(request: dict, deadline: float | None = None, on_improve: Callable[[dict], None] | None = None,
-          cancel: threading.Event | None = None) -> dict:
+          cancel: threading.Event | None = None, memory_mb: float | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
     deadline_ms, objective). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel
-    the answer may be the best found so far, with optimal False and a valid upper bound. With a `holding`
-    the answer also lists the dividend options of the run found (revenue.dividends).
+    the answer may be the best found so far, with optimal False and a valid upper bound. `memory_mb` caps
+    the routes the search stores (default MEMORY_MB): beyond it the search keeps the routes that can
+    matter most, and the answer says whether that still proved it (revenue.bounded). Each improvement
+    given to `on_improve` carries the bound that holds at that moment. With a `holding` the answer also
+    lists the dividend options of the run found (revenue.dividends).
 
     The objective: "revenue" (the default) maximises the revenue, then the subsidy (1860's halts);
     "revenue_and_subsidy" their sum, then the revenue; `optimal` and `upper_bound` speak of that figure."""
+    if memory_mb is not None and memory_mb <= 0:
+        raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
     if not request.get("holding"):
-        return _solve(request, deadline, on_improve, cancel)
+        return _solve(request, deadline, on_improve, cancel, memory_mb)
     from .dividends import check_solve_holding, solve_dividends
 
     check_solve_holding(request)    # bad holding input is reported before the search
-    result = _solve(request, deadline, on_improve, cancel)
+    result = _solve(request, deadline, on_improve, cancel, memory_mb)
     result["dividends"] = solve_dividends(request, result)
     return result
 
 
 def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
-           cancel: threading.Event | None) -> dict:
+           cancel: threading.Event | None, memory_mb: float | None = None) -> dict:
     started = time.perf_counter()
     objective = request.get("objective") or "revenue"
     if objective not in OBJECTIVES:
@@ -229,7 +300,7 @@ def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], N
     else:
         problem = compile_problem(graph, company)
         if problem.token.any():
-            result = Search(problem, started, deadline, on_improve, cancel, objective).run()
+            result = Search(problem, started, deadline, on_improve, cancel, objective, memory_mb).run()
         else:
             result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
     result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
@@ -307,21 +378,121 @@ WATCHDOG = Watchdog()
 _compiled = threading.Event()    # set once a search has run the kernels in this process
 
 
+class Combination:
+    """The combination search over route sets (one per train type): the trains reordered with the types
+    of the best routes first (tighter bounds early), and the kernel's arrays (core.combine)."""
+
+    def __init__(self, problem: Problem, trains: list, sets: dict[str, RouteSet]):
+        self.problem, self.sets = problem, sets
+        n = len(trains)
+        names = sorted(sets, key=lambda t: -(sets[t].rev[0] if len(sets[t]) else 0))
+        order = sorted(range(n), key=lambda i: names.index(trains[i].name))
+        self.trains = [trains[i] for i in order]
+        self.position = order       # each searched train's place in the company's list
+        self.group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
+        self.group_start = np.zeros(len(names) + 1, dtype=np.int64)
+        for g, name in enumerate(names):
+            self.group_start[g + 1] = self.group_start[g] + len(sets[name])
+        self.rev = np.concatenate([sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
+        self.keys = np.concatenate([sets[t].keys for t in names]).reshape(len(self.rev), problem.words)
+        self.same = np.array([i > 0 and self.group_of[i] == self.group_of[i - 1] for i in range(n)], dtype=np.bool_)
+        best_each = np.array([sets[t.name].rev[0] if len(sets[t.name]) else 0 for t in self.trains], dtype=np.int64)
+        self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
+        run = problem.run
+        self.flags = np.concatenate([sets[t].flags for t in names])
+        self.flag_max = np.full(FLAG_BITS, -1, dtype=np.int64)
+        self.flag_min = np.zeros(FLAG_BITS, dtype=np.int64)
+        for bit, cap in run.flag_max.items():
+            self.flag_max[bit] = cap
+        for bit, least in run.flag_min.items():
+            self.flag_min[bit] = least
+        self.connected = run.connected
+        self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
+                          else np.zeros((len(self.rev), 1), dtype=np.uint64))
+        self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
+
+    def progress(self, best: int = 0) -> np.ndarray:
+        """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
+        progress = np.zeros(4 + len(self.trains), dtype=np.int64)
+        progress[0] = best
+        progress[4:] = -1
+        return progress
+
+    def search(self, progress: np.ndarray, stop: np.ndarray) -> bool:
+        """Run the kernel; True when it finished (nothing better than progress[0] is left)."""
+        return best_combination(self.group_of, self.group_start, self.rev, self.keys, self.same, self.suffix,
+                                self.flags, self.flag_max, self.flag_min, self.connected, self.node_sets,
+                                self.index, self.index_start, self.bound_later, progress, stop)
+
+    def run(self, progress: np.ndarray) -> tuple[int, list[dict]]:
+        """The best run the kernel wrote into `progress`: its score and its routes in the order of the
+        company's trains."""
+        routes, score = [], 0
+        for t in sorted(range(len(self.trains)), key=lambda t: self.position[t]):
+            i = int(progress[4 + t])
+            if i >= 0:
+                routes_of = self.sets[self.trains[t].name]
+                route = routes_of.route(i)
+                # The kernel priced this route too: the two readings of the rules must agree.
+                wr, ws = routes_of.weights
+                assert wr * route["revenue"] + ws * route["subsidy"] == routes_of.rev[i], (route, "kernel/evaluator")
+                routes.append(route)
+                score += int(routes_of.rev[i])
+        return score, routes
+
+    def bound(self, progress: np.ndarray, complete: bool) -> int:
+        """A bound on the runs made of these routes: the best found when the search finished, else the
+        larger of the best found and what the runs not yet searched can earn: those whose first train
+        runs the route being explored or a later (no better) one, and so do the k trains of its type
+        (symmetry), plus the other trains' best; or whose first train runs none, and so its type."""
+        if complete:
+            return int(progress[0])
+        g = self.group_of[0]
+        count = int(self.group_start[g + 1] - self.group_start[g])
+        k = int(np.sum(self.group_of == g))
+        i = int(progress[3])
+        if i <= 0:
+            return int(self.suffix[0])
+        rest = int(self.suffix[k])
+        return max(int(progress[0]), rest + (k * int(self.rev[self.group_start[g] + i]) if i < count else 0))
+
+
 class Search:
-    def __init__(self, problem, started, deadline, on_improve, cancel, objective="revenue"):
+    """One solve: the exact search, and on boards whose routes take long to enumerate, a heuristic first
+    run and a storage cap (revenue.bounded). Runs and bounds are kept as the kernels' scores
+    (revenue.problem.objective_weights: the revenue itself unless some node pays a subsidy)."""
+
+    def __init__(self, problem, started, deadline, on_improve, cancel, objective="revenue", memory_mb=None):
         self.problem, self.started, self.objective = problem, started, objective
         self.weights = objective_weights(problem, objective)
         self.until = None if deadline is None else started + deadline
         self.on_improve, self.cancel = on_improve, cancel
+        self.memory_mb = MEMORY_MB if memory_mb is None else memory_mb
         self.stop = np.zeros(1, dtype=np.int64)
+        self.stops = [self.stop]         # every stop flag of this search: halt() sets them all
         self.sets: dict[str, RouteSet] = {}
         self.error: BaseException | None = None
-        self.trains = list(problem.company.trains)      # reordered for the search
-        self.position = list(range(len(self.trains)))  # each searched train's place in the company's list
-        self.n = len(self.trains)
+        self.n = len(problem.company.trains)
         self.progress = np.zeros(4 + self.n, dtype=np.int64)
         self.complete = False
-        self.suffix: np.ndarray | None = None   # set when the combination search starts
+        self.combination: Combination | None = None   # set when the combination search starts
+        self.incumbent: tuple[int, list[dict]] | None = None   # the heuristic's run
+        self.incumbent_seq = 0
+        self.type_bound: dict[str, int] = {}
+        self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
+
+    def halt(self) -> None:
+        for stop in self.stops:
+            stop[0] = 1
+
+    def stop_at(self, until: float) -> tuple[np.ndarray, int]:
+        """A stop flag of its own, set at `until` (or this search's deadline or cancel, if sooner)."""
+        stop = np.zeros(1, dtype=np.int64)
+        if self.stop[0]:
+            stop[0] = 1
+        self.stops.append(stop)
+        end = until if self.until is None else min(until, self.until)
+        return stop, WATCHDOG.watch(stop, None if math.isinf(end) else end, self.cancel)
 
     def _work(self) -> None:
         try:
@@ -330,73 +501,120 @@ class Search:
             if "reachable" not in p.derived:
                 p.derived["reachable"] = reachable(p)
             allowed = p.derived["reachable"]
+            self.type_bound = type_bounds(p, allowed, self.weights)
             parents = route_parents(p)
-            for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
-                if name in parents:
-                    self.sets[name] = self.sets[parents[name]].refit(name)
-                else:
-                    self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights)
-                if not self.sets[name].complete:
+            walked = [name for name in p.specs if name not in parents]
+            cap = bounded.capacity(p, self.memory_mb, len(walked))
+            # The plain exact search, when each type's routes are enumerated within PROBE_STEPS.
+            if PROBE_STEPS > 0:
+                for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+                    if name in parents:
+                        if self.sets[parents[name]].complete:
+                            self.sets[name] = self.sets[parents[name]].refit(name)
+                    else:
+                        self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
+                                                     steps=PROBE_STEPS)
+                        if not self.sets[name].complete:
+                            break
+            incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
+            if incomplete:
+                # A deadline met before the routes are known still gets a run (a cancel does not).
+                if not (self.cancel is not None and self.cancel.is_set()):
+                    self._first_run(adj, allowed)
+                if self.stop[0]:
                     return
-            # Train types with the best routes first: tighter bounds early.
-            names = sorted(self.sets, key=lambda t: -(self.sets[t].rev[0] if len(self.sets[t]) else 0))
-            order = sorted(range(self.n), key=lambda i: names.index(self.trains[i].name))
-            self.trains = [self.trains[i] for i in order]
-            self.position = order
-            group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
-            group_start = np.zeros(len(names) + 1, dtype=np.int64)
-            for g, name in enumerate(names):
-                group_start[g + 1] = group_start[g] + len(self.sets[name])
-            rev = np.concatenate([self.sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
-            keys = np.concatenate([self.sets[t].keys for t in names]).reshape(len(rev), p.words)
-            same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(self.n)], dtype=np.bool_)
-            best_each = np.array([self.sets[t.name].rev[0] if len(self.sets[t.name]) else 0 for t in self.trains],
-                                 dtype=np.int64)
-            self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
-            self.progress[4:] = -1
-            run = p.run
-            flags = np.concatenate([self.sets[t].flags for t in names])
-            flag_max = np.full(FLAG_BITS, -1, dtype=np.int64)
-            flag_min = np.zeros(FLAG_BITS, dtype=np.int64)
-            for bit, cap in run.flag_max.items():
-                flag_max[bit] = cap
-            for bit, least in run.flag_min.items():
-                flag_min[bit] = least
-            node_sets = (np.concatenate([self.sets[t].node_sets() for t in names]) if run.connected
-                         else np.zeros((len(rev), 1), dtype=np.uint64))
-            g = group_of[-1]
-            index = last_train_index(keys[group_start[g]:group_start[g + 1]])
-            self.complete = best_combination(group_of, group_start, rev, keys, same, self.suffix, flags,
-                                             flag_max, flag_min, run.connected, node_sets, index, self.progress,
-                                             self.stop)
+                self._bounded_walks(adj, allowed, incomplete)
+                if self.stop[0]:
+                    return
+            elif self.stop[0]:
+                return
+            self.combination = Combination(p, list(p.company.trains), self.sets)
+            progress = self.combination.progress(self.incumbent[0] if self.incumbent else 0)
+            self.progress = progress
+            self.complete = self.combination.search(progress, self.stop)
             _compiled.set()
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 
+    def _first_run(self, adj, allowed) -> None:
+        """The heuristic run (revenue.heuristic), ready FIRST_RUN_SECONDS after the call started."""
+        from .heuristic import first_run
+
+        found = first_run(self, adj, allowed, max(self.started + FIRST_RUN_SECONDS, time.perf_counter() + 0.01))
+        if found is not None:
+            self.incumbent = found
+            self.incumbent_seq += 1
+
+    def _bounded_walks(self, adj, allowed, incomplete: list[str]) -> None:
+        """Too many routes to enumerate at once: after the heuristic run (_first_run), the routes of
+        each train type that could be part of a better run, within the memory cap (each type
+        walked by itself, the ones with the lowest bound first: their exact best raises the floors of
+        the others). With a deadline, the walks get WALK_SHARE of it; what they stored by then is
+        combined in the time left, which improves the run without proving it."""
+        p = self.problem
+        best = self.incumbent[0] if self.incumbent else 0
+        order = bounded.walk_order(incomplete, self.type_bound)
+        cap = bounded.capacity(p, self.memory_mb, len(order))
+        until = (math.inf if self.until is None else
+                 time.perf_counter() + WALK_SHARE * max(self.until - time.perf_counter(), 0.0))
+        stop, ticket = self.stop_at(until)
+        try:
+            for name in order:
+                if stop[0]:
+                    break
+                floor = bounded.floor(p, name, best, self.upper_bounds())
+                self.sets[name] = all_routes(p, name, adj, allowed, stop, self.weights, floor, cap)
+        finally:
+            WATCHDOG.release(ticket, self.cancel)
+        self.cut = any(name not in self.sets or not self.sets[name].complete for name in order)
+        for name in order:     # a walk not started: no route stored, nothing proved
+            if name not in self.sets:
+                empty = np.zeros(0, dtype=np.int64)
+                self.sets[name] = RouteSet(p, name, empty, np.zeros((0, p.words), np.uint64), empty, empty, empty,
+                                           empty, empty, False, self.weights)
+
+    def upper_bounds(self) -> dict[str, int]:
+        """Per train type, a bound on any of its routes: the best met when its walk ended, else the
+        relaxation (revenue.relax)."""
+        out = dict(self.type_bound)
+        for name, routes in list(self.sets.items()):    # (the search may be adding sets meanwhile)
+            if routes.complete:
+                out[name] = min(out[name], routes.best_seen)
+        return out
+
+    def bound(self, score: int) -> int:
+        """A bound on the score of every run, no lower than `score`, the best found (revenue.bounded.run_bound)."""
+        combined = None
+        if self.combination is not None:
+            combined = self.combination.bound(self.progress, self.complete)
+        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined))
+
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""
-        routes = []
-        wr, ws = self.weights
-        for t in sorted(range(self.n), key=lambda t: self.position[t]):
-            i = int(self.progress[4 + t])
-            if i >= 0:
-                route = self.sets[self.trains[t].name].route(i)
-                # The kernel priced this route too: the two readings of the rules must agree.
-                assert wr * route["revenue"] + ws * route["subsidy"] == self.sets[self.trains[t].name].rev[i], \
-                    (route, "kernel/evaluator")
-                routes.append(route)
-        return sum(r["revenue"] for r in routes), routes
+        if self.combination is not None and self.progress[1] > 0:
+            return self.combination.run(self.progress)
+        return self.incumbent or (0, [])
 
     def _snapshot(self) -> tuple[int, list[dict]] | None:
         """The best run so far if the kernel is not writing it at this moment (progress[1] even)."""
-        sequence = int(self.progress[1])
-        if self.suffix is None or sequence % 2:
+        progress = self.progress
+        sequence = int(progress[1])
+        if sequence % 2:
             return None
         current = self._current()
-        return current if int(self.progress[1]) == sequence else None
+        return current if int(progress[1]) == sequence else None
+
+    def _sequence(self) -> tuple[int, int]:
+        return self.incumbent_seq, int(self.progress[1])
+
+    def _report(self, best: tuple[int, list[dict]]) -> None:
+        score, routes = best
+        self.on_improve({"revenue": sum(r["revenue"] for r in routes), "subsidy": sum(r["subsidy"] for r in routes),
+                         "routes": routes,
+                         "upper_bound": max(self.figure(None, self.bound(score)), self.figure(routes))})
 
     def run(self) -> dict:
-        seen = 0
+        seen = (0, 0)
         timed_out = False
         best: tuple[int, list[dict]] = (0, [])
         if self.on_improve is None and (_compiled.is_set() or (self.until is None and self.cancel is None)):
@@ -407,7 +625,7 @@ class Search:
             finally:
                 if ticket is not None:
                     WATCHDOG.release(ticket, self.cancel)
-            timed_out = bool(self.stop[0])
+            timed_out = bool(self.stop[0]) or self.cut
             worker = None
         else:
             # A first call may still load or compile the kernels, which no flag interrupts: a worker
@@ -419,46 +637,42 @@ class Search:
             if self.cancel is not None and self.cancel.is_set() or \
                     self.until is not None and time.perf_counter() >= self.until:
                 timed_out = True
-                self.stop[0] = 1
+                self.halt()
                 # The kernels stop within microseconds; a first call may still be loading or compiling
                 # them, which cannot be interrupted: answer now and let the worker end on its own.
                 worker.join(STOP_GRACE_SECONDS)
                 if worker.is_alive() and (snapshot := self._snapshot()) is not None:
                     best = snapshot
                 break
-            sequence = int(self.progress[1])
+            sequence = self._sequence()
             if self.on_improve and sequence > seen and (snapshot := self._snapshot()) is not None:
                 seen, best = sequence, snapshot
-                self.on_improve({"revenue": best[0], "subsidy": sum(r["subsidy"] for r in best[1]),
-                                 "routes": best[1]})
+                self._report(best)
         if self.error is not None:
             raise self.error
         finished = worker is None or not worker.is_alive()
-        enumerated = len(self.sets) == len(self.problem.specs) and all(s.complete for s in self.sets.values())
-        if finished and enumerated and self.suffix is not None:
+        timed_out = timed_out or self.cut
+        if finished:
             best = self._current()
-        revenue, routes = best
+        score, routes = best
+        revenue = sum(r["revenue"] for r in routes)
+        if self.on_improve and self._sequence() > seen and finished:
+            self._report(best)
+        bound = self.bound(score)
+        optimal = finished and self.complete and bound <= score
         subsidy = sum(r["subsidy"] for r in routes)
-        if self.on_improve and int(self.progress[1]) > seen and finished:
-            self.on_improve({"revenue": revenue, "subsidy": subsidy, "routes": routes})
-        optimal = finished and self.complete
-        # the figure the objective maximises: the revenue, or revenue plus subsidy
-        achieved = revenue + (subsidy if self.objective == "revenue_and_subsidy" else 0)
-        if optimal:
-            bound = achieved
-        elif not enumerated or self.suffix is None:
-            bound = None       # routes not all enumerated: no bound from this search
-        else:
-            first = self.sets[self.trains[0].name]
-            i = int(self.progress[3])
-            bound = int(self.suffix[0] if i <= 0 else
-                        (first.rev[i] + self.suffix[1] if i < len(first) else self.suffix[1]))
-            bound = max(split_score(bound, self.weights, self.objective)[0], achieved)
         stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
                  "nodes_explored": int(self.progress[2]),
                  "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3),
                  "timed_out": timed_out and not optimal}
         result = {"revenue": revenue, "subsidy": subsidy, "routes": routes, "optimal": optimal, "stats": stats}
-        if bound is not None:
-            result["upper_bound"] = bound
+        result["upper_bound"] = self.figure(routes) if optimal else max(self.figure(None, bound), self.figure(routes))
         return result
+
+    def figure(self, routes: list[dict] | None, score: int = 0) -> int:
+        """The objective's figure (the revenue, or revenue plus subsidy) of a run, or the bound it has when
+        no run scores more than `score` (revenue.problem.split_score)."""
+        if routes is None:
+            return split_score(score, self.weights, self.objective)[0]
+        revenue = sum(r["revenue"] for r in routes)
+        return revenue + (sum(r["subsidy"] for r in routes) if self.objective == "revenue_and_subsidy" else 0)

@@ -36,6 +36,7 @@ class Config:
     workers: int = field(default_factory=lambda: os.cpu_count() or 2)
     max_queue: int = 32
     max_compute_ms: int = 10_000
+    max_memory_mb: float = 256          # routes one search stores (revenue.bounded)
     max_message_bytes: int = 4 * 1024 * 1024
     tls_cert: str | None = None        # PEM files; both or neither
     tls_key: str | None = None
@@ -87,7 +88,8 @@ class RouteServer:
 
     def __init__(self, config: Config):
         self.config = config
-        self.service = RouteService(config.workers, config.max_queue, config.max_compute_ms, config.limits)
+        self.service = RouteService(config.workers, config.max_queue, config.max_compute_ms, config.limits,
+                                    config.max_memory_mb)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run_loop, name="revenue-grpc", daemon=True)
         self._thread.start()
@@ -192,6 +194,7 @@ class RouteServer:
                              "tls": bool(self.config.tls_cert), "auth": bool(self.config.auth_token),
                              "workers": self.config.workers, "max_queue": self.config.max_queue,
                              "max_compute_ms": self.config.max_compute_ms,
+                             "max_memory_mb": self.config.max_memory_mb,
                              **({"http": f"{self.config.host}:{self.http_port}"} if self.http else {})}))
         return self
 

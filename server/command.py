@@ -17,6 +17,8 @@ import click
               help="Calls that may wait for a worker; beyond that, RESOURCE_EXHAUSTED.")
 @click.option("--max-compute-ms", default=10_000, show_default=True, type=click.IntRange(1),
               help="Longest search of one call, even when the client sets no deadline.")
+@click.option("--max-memory-mb", default=256.0, show_default=True, type=click.FloatRange(min=1),
+              help="Routes one search stores; beyond, it keeps those that can matter most (and may not prove).")
 @click.option("--max-message-bytes", default=4 * 1024 * 1024, show_default=True, type=click.IntRange(1024),
               help="Largest request message.")
 @click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), help="PEM certificate chain (with --tls-key).")
@@ -36,8 +38,8 @@ import click
               help="Server processes sharing the port, each with its own workers: each call's Python work "
                    "holds its process's GIL. [default: one per core (at most 8) on Linux with a fixed "
                    "--port, else 1]")
-def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls_cert, tls_key, auth_token,
-          grace_seconds, http_port, no_http, cors_origins, processes):
+def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_message_bytes, tls_cert, tls_key,
+          auth_token, grace_seconds, http_port, no_http, cors_origins, processes):
     """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),
     with health checking and reflection, and over HTTP/JSON with the auto-route page at / (docs/service.md).
     Logs one JSON line per call on stderr."""
@@ -47,8 +49,8 @@ def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls
         raise click.UsageError("--tls-cert and --tls-key go together")
     try:
         run(Config(host=host, port=port, workers=workers, max_queue=max_queue, max_compute_ms=max_compute_ms,
-                   max_message_bytes=max_message_bytes, tls_cert=tls_cert, tls_key=tls_key,
-                   auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes,
+                   max_memory_mb=max_memory_mb, max_message_bytes=max_message_bytes, tls_cert=tls_cert,
+                   tls_key=tls_key, auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes,
                    http_port=None if no_http else http_port, cors_origins=tuple(cors_origins)))
     except OSError as exc:
         raise click.ClickException(str(exc)) from None

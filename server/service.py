@@ -291,11 +291,12 @@ class RouteService:
     grpc.aio.Server."""
 
     def __init__(self, workers: int = 2, max_queue: int = 32, max_compute_ms: int = 10_000,
-                 limits: Limits = Limits()):
-        if workers < 1 or max_queue < 0 or max_compute_ms < 1:
-            raise ValueError("workers >= 1, max_queue >= 0 and max_compute_ms >= 1 are required")
+                 limits: Limits = Limits(), max_memory_mb: float = 256):
+        if workers < 1 or max_queue < 0 or max_compute_ms < 1 or max_memory_mb <= 0:
+            raise ValueError("workers >= 1, max_queue >= 0, max_compute_ms >= 1 and max_memory_mb > 0 are required")
         self.admission = Admission(workers, max_queue)
         self.max_compute = max_compute_ms / 1000.0
+        self.max_memory_mb = max_memory_mb
         self.limits = limits
         self.boards = Boards(limits)
         self._titles: revenue_pb2.ListTitlesResponse | None = None
@@ -371,7 +372,7 @@ class RouteService:
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
         searching = time.perf_counter()
         try:
-            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
+            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
         except InputError:
             raise
         except Exception:
@@ -433,7 +434,7 @@ class RouteService:
                     if value["revenue"] > best:
                         best = value["revenue"]
                         yield _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
-                                           "routes": value["routes"]},
+                                           "routes": value["routes"], "upper_bound": value.get("upper_bound", 0)},
                                           revenue_pb2.SolveResponse)
                 result = await final
             finally:

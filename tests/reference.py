@@ -1,5 +1,6 @@
-"""A slow, obviously correct reference solver, independent of revenue.graph, revenue.problem and the
-kernels: it reads only the assembled board (tiles, rotations, tokens) and re-derives everything.
+"""A slow, obviously correct reference solver that imports nothing of the library: it reads the board
+through tests/ref_board.py (its own tile DSL reader and copy of the 18xx.games map data) and re-derives
+everything else.
 
 Track model: a networkx MultiGraph whose vertices are revenue nodes, junctions and path *ends*
 ("end", hex, map edge); its edges are tile paths, plus one "crossing" edge between the ends that face
@@ -11,11 +12,9 @@ route combinations.
 from __future__ import annotations
 
 from functools import total_ordering
-from itertools import combinations
+from itertools import combinations, product
 
 import networkx as nx
-
-from revenue import hexgrid
 
 STOP_KINDS = {"city", "pass", "town", "halt", "offboard"}
 
@@ -42,9 +41,9 @@ def track_graph(board) -> nx.MultiGraph:
     for name, bh in board.hexes.items():
         for edge in range(6):
             other = board.neighbours[name].get(edge)
-            a, b = ("end", name, edge), ("end", other, hexgrid.opposite(edge))
+            a, b = ("end", name, edge), ("end", other, (edge + 3) % 6)
             if other and a in g and b in g and name < other and edge not in bh.impassable \
-                    and hexgrid.opposite(edge) not in board.hexes[other].impassable:
+                    and (edge + 3) % 6 not in board.hexes[other].impassable:
                 g.add_edge(a, b, key=("cross", name, edge), kind="cross", terminal=False)
     return g
 
@@ -125,10 +124,13 @@ def all_trails(board, g, company, too_long=lambda parts: False, bypass=0):
 
 def engine_revenue(values, kinds, tokened, rows):
     """rules/base.md section 5: k from min(sum pay, visited) down; the best k-subset holding a token
-    whose nodes fit rows (first fitting row, rows with fewest types first); first k with revenue > 0."""
+    whose nodes fit rows (first fitting row, rows with fewest types first); first k with revenue > 0.
+    None when no choice of stops holds a token at all (the route is illegal, as the library reads the
+    rule: it happens when merged stops drop the company's city)."""
     order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
     n = len(values)
     total_pay = sum(r[1] for r in rows)
+    found = False
     for k in range(min(total_pay, n), 0, -1):
         best = None
         for subset in combinations(range(n), k):
@@ -147,9 +149,10 @@ def engine_revenue(values, kinds, tokened, rows):
             if fits:
                 s = sum(values[i] for i in subset)
                 best = s if best is None else max(best, s)
+        found = found or best is not None
         if best is not None and best > 0:
             return best
-    return 0
+    return 0 if found else None
 
 
 class Rules:
@@ -259,6 +262,8 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     bonus_per_node = [rules.node_bonus(board, privates, n.rsplit("-", 1)[0]) for n in kept]
     revenue = rules.train_revenue(train, [v + b for v, b in zip(kept_values, bonus_per_node)],
                                   [p.kind for p in kept_parts], tokened, [(k, pay, visit) for k, pay, visit, _ in rows])
+    if revenue is None:
+        return None
     return revenue + rules.route_bonus(train, names)
 
 
@@ -346,8 +351,11 @@ class DataRules(Rules):
         return total
 
 
-def best_run(board, company, trains, rules: Rules | None = None, privates=()):
-    """(best total, per-train routes as node-name lists) by brute force over every combination."""
+def best_run(board, company, trains, rules: Rules | None = None, privates=(), answer=None):
+    """(best total, per-train routes as node-name lists) by brute force over every combination. With
+    `answer`, a run found elsewhere as [(train name, node names in visit order)], a third item: what the
+    reference makes of that run, (total, per-route revenues) of its best legal reading (each route a trail
+    through exactly those nodes in that order, no track shared, the run rules), or None if it has none."""
     rules = rules or Rules()
     g = track_graph(board)
     limits = [rules.train_rows(t) for t in trains]
@@ -383,7 +391,39 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=()):
             go(i + 1, total + value, ends | e, paths | p, chosen + [route])
 
     go(0, 0, frozenset(), frozenset(), [])
-    return best[0], best[1]
+    if answer is None:
+        return best[0], best[1]
+    return best[0], best[1], run_value(board, g, company, trains, shapes, rules, privates, answer)
+
+
+def run_value(board, g, company, trains, shapes, rules, privates, answer):
+    """(total, per-route revenues) of the best legal reading of the run `answer` [(train name, nodes)],
+    or None (see best_run)."""
+    by_name = {t["name"]: t for t in trains}
+    readings = []
+    for train_name, nodes in answer:
+        if train_name not in by_name:
+            return None
+        found = []
+        for shape, ends, paths, seq in shapes:
+            for walk, steps in ((shape, seq), (shape[::-1], seq[::-1])):
+                names = [node_name(g, v) for v in walk]
+                if names != list(nodes):
+                    continue
+                value = route_value(board, g, company, by_name[train_name], walk, steps, rules, privates)
+                if value is not None:
+                    flags = rules.route_flags(names, any(blocks(board, g, v, company) for v in walk[1:-1]))
+                    found.append((value, (names, flags), ends, paths))
+        readings.append(found)
+    best = None
+    for combo in product(*readings):
+        ends = [e for _, _, es, _ in combo for e in es]
+        paths = [q for _, _, _, ps in combo for q in ps]
+        if len(ends) == len(set(ends)) and len(paths) == len(set(paths)) and rules.run_ok([c[1] for c in combo]):
+            total = sum(c[0] for c in combo)
+            if best is None or total > best[0]:
+                best = (total, [c[0] for c in combo])
+    return best
 
 
 class SteamOverHollandRules(Rules):
@@ -413,8 +453,13 @@ class G18RhlRules(Rules):
     METRO = {"D9", "F9", "I10"}
     RUHR = {"C14", "D15"}
 
-    def __init__(self, board, company):
+    RULES = ("trajekt", "rge_doubling", "montan", "eastern_ruhr", "iron_rhine", "ratingen", "town_end",
+             "out_tokened_end", "ruhr_pair", "south_pair", "single_metro")
+
+    def __init__(self, board, company, off=()):
         self.board, self.company = board, company
+        self.off = frozenset(off)     # rules (of RULES) taken out, to measure how often each decides the optimum
+        assert self.off <= set(self.RULES), self.off
         self.red = {h for h, bh in board.hexes.items() if bh.color == "red"}
         # Merged Trajekt stops count once: pruning by raw city count could cut a legal route.
         self.prune = all(board.hexes[h].color == "yellow" for h in self.METRO)
@@ -434,9 +479,9 @@ class G18RhlRules(Rules):
         if self.rge(train):
             return True
         if part.kind == "town":
-            return False
+            return "town_end" in self.off
         h = self.hex_of(name)
-        if h in ("A14", "B15", "C2"):
+        if h in ("A14", "B15", "C2") and "out_tokened_end" not in self.off:
             return all(c == self.company for c in self.board.tokens.get((h, 0), []))
         return True
 
@@ -444,15 +489,15 @@ class G18RhlRules(Rules):
         out = list(part.groups)
         if not self.rge(train):
             h = self.hex_of(name)
-            if h in self.RUHR:
+            if h in self.RUHR and "ruhr_pair" not in self.off:
                 out.append("C14/D15")
-            if h in ("L11", "L13"):
+            if h in ("L11", "L13") and "south_pair" not in self.off:
                 out.append("L11/L13")
         return out
 
     def route_ok(self, train, names):
         hexes = [self.hex_of(n) for n in names]
-        if hexes[0] in self.METRO and len(set(hexes)) == 1:
+        if hexes[0] in self.METRO and len(set(hexes)) == 1 and "single_metro" not in self.off:
             return False
         if self.rge(train) and hexes[0] not in self.RGE and hexes[-1] not in self.RGE:
             return False
@@ -461,7 +506,7 @@ class G18RhlRules(Rules):
     def stops(self, train, names, values):
         rge = self.rge(train)
         parts = {n: p for n, p in zip(names, self._parts(names))}
-        kept, kept_values = [], []
+        kept, kept_values, visits = [], [], []
         for i, (n, v) in enumerate(zip(names, values)):
             h = self.hex_of(n)
             town = parts[n].kind == "town"
@@ -470,14 +515,20 @@ class G18RhlRules(Rules):
             prev = names[i - 1] if i > 0 else None
             if prev is not None and h in self.METRO and self.hex_of(prev) == h \
                     and not (rge and parts[prev].kind == "town"):
+                if "trajekt" in self.off:     # taken out: both stops paid in full
+                    kept.append(n)
+                    kept_values.append(v)
+                    continue
                 kept_values[-1] -= 10   # the Trajekt: one stop, 10 less
                 continue
             kept.append(n)
             kept_values.append(v)
+            visits.append(h)
         for h in self.METRO:
-            if self.board.hexes[h].color == "green" and sum(self.hex_of(n) == h for n in kept) > 1:
+            if self.board.hexes[h].color == "green" and visits.count(h) > 1:
                 return None         # "Must use Trajekt for a revisiting route"
-        if rge and self.hex_of(names[0]) in self.RGE and self.hex_of(names[-1]) in self.RGE:
+        if rge and self.hex_of(names[0]) in self.RGE and self.hex_of(names[-1]) in self.RGE \
+                and "rge_doubling" not in self.off:
             kept_values = [v * 2 if self.hex_of(n) in self.METRO else v for n, v in zip(kept, kept_values)]
         return kept, kept_values
 
@@ -506,15 +557,15 @@ class G18RhlRules(Rules):
         coal += any(n in ("C14-1", "D15-0") for n in names)
         steel += any(n in ("C14-0", "D15-1") for n in names)
         total = 0
-        if coal >= 1 and steel >= 1:
+        if coal >= 1 and steel >= 1 and "montan" not in self.off:
             montan = 40 if int(b.phase.name) >= 5 else 20
             total += 2 * montan if coal >= 2 and steel >= 2 else montan
         if hexes & self.RUHR:
-            total += 10 * self.links()
-            if "G2" in hexes:
+            total += 10 * self.links() if "eastern_ruhr" not in self.off else 0
+            if "G2" in hexes and "iron_rhine" not in self.off:
                 total += 80
         if str(b.options.get("ratingen_variant", "")).lower() not in ("", "0", "false", "no") \
-                and "E12" in hexes and steel >= 1:
+                and "E12" in hexes and steel >= 1 and "ratingen" not in self.off:
             total += 30
         return total
 
@@ -693,8 +744,14 @@ class G1860Rules(Rules):
             return True
         if sum(flags & 1 for _, flags in routes) > 1:
             return False                       # only one train may pass a tokened-out city
-        if not any(self.home & set(names) for names, _ in routes):
-            return False
+        return self.visits_home(routes) and self.linked(routes)
+
+    def visits_home(self, routes) -> bool:
+        """Some route visits the company's home token city."""
+        return any(self.home & set(names) for names, _ in routes)
+
+    def linked(self, routes) -> bool:
+        """The routes are linked through shared nodes."""
         reached, grown = {0}, True
         while grown:
             grown = False
@@ -703,3 +760,8 @@ class G1860Rules(Rules):
                     reached.add(j)
                     grown = True
         return len(reached) == len(routes)
+
+
+def answer_of(result: dict) -> list:
+    """The run of a solve() or evaluate() result as best_run's `answer`: [(train name, nodes)]."""
+    return [(r["train"], list(r["nodes"])) for r in result["routes"]]

@@ -4,11 +4,13 @@ boards, with leased trains, the insolvency options, nationalization, the Souther
 Flat map edges: 0 S, 1 SW, 2 NW, 3 N, 4 NE, 5 SE; a tile rotated r shows local edge e on (e + r) % 6.
 A train "A+B" pays every visited city/off-board (at most A of them) and the best X = B + (A - c) visited
 towns, c being the number of visited cities and off-boards; a halt pays no revenue but, counted in what X
-leaves, a subsidy of 10, and may not end a route. A leased train earns 40 + 20 per stop."""
+leaves, a subsidy of 10, and may not end a route. A leased train earns 40 + 20 per stop.
+
+The reference reads every board through tests/ref_board.py and its trains from the same copy of the
+18xx.games data: nothing of the library's board assembly is shared with it."""
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import pathlib
 import random
@@ -17,14 +19,15 @@ import networkx as nx
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
-from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
+from .ref_board import dump_for, ref_board, train_defs
 from .reference import G1860Rules, all_trails, best_run, blocks, node_name, pair, route_value, track_graph
 
-DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/1860.json").read_text())
-TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
+# The reference's own reading of the 18xx.games data (tests/ref_board.py), not the library's board
+TRAIN_DEFS = train_defs("1860")
+CORPORATIONS = dump_for("1860", {})["corporations"]
 
 
 def board(tiles, tokens, phase="3", options=None):
@@ -60,7 +63,7 @@ def train_def(name, leased=False, **extra):
 
 def reference(b, cid, trains, leased=False, objective="revenue", both=False):
     """The reference's best revenue (both: its best (revenue, subsidy))."""
-    built = build_board(b)
+    built = ref_board(b)
     score = best_run(built, cid, [train_def(t, leased) for t in trains], G1860Rules(built, cid, objective))[0]
     return pair(score) if both else pair(score)[0]
 
@@ -69,7 +72,7 @@ def reference_run(b, cid, routes, leased=False):
     """The reference's (revenue, subsidy) for the routes [(train, nodes, halts)], or None when it finds the
     run illegal: each route a legal trail through exactly those nodes in that order, no two sharing track,
     the run rules."""
-    built = build_board(b)
+    built = ref_board(b)
     g = track_graph(built)
     rules = G1860Rules(built, cid)
     shapes = all_trails(built, g, cid, bypass=1)
@@ -491,16 +494,16 @@ def test_the_late_game_options_are_listed():
 
 
 # ---- against the reference on random boards -------------------------------------------------------------
-CORPS = [c["id"] for c in DATA["corporations"]]
+CORPS = [c["id"] for c in CORPORATIONS]
 
 
 def linked_homes(b):
     """The companies whose home city has track leading to another city, town or off-board on board `b`
     (roughly: the component of the track graph, whatever the way the track turns)."""
-    built = build_board(b)
+    built = ref_board(b)
     g = track_graph(built)
     out = []
-    for corp in DATA["corporations"]:
+    for corp in CORPORATIONS:
         h = corp["coordinates"]
         cities = [f"{h}-{c.part}" for c in built.hexes[h].tile.cities] if h in built.hexes else []
         for v in g:
@@ -538,7 +541,7 @@ def random_case(seed):
     linked = linked_homes({"title": "1860", "options": map_options, "tiles": lays})
     corp = rng.choice(linked if linked and rng.random() < 0.9 else CORPS)
     tokens = place_tokens("1860", lays, corp, rng.randint(0, 2), rng.randint(0, 8), seed, map_options)
-    home = next(c["coordinates"] for c in DATA["corporations"] if c["id"] == corp)
+    home = next(c["coordinates"] for c in CORPORATIONS if c["id"] == corp)
     if rng.random() < 0.08:
         tokens = [t for t in tokens if not (t["company"] == corp and t["hex"] == home)]
     small = ["2+1", "3+2", "4+2", "5+3"] if len(colours) < 3 else ["2+1", "3+2", "4+2"]

@@ -3,13 +3,10 @@
 boards. Map edges: 0 SW, 1 W, 2 NW, 3 NE, 4 E, 5 SE; a tile rotated r shows local edge e on (e + r) % 6."""
 from __future__ import annotations
 
-import json
-import os
-import pathlib
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import place_tokens, rhl_lays
 from revenue.board import build_board
@@ -19,10 +16,12 @@ from revenue.evaluate import evaluate
 from revenue.graph import build_graph
 from revenue.solve import solve
 
-from .reference import G18RhlRules, best_run, g18rhl_board
+from . import hits
+from .profiles import examples
+from .ref_board import ref_board, train_defs
+from .reference import G18RhlRules, answer_of, best_run, g18rhl_board
 
-DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/18rhl.json").read_text())
-TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
+TRAIN_DEFS = train_defs("18rhl")         # the 18xx.games definitions
 
 
 def board(tiles, tokens, phase="2", options=None):
@@ -324,32 +323,117 @@ def test_rheingold_express_gets_no_bonuses():
 CORPS = ["ADR", "BME", "CME", "DEE", "KEG", "GVE", "RhE"]     # CCE has two homes: place_tokens takes one
 
 
-@settings(max_examples=int(os.environ.get("RHL_EXAMPLES", 100)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**31 - 1))
-def test_optimizer_matches_reference_on_the_real_map(seed):
+# Rule-seeking boards: the random lays of rhl_lays with, for an aim, the line of one of the hand-checked
+# boards above laid over them (each tile with probability 0.9), a token of the company on that line, and the
+# phase, options and trains the rule needs. aim -> [(tiles, token (hex, city), phases, options[, other
+# companies' tokens])]; a tile None keeps the printed hex. Tokens go only on hexes of the aim that were kept.
+AIMED = {
+    "montan": [(MONTAN, ("D11", 1), ["2", "3", "4"], {"coal": "D11", "steel": "D13"}),
+               (DOUBLE, ("D7", 0), ["5", "6"], {"coal": "D11", "steel": "D9"})],
+    "eastern_ruhr": [(DOUBLE, ("D13", 0), ["5", "6"], {"coal": "D11", "steel": "D9"}),
+                     (IRON, ("F9", 0), ["5", "6"], {})],
+    "iron_rhine": [(IRON, ("F9", 0), ["5", "6"], {})],
+    "ratingen": [([("F13", None, 0), ("E12", "56", 3), ("D13", "201", 0)], ("F13", 0), ["3", "4"],
+                  {"steel": "D13", "ratingen_variant": "true"})],
+    "trajekt": [(TRAJEKT, ("I10", 0), ["3", "4"], {}), (TRAJEKT, ("F9", 1), ["3", "4"], {})],
+    "rge_doubling": [(SOUTH, ("K10", 0), ["6", "8"], {})],
+    "town_end": [([("K2", None, 0), ("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],   # Aachen, a town spur
+    "out_tokened_end": [([("A14", None, 0)] + HAMBURG, ("B9", 0), ["3", "4"], {}, [("A14", 0, "OUT")])],
+    "ruhr_pair": [([("D13", "201", 3)], ("D13", 0), ["3", "4"], {})],
+    "south_pair": [(SOUTH, ("K10", 0), ["5", "6"], {})],
+    "single_metro": [([("I10", "X923", 0)], ("I10", 0), ["3", "4"], {}),        # a green metropolis, little
+                     ([("F9", "X921", 0)], ("F9", 0), ["3", "4"], {})],         # else: its Trajekt alone
+    "neutral_tokens": [([("D9", None, 0)] + BLOCK, ("D9", 2), ["3", "4"], {},
+                        [("F9", 1, "OUT1"), ("F9", 1, "OUT2")])],
+}
+NORMAL_TRAINS = {"ruhr_pair": ["3", "4"]}      # the trains an aim needs (early phases)
+SPARSE = {"single_metro": (0.05, 0.3)}         # aims that need little other track (default 0.35-0.8)
+COLOURS = {"2": ("yellow",), "3": ("yellow", "green"), "4": ("yellow", "green"), "5": ("yellow", "green", "brown"),
+           "6": ("yellow", "green", "brown"), "8": ("yellow", "green", "brown")}
+
+
+def rhl_case(seed: int, aim: str | None = None):
+    """(board request, company id, trains) of a random 18Rhl board, aimed at one rule (or none: "any")."""
     rng = random.Random(seed)
-    colours = rng.choice([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")])
-    phase = {1: "2", 2: rng.choice(["3", "4"]), 3: rng.choice(["5", "6", "8"])}[len(colours)]
-    options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"])}
-    if rng.random() < 0.3:
-        options["ratingen_variant"] = "true"
+    aim = aim or rng.choice(tuple(AIMED) + ("any",))
     corp = rng.choice(CORPS)
-    lays = rhl_lays(colours, rng.uniform(0.35, 0.8), seed, options)
-    if len(colours) < 3:
-        trains = rng.sample(["2", "3", "4"], rng.randint(1, 2))
-    else:   # the 8-train needs an RGE hex: more tokens give it a chance to run
-        trains = (["8"] if rng.random() < 0.6 else []) + rng.sample(["4", "5", "6"], 1)
+    if aim == "any":
+        tiles, token, phases, others = [], None, ["2", "3", "4", "5", "6", "8"], []
+        options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"])}
+        if rng.random() < 0.3:
+            options["ratingen_variant"] = "true"
+    else:
+        tiles, token, phases, options, *others = rng.choice(AIMED[aim])
+        options = {"coal": rng.choice(["J3", "K4", "D9", "C12", "D11"]), "steel": rng.choice(["E6", "D9", "D13"]),
+                   **options}
+    phase = rng.choice(phases)
+    colours = COLOURS[phase]
+    lays = rhl_lays(colours, rng.uniform(*SPARSE.get(aim, (0.35, 0.8))), seed, options)
+    keep = [(h, t, r) for h, t, r in tiles if rng.random() < 0.9]
+    lays = [lay for lay in lays if lay["hex"] not in {h for h, _, _ in keep}] + \
+        [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep if t is not None]
+    late = phase in ("5", "6", "8")
+    if aim == "rge_doubling" or (late and aim == "any" and rng.random() < 0.6):
+        trains = ["8"] + rng.sample(["4", "5", "6"], rng.randint(0, 1))
+    else:
+        trains = rng.sample(["4", "5", "6"] if late else NORMAL_TRAINS.get(aim, ["2", "3", "4"]), rng.randint(1, 2))
     tokens = place_tokens("18rhl", lays, corp, rng.randint(1, 3) if "8" in trains else rng.randint(0, 2),
                           rng.randint(0, 8), seed, options)
+    kept = {h for h, _, _ in keep}       # tokens go only where the aimed tiles (or printed hexes) are
+    if token is not None and token[0] in kept:
+        tokens = [t for t in tokens if (t["hex"], t["city"]) != token and
+                  not (t["company"] == corp and t["hex"] == token[0])]
+        tokens.append({"hex": token[0], "city": token[1], "company": corp})
+    placed = [(h, city, who) for h, city, who in (others[0] if others else ()) if h in kept]
+    tokens = [t for t in tokens if (t["hex"], t["city"]) not in {(h, city) for h, city, _ in placed}] + \
+        [{"hex": h, "city": city, "company": who} for h, city, who in placed]
     b = board([], [], phase, options)
     b["tiles"], b["tokens"] = lays, tokens
+    return b, corp, trains
+
+
+def rhl_optimum(b, corp, trains, off=(), answer=None):
+    """The reference's optimum, with the rules in `off` taken out ("neutral_tokens": other companies' tokens
+    in a green metropolis block as anywhere else); with `answer`, also its reading of that run (best_run)."""
+    built = ref_board(b)
+    seen = built if "neutral_tokens" in off else g18rhl_board(built, corp)
+    out = best_run(seen, corp, [TRAIN_DEFS[t] for t in trains],
+                   G18RhlRules(built, corp, [r for r in off if r != "neutral_tokens"]), answer=answer)
+    return out[0] if answer is None else (out[0], out[2])
+
+
+def check_rhl(b, corp, trains) -> int:
     result = solve({"board": b, "company": company(corp, trains)})
-    built = build_board(b)
-    expected, _ = best_run(g18rhl_board(built, corp), corp, [TRAIN_DEFS[t] for t in trains], G18RhlRules(built, corp))
+    expected, reading = rhl_optimum(b, corp, trains, answer=answer_of(result))
     assert result["optimal"] and result["revenue"] == expected
+    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     check = evaluate({"board": b, "company": company(corp, trains),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected
+    return expected
+
+
+@settings(max_examples=examples(40, "RHL_EXAMPLES"))
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_on_the_real_map(seed):
+    b, corp, trains = rhl_case(seed)
+    check_rhl(b, corp, trains)
+
+
+HIT_BOARDS = examples(25)
+
+
+@pytest.mark.parametrize("rule", AIMED)
+def test_each_rule_decides_the_optimum_often(rule):
+    # Fixed seeds: the optimizer against the reference on boards aimed at `rule`, and how often the
+    # reference's optimum changes when the rule is taken out (at least hits.FLOOR of the boards).
+    decided = 0
+    for seed in range(HIT_BOARDS):
+        b, corp, trains = rhl_case(seed, rule)
+        decided += check_rhl(b, corp, trains) != rhl_optimum(b, corp, trains, off=[rule])
+    rate = hits.record(f"18rhl: {rule}", decided, HIT_BOARDS)
+    assert rate >= hits.FLOOR, f"{rule} decides the optimum on {decided} of {HIT_BOARDS} boards"
 
 
 def test_rheingold_express_pays_its_best_8_stops():
@@ -369,3 +453,11 @@ def test_rheingold_express_pays_its_best_8_stops():
     assert not stops["K6-0"]["paid"]
     assert not any(stops[t]["paid"] for t in ("K4-0", "I6-0", "H9-0", "C4-0", "C6-0", "C10-0", "I12-0"))
     assert sum(not stops[c]["paid"] for c in ("K10-0", "B9-0", "E10-0")) == 1      # one 30 left out
+
+
+def test_random_boards_are_not_trivial():
+    # The property test's boards on fixed seeds: most of them give the company a run.
+    n = examples(60)
+    runs = sum(solve({"board": b, "company": company(corp, trains)})["revenue"] > 0
+               for b, corp, trains in map(rhl_case, range(n)))
+    assert hits.record("18rhl boards: optimum > 0", runs, n) >= 0.8

@@ -1,10 +1,12 @@
-"""Board assembly: neighbours agree with the 18xx.games dumps, and every kind of bad input is an
-InputError naming the exact field."""
+"""Board assembly: neighbours agree with the 18xx.games dumps (their trimmed copies in tests/data/maps), the
+parsed and assembled board agrees with the reference's own reading of the same request (tests/ref_board.py),
+and every kind of bad input is an InputError naming the exact field."""
 from __future__ import annotations
 
 import copy
 import json
 import pathlib
+import random
 
 import pytest
 
@@ -12,25 +14,95 @@ from revenue.board import build_board
 from revenue.errors import InputError
 from revenue.evaluate import evaluate
 
-SHARED_MAPS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "maps"
+from . import ref_board
+from .boards import random_board
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHARED_MAPS = next((d / "shared" / "maps" for d in ROOT.parents if (d / "shared" / "maps").is_dir()), None)
+GOLDEN = sorted(ref_board.MAPS.glob("*.json"))
 TITLE_OF = {"1830": "1830", "steam_over_holland": "steam_over_holland", "18rhl": "18rhl", "1860": "1860",
             "1889": "1889"}
 
 
-def map_files():
-    return sorted(SHARED_MAPS.glob("*.json")) if SHARED_MAPS.is_dir() else []
+def test_every_title_has_its_golden_maps():
+    assert {p.stem for p in GOLDEN} == {stem for stems in ref_board.DUMPS.values() for _, stem in stems}
 
 
-@pytest.mark.skipif(not SHARED_MAPS.is_dir(), reason=f"{SHARED_MAPS} (the 18xx.games dumps) is not present")
-@pytest.mark.parametrize("path", map_files(), ids=lambda p: p.stem)
+@pytest.mark.skipif(SHARED_MAPS is None, reason="../shared/maps (the 18xx.games dumps) is not present")
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_golden_maps_are_the_18xx_games_dumps(path):
+    # tests/data/maps is the trimmed copy of the dumps (python -m tests.ref_board refreshes it).
+    assert json.loads(path.read_text()) == ref_board.trim(json.loads((SHARED_MAPS / path.name).read_text()))
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
 def test_neighbours_agree_with_18xx_games(path):
     src = json.loads(path.read_text())
     title = TITLE_OF[path.stem.split("-")[0]]
-    board = build_board({"title": title, "options": {o: "true" for o in src.get("optional_rules") or ()}})
+    board = build_board({"title": title, "options": {o: "true" for o in src["optional_rules"]}})
     assert set(board.hexes) == {h["coord"] for h in src["hexes"]}
+    derived = ref_board.neighbours_of({h["coord"]: (h["x"], h["y"]) for h in src["hexes"]}, src["layout"])
     for h in src["hexes"]:
         expected = {int(e): n for e, n in h["neighbors"].items()}
         assert board.neighbours[h["coord"]] == expected, h["coord"]
+        assert derived[h["coord"]] == expected, h["coord"]
+        assert ref_board.coordinates(h["coord"], src["layout"]) == (h["x"], h["y"])
+
+
+def assembled(board, colours) -> dict:
+    """What a board means for routes, hex by hex, in terms both readings share: nodes (part index, kind,
+    value in the phase, slots, groups, visit cost), paths (part index, ends as map edges or node part
+    indexes, terminal), impassable map edges, icons and colour; tokens; neighbours."""
+    out = {}
+    for name, h in board.hexes.items():
+        parts = {n.ordinal: n.part for n in h.tile.node_parts}
+        out[name] = (
+            h.color, frozenset(h.impassable), frozenset(h.icons),
+            tuple((n.part, n.kind, n.revenue.value(colours), n.slots, tuple(n.groups), n.visit_cost)
+                  for n in h.tile.node_parts),
+            tuple((p.part, frozenset(("edge", (e.edge + h.rotation) % 6) if e.edge is not None
+                                     else ("node", parts[e.node]) for e in p.ends), bool(p.terminal))
+                  for p in h.tile.paths),
+            tuple(c.part for c in h.tile.cities))
+    return {"hexes": out, "tokens": {k: sorted(v) for k, v in board.tokens.items()},
+            "neighbours": {h: dict(n) for h, n in board.neighbours.items()}}
+
+
+def assembly_cases():
+    from benchmarks.scenarios import lay_tiles, place_tokens, rhl_lays
+
+    cases = []
+    for seed in range(12):
+        rng = random.Random(seed)
+        for title in ("1830", "steam_over_holland", "18rhl", "1860", "1889"):
+            colours = rng.choice([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")])
+            options = {}
+            if title == "1860" and rng.random() < 0.4:
+                options = {rng.choice(["two_player_map", "original_game"]): "true"}
+            if title == "18rhl":
+                options = {"coal": "D11", "steel": "D13"}
+                if rng.random() < 0.4:
+                    options.update(ratingen_variant="true", promotion_tiles="true")
+            lays = rhl_lays(colours, 0.6, seed, options) if title == "18rhl" else \
+                lay_tiles(title, colours, 0.6, seed, options)
+            corp = rng.choice(ref_board.dump_for(title, options)["corporations"])["id"]
+            tokens = place_tokens(title, lays, corp, 2, 6, seed, options)
+            phase = rng.choice(ref_board.dump_for(title, options)["phases"])["name"]
+            cases.append({"title": title, "phase": phase, "options": options, "tiles": lays, "tokens": tokens})
+        custom, _, _ = random_board(seed)
+        cases.append(custom)
+    return cases
+
+
+@pytest.mark.parametrize("request_", assembly_cases(), ids=lambda r: r["title"])
+def test_board_assembly_agrees_with_an_independent_reading(request_):
+    # The tile DSL parser and board assembly against the reference's own reading of the same request.
+    built, ref = build_board(request_), ref_board.ref_board(request_)
+    assert built.phase.name == ref.phase.name and tuple(built.phase.colours) == ref.phase.colours
+    assert assembled(built, ref.phase.colours) == assembled(ref, ref.phase.colours)
+    if request_["title"] != "custom":
+        assert [c["id"] for c in built.data.corporations] == [c["id"] for c in ref.data.corporations]
+        assert [c["coordinates"] for c in built.data.corporations] == [c["coordinates"] for c in ref.data.corporations]
 
 
 # ---- bad input -------------------------------------------------------------------------------------------

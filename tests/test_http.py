@@ -21,7 +21,7 @@ from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 
 from .test_server import certificate  # noqa: F401  (the fixture: a self-signed localhost certificate)
-from .server_helpers import CALL_LOG, EXAMPLES, heavy_request, running, stream_request, stub, unproved_request
+from .server_helpers import CALL_LOG, EXAMPLES, heavy_request, running, stream_request, stub
 
 SCENARIOS = title_scenarios()
 SOLVE_1830 = json.loads((EXAMPLES / "solve_1830.json").read_text())
@@ -156,7 +156,7 @@ def test_dividends_equal_library(http):
 
 
 def test_lower_camel_json_names_are_accepted(http):
-    request = {**unproved_request(), "deadlineMs": 3000}
+    request = {**heavy_request(), "deadlineMs": 3000}
     body = http.post("/v1/solve", json=request).json()
     assert body["optimal"] is False and body["stats"]["timed_out"] is True
 
@@ -224,27 +224,35 @@ def test_stream_improves_then_proves(http):
     revenues = [a["revenue"] for a in answers]
     assert len(answers) >= 3, revenues                       # improvements came before the proof
     assert revenues[:-1] == sorted(set(revenues[:-1])) and revenues[-1] >= revenues[-2]
-    assert all(not a["optimal"] and a["upper_bound"] == 0 and a["routes"] for a in answers[:-1])
     final = answers[-1]
+    # each improvement carries the bound that held when it was found
+    assert all(not a["optimal"] and a["upper_bound"] >= final["revenue"] and a["routes"] for a in answers[:-1])
     assert final["optimal"] and final["revenue"] == final["upper_bound"] == solve(request)["revenue"]
     assert "stats" in final and all("stats" not in a for a in answers[:-1])
 
 
 # ---- deadlines and cancellation ------------------------------------------------------------------------
 
-def test_deadline_ms_before_any_route_is_504(http):
-    response = http.post("/v1/solve", json={**heavy_request(), "deadline_ms": 50})
-    assert response.status_code == 504
-    assert response.json()["code"] == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
-    assert "deadline_ms 50" in response.json()["message"]
+def test_deadline_ms_before_the_routes_are_known_gives_the_heuristic_run(http):
+    # The heavy board's routes take seconds to enumerate: at deadline_ms 50 the answer is the heuristic
+    # run (issue 16: a board with a legal run never gets nothing), unproved, with its bound.
+    request = {**heavy_request(), "deadline_ms": 50}
+    response = http.post("/v1/solve", json=request)
+    assert response.status_code == 200
+    body = response.json()
+    assert not body["optimal"] and body["stats"]["timed_out"] and body["routes"]
+    assert body["revenue"] == sum(r["revenue"] for r in body["routes"]) <= body["upper_bound"]
+    check = evaluate({**request, "routes": [{"train": r["train"], "nodes": r["nodes"]} for r in body["routes"]]})
+    assert check["legal"] and check["revenue"] == body["revenue"]
 
 
 def test_deadline_ms_after_first_routes_gives_best_so_far(http):
-    request = {**unproved_request(), "deadline_ms": 3000}
+    # (the heavy board: no proof for seconds; the unproved board is proved within a few seconds now)
+    request = {**heavy_request(), "deadline_ms": 3000}
     body = http.post("/v1/solve", json=request).json()
     assert not body["optimal"] and body["stats"]["timed_out"] and body["routes"]
     assert body["revenue"] == sum(r["revenue"] for r in body["routes"]) < body["upper_bound"]
-    check = evaluate({**unproved_request(), "routes": [{"train": r["train"], "nodes": r["nodes"]} for r in body["routes"]]})
+    check = evaluate({**heavy_request(), "routes": [{"train": r["train"], "nodes": r["nodes"]} for r in body["routes"]]})
     assert check["legal"] and check["revenue"] == body["revenue"]
 
 
@@ -277,7 +285,8 @@ def test_disconnect_cancels_a_unary_call(server, http):
 def test_disconnect_cancels_the_stream(server):
     calls = len(CALL_LOG.calls("SolveStream"))
     with client_of(server) as client:
-        with client.stream("POST", "/v1/solve:stream", json=unproved_request()) as response:
+        # (the heavy board: a heuristic run at once, no proof for seconds)
+        with client.stream("POST", "/v1/solve:stream", json=heavy_request()) as response:
             first = next(line for line in response.iter_lines() if line.startswith("data:"))
             assert json.loads(first[5:])["optimal"] is False
             assert server.service.admission.admitted == 1
@@ -456,7 +465,9 @@ def test_shutdown_ends_an_open_stream():
     assert not reader.is_alive()
     assert s.http_api.state() == "NOT_SERVING"
     assert last_log("SolveStream")["code"] == "CANCELLED"
-    # The stream ends with the reason, whether or not an improvement came first.
-    assert lines[-2:] == ["event: error", 'data: {"code": 14, "message": "the server is shutting down; '
+    # The stream ends with the reason, whether or not an improvement came first (then a blank line
+    # ends the improvement's event, and may end the error's).
+    shown = [line for line in lines if line]
+    assert shown[-2:] == ["event: error", 'data: {"code": 14, "message": "the server is shutting down; '
                                           'retry elsewhere or later"}'] or \
-        json.loads(lines[-1])["code"] == 14, lines
+        json.loads(shown[-1])["code"] == 14, lines

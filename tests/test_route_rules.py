@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+import pytest
+from hypothesis import example, given, settings, strategies as st
 
 from revenue.board import build_board
 from revenue.evaluate import evaluate
@@ -13,8 +14,12 @@ from revenue.solve import solve
 from revenue.titles import TITLES
 from revenue.titles.base import RouteBonus, RouteRules, RunRules
 
-from .boards import random_board
-from .reference import DataRules, best_run
+from . import hits
+from .boards import linked_board, random_board
+from .profiles import examples
+from .ref_board import ref_board
+from .reference import DataRules, answer_of, best_run
+from .rule_seeking import MECHANISMS, optimum, reference_trains, seek, without
 
 
 def random_rules(seed: int, names: list[str]) -> dict:
@@ -92,24 +97,58 @@ def install(monkeypatch, data: dict) -> None:
                         raising=False)
 
 
-@settings(max_examples=int(__import__("os").environ.get("RULES_EXAMPLES", 200)), deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
-@given(st.integers(0, 2**31 - 1))
-@example(71860311)   # legal one way round only: the merged pair's kept stop must be the one that fits
-def test_generic_rules_match_reference(monkeypatch, seed):
-    board_req, company_req, trains = random_board(seed, max_trains=3)
-    names = list(build_graph(build_board(board_req)).by_name)
-    if not names:
-        return
-    data = random_rules(seed, names)
+def check(monkeypatch, board_req, company_req, trains, data) -> int:
+    """The optimizer under the rules `data` against the reference; the answer re-checked by the evaluator.
+    Returns the optimum."""
     with monkeypatch.context() as m:
         install(m, data)
         result = solve({"board": board_req, "company": company_req})
-        expected, _ = best_run(build_board(board_req), "A",
-                               [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains],
-                               DataRules(data))
-        assert result["optimal"] and result["revenue"] == expected, (seed, data)
+        expected, _, reading = best_run(ref_board(board_req), "A", reference_trains(trains), DataRules(data),
+                                        answer=answer_of(result))
+        assert result["optimal"] and result["revenue"] == expected, data
+        # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+        assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
         check = evaluate({"board": board_req, "company": company_req,
                           "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
         assert check["legal"] and check["revenue"] == expected
         assert [r["revenue"] for r in check["routes"]] == [r["revenue"] for r in result["routes"]]
+    return expected
+
+
+@settings(max_examples=examples(200, "RULES_EXAMPLES"))
+@given(st.integers(0, 2**31 - 1))
+@example(71860311)   # legal one way round only: the merged pair's kept stop must be the one that fits
+@example(110358)     # merging drops the company's city from the stops: no legal stop choice, so no route
+def test_generic_rules_match_reference(monkeypatch, seed):
+    # odd seeds: the small boards of random_board (odd tiles); even ones: linked boards (longer runs)
+    board_req, company_req, trains = random_board(seed, max_trains=3) if seed % 2 else linked_board(seed)
+    names = list(build_graph(build_board(board_req)).by_name)
+    if not names:
+        return
+    data = random_rules(seed, names)
+    check(monkeypatch, board_req, company_req, trains, data)
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@settings(max_examples=examples(8, "RULES_EXAMPLES"))
+@given(seed=st.integers(0, 2**31 - 1))
+def test_each_rule_where_it_decides_the_optimum(monkeypatch, mechanism, seed):
+    # One rule aimed at the unconstrained best run of a linked board (tests/rule_seeking.py).
+    board_req, company_req, trains, data = seek(mechanism, seed)
+    check(monkeypatch, board_req, company_req, trains, data)
+
+
+HIT_BOARDS = examples(50)
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_each_rule_decides_the_optimum_often(monkeypatch, mechanism):
+    # On fixed seeds (a deterministic rate): the optimizer against the reference with the rule, and the
+    # reference's optimum without it; the rule must change the optimum on at least FLOOR of the boards.
+    decided = 0
+    for seed in range(HIT_BOARDS):
+        board_req, company_req, trains, data = seek(mechanism, seed)
+        with_rule = check(monkeypatch, board_req, company_req, trains, data)
+        decided += with_rule != optimum(board_req, trains, without(mechanism, data))
+    rate = hits.record(f"generic: {mechanism}", decided, HIT_BOARDS)
+    assert rate >= hits.FLOOR, f"{mechanism} decides the optimum on {decided} of {HIT_BOARDS} boards"

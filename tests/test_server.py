@@ -144,26 +144,38 @@ def test_stream_improves_then_proves(rpc):
     revenues = [r.revenue for r in responses]
     assert len(responses) >= 3, revenues                     # improvements came before the proof
     assert revenues == sorted(revenues) and len(set(revenues[:-1])) == len(revenues) - 1
-    assert all(not r.optimal and r.upper_bound == 0 for r in responses[:-1]) and all(r.routes for r in responses)
     final = responses[-1]
+    # each improvement carries the bound that held when it was found
+    assert all(not r.optimal and r.upper_bound >= final.revenue for r in responses[:-1])
+    assert all(r.routes for r in responses)
     assert final.optimal and final.revenue == final.upper_bound == solve(request)["revenue"]
     assert sum(r.revenue for r in final.routes) == final.revenue
 
 
 # ---- deadlines and cancellation -------------------------------------------------------------------------
 
+def renamed(request: dict, company: str) -> dict:
+    """`request` with its company (and the company's tokens) renamed: a call the log can be searched for."""
+    old = request["company"]["id"]
+    board = {**request["board"], "tokens": [{**t, "company": company if t["company"] == old else t["company"]}
+                                            for t in request["board"]["tokens"]]}
+    return {**request, "board": board, "company": {**request["company"], "id": company}}
+
+
 def test_tiny_deadline_is_deadline_exceeded(rpc):
-    started = time.perf_counter()
+    company = f"tiny-deadline-{os.getpid()}-{time.monotonic_ns()}"
     with pytest.raises(grpc.RpcError) as err:
-        rpc.Solve(solve_message(heavy_request()), timeout=0.05)
+        rpc.Solve(solve_message(renamed(heavy_request(), company)), timeout=0.05)
     assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert time.perf_counter() - started < 1.0
-    assert wait_until(lambda: CALL_LOG.calls("Solve")[-1]["code"] == "DEADLINE_EXCEEDED")
+    # The server's own line for this call (found by its company) says the same.
+    assert wait_until(lambda: [r["code"] for r in CALL_LOG.calls("Solve") if r.get("company") == company]
+                      == ["DEADLINE_EXCEEDED"])
 
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     request = unproved_request()
-    got = rpc.Solve(solve_message(request), timeout=1.0)    # the answer arrived within the deadline
+    # The first run comes after ~0.15 s on an idle machine, over 1 s on a busy one; no proof within 6 s.
+    got = rpc.Solve(solve_message(request), timeout=3.0)    # the answer arrived within the deadline
     assert not got.optimal and got.stats.timed_out and got.routes
     assert got.revenue == sum(r.revenue for r in got.routes) < got.upper_bound
     # The routes are a legal run worth what the server says ...
@@ -174,22 +186,27 @@ def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     assert longer["revenue"] <= got.upper_bound
 
 
+def _legal_unproved(request, got) -> None:
+    """An answer stopped early: a legal run worth what it says, not proved, with a bound above it."""
+    assert not got.optimal and got.stats.timed_out and got.routes
+    assert got.revenue == sum(r.revenue for r in got.routes) <= got.upper_bound
+    check = evaluate({**request, "routes": [{"train": r.train, "nodes": list(r.nodes)} for r in got.routes]})
+    assert check["legal"] and check["revenue"] == got.revenue
+
+
 def test_deadline_ms_field_is_a_search_deadline(rpc):
+    # The heavy board's routes take seconds to enumerate: at deadline_ms 50 the answer is the heuristic run.
     request = {**heavy_request(), "deadline_ms": 50}
-    with pytest.raises(grpc.RpcError) as err:
-        rpc.Solve(solve_message(request), timeout=30)
-    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert "deadline_ms 50" in err.value.details()
+    _legal_unproved(request, rpc.Solve(solve_message(request), timeout=30))
+    assert CALL_LOG.calls("Solve")[-1]["code"] == "OK"
 
 
 def test_compute_cap_without_client_deadline():
     with running(workers=1, max_queue=0, max_compute_ms=300) as s:
         service, channel = stub(s)
         started = time.perf_counter()
-        with pytest.raises(grpc.RpcError) as err:
-            service.Solve(solve_message(heavy_request()))        # no client deadline at all
-        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-        assert "compute cap of 300 ms" in err.value.details()
+        request = heavy_request()
+        _legal_unproved(request, service.Solve(solve_message(request)))        # no client deadline at all
         assert time.perf_counter() - started < 3.0
         channel.close()
 

@@ -7,10 +7,11 @@ import pathlib
 
 import pytest
 from google.protobuf import json_format
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from .naive_steam import Board
+from .profiles import examples
 from revenue.errors import InputError
 from revenue.steam import deliveries, deliveries_proto, format_text
 from revenue.v1 import steam_pb2
@@ -390,7 +391,7 @@ def boards(draw):
     return req
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200))
 @given(boards())
 def test_kernel_matches_reference(req):
     r = deliveries(req)
@@ -428,7 +429,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max
                     max_leaves=6)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(st.data())
 def test_garbage_in_any_field_is_an_input_error_not_a_crash(data):
     req = json.loads((ROOT / "examples/steam.json").read_text())

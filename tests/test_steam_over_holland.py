@@ -2,22 +2,22 @@
 and the optimizer against the reference on random tile lays of the real map."""
 from __future__ import annotations
 
-import json
-import pathlib
 import random
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+import pytest
+from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
-from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
-from .reference import SteamOverHollandRules, best_run
+from . import hits
+from .profiles import examples
+from .ref_board import dump_for, ref_board, train_defs
+from .reference import SteamOverHollandRules, answer_of, best_run
 
-DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/steam_over_holland.json").read_text())
-TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
-TRAIN_DEFS["3E"] = next(v for v in TRAIN_DEFS["6"]["variants"] if v["name"] == "3E")
+DATA = dump_for("steam_over_holland", {})
+TRAIN_DEFS = train_defs("steam_over_holland")        # the 18xx.games definitions, 3E included
 
 # Utrecht H9 (tile 57 rot 2: exits 2, 5) -edge 2- G8 (tile 8 rot 3: exits 3, 5) -edge 3- Amsterdam F9
 # (SOH1: city 0 on edges 0, 5; city 1 on edges 2, 1).
@@ -116,21 +116,102 @@ def _reference_trains(names):
     return [TRAIN_DEFS[n] for n in names]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**31 - 1))
-def test_optimizer_matches_reference_on_the_real_map(seed):
+# Rule-seeking boards: the random lays of lay_tiles, aimed at one rule. A ferry aim lays the track to its
+# ferry hex (each tile with probability 0.9: the line is sometimes broken), puts a company token on that
+# line and gives the company the private, in a phase that pays it; a 3E aim gives the company a 3E.
+FERRY_LINES = {"VES": ([("E8", "57", 3), ("C12", "57", 3)], ["E8", "C12"]),
+               "VVL": ([("K2", "58", 2), ("K4", "9", 1), ("K6", "8", 1), ("J7", "57", 0)], ["J7"])}
+AIMS = ("VES", "VVL", "town_end", "3E")
+
+
+def soh_case(seed: int, aim: str | None = None):
+    """(board request, company id, trains, privates) of a random Steam Over Holland board aimed at a rule."""
     rng = random.Random(seed)
-    colours = rng.choice([("yellow",), ("yellow", "green"), ("yellow", "green", "brown")])
+    aim = aim or rng.choice(AIMS + ("any",))
+    ferry = aim in FERRY_LINES
+    colours = rng.choice([("yellow",), ("yellow", "green")] + ([] if ferry else [("yellow", "green", "brown")]))
     phase = {1: "2", 2: rng.choice(["3", "4"]), 3: rng.choice(["5", "6"])}[len(colours)]
     corp = rng.choice([c["id"] for c in DATA["corporations"]])
-    lays = lay_tiles("steam_over_holland", colours, rng.uniform(0.2, 0.45), seed)
-    tokens = place_tokens("steam_over_holland", lays, corp, rng.randint(0, 2), rng.randint(0, 6), seed)
-    trains = rng.sample(["2", "3", "4", "3E", "2", "3"], rng.randint(1, 2))
-    privates = rng.sample(["VES", "VVL", "W"], rng.randint(0, 2))
-    b = board(lays, tokens, phase)
+    lays = lay_tiles("steam_over_holland", colours, rng.uniform(0.4, 0.7), seed)
+    keep = []
+    if ferry:
+        line, cities = FERRY_LINES[aim]
+        keep = [(h, t, r) for h, t, r in line if rng.random() < 0.9]
+        lays = [lay for lay in lays if lay["hex"] not in {h for h, _, _ in keep}] + \
+            [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep]
+    tokens = place_tokens("steam_over_holland", lays, corp, rng.randint(1, 2), rng.randint(0, 6), seed)
+    laid = [c for c in cities if c in {h for h, _, _ in keep}] if ferry else []
+    if laid:
+        city = rng.choice(laid)
+        tokens = [t for t in tokens if t["hex"] != city] + [{"hex": city, "city": 0, "company": corp}]
+    trains = rng.sample(["2", "3", "4", "2", "3"], rng.randint(1, 2))
+    if aim == "3E" or (aim == "any" and rng.random() < 0.3):
+        trains = ["3E"] + trains[:rng.randint(0, 1)]
+    privates = sorted({aim} | set(rng.sample(["VES", "VVL", "W"], rng.randint(0, 1)))) if ferry else \
+        rng.sample(["VES", "VVL", "W"], rng.randint(0, 2))
+    return board(lays, tokens, phase), corp, trains, privates
+
+
+class AnyEnd(SteamOverHollandRules):
+    """The rules without "no route begins or ends at a town"."""
+
+    def may_end(self, train, part, name="") -> bool:
+        return True
+
+
+def soh_optimum(b, corp, trains, privates, rules=None, answer=None):
+    """The reference's optimum (and, with `answer`, its reading of that run: see best_run)."""
+    out = best_run(ref_board(b), corp, _reference_trains(trains), rules or SteamOverHollandRules(), privates,
+                   answer=answer)
+    return out[0] if answer is None else (out[0], out[2])
+
+
+def soh_without(rule, b, corp, trains, privates) -> int:
+    """The reference's optimum with `rule` taken out."""
+    if rule in FERRY_LINES:
+        return soh_optimum(b, corp, trains, [p for p in privates if p != rule])
+    if rule == "town_end":
+        return soh_optimum(b, corp, trains, privates, AnyEnd())
+    return soh_optimum(b, corp, ["3" if t == "3E" else t for t in trains], privates)      # 3E run as a 3
+
+
+def check_soh(b, corp, trains, privates) -> int:
     result = solve({"board": b, "company": company(corp, trains, privates)})
-    expected, _ = best_run(build_board(b), corp, _reference_trains(trains), SteamOverHollandRules(), privates)
+    expected, reading = soh_optimum(b, corp, trains, privates, answer=answer_of(result))
     assert result["optimal"] and result["revenue"] == expected
+    # The reference reads the answer too: a legal run, each route worth what the optimizer says.
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
     check = evaluate({"board": b, "company": company(corp, trains, privates),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected
+    return expected
+
+
+@settings(max_examples=examples(60))
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_on_the_real_map(seed):
+    b, corp, trains, privates = soh_case(seed)
+    check_soh(b, corp, trains, privates)
+
+
+HIT_BOARDS = examples(40)
+
+
+@pytest.mark.parametrize("rule", AIMS)
+def test_each_rule_decides_the_optimum_often(rule):
+    # Fixed seeds: the optimizer against the reference on boards aimed at `rule`, and how often the
+    # reference's optimum changes when the rule is taken out (at least hits.FLOOR of the boards).
+    decided = 0
+    for seed in range(HIT_BOARDS):
+        b, corp, trains, privates = soh_case(seed, rule)
+        decided += check_soh(b, corp, trains, privates) != soh_without(rule, b, corp, trains, privates)
+    rate = hits.record(f"steam_over_holland: {rule}", decided, HIT_BOARDS)
+    assert rate >= hits.FLOOR, f"{rule} decides the optimum on {decided} of {HIT_BOARDS} boards"
+
+
+def test_random_boards_are_not_trivial():
+    # The property test's boards on fixed seeds: most of them give the company a run.
+    n = examples(60)
+    runs = sum(solve({"board": b, "company": company(corp, trains, privates)})["revenue"] > 0
+               for b, corp, trains, privates in map(soh_case, range(n)))
+    assert hits.record("steam_over_holland boards: optimum > 0", runs, n) >= 0.7

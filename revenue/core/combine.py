@@ -72,28 +72,37 @@ def key_index(keys, n_keys):
     [n_keys, ceil(routes / 64)]. Lets the last train's search test 64 routes at a time."""
     routes, words = keys.shape
     index = np.zeros((n_keys, (routes + 63) // 64), dtype=np.uint64)
+    fill_key_index(keys, index, 0)
+    return index
+
+
+@njit(cache=True, nogil=True)
+def fill_key_index(keys, index, base):
+    """key_index written into the columns base.. of `index`."""
+    routes, words = keys.shape
     for p in range(routes):
         bit = np.uint64(1) << np.uint64(p & 63)
         for w in range(words):
             bits = keys[p, w]
             while bits:
                 low = bits & (~bits + np.uint64(1))
-                index[w * 64 + LOWEST_BIT[(low * DE_BRUIJN) >> np.uint64(58)], p >> 6] |= bit
+                index[w * 64 + LOWEST_BIT[(low * DE_BRUIJN) >> np.uint64(58)], base + (p >> 6)] |= bit
                 bits ^= low
-    return index
 
 
 @njit(cache=True, nogil=True)
-def _first_free(index, klist, nk, i, end):
-    """The first route position p in [i, end) of the last train's group whose bit is clear in the
-    bitmaps of all keys in klist[:nk] (index[k, word]: routes lo.. that use key k), or `end`. Looks at 64
+def _first_free(index, base, klist, nk, i, end):
+    """The first route position p in [i, end) of a group whose bit is clear in the bitmaps of all keys
+    in klist[:nk] (index[k, base + word]: the group's routes that use key k), or `end`. Looks at 64
     routes per step: the last train needs only the best route that fits, so this scan is the hot loop."""
+    if i >= end:
+        return end
     w = i >> 6
     last = (end - 1) >> 6
     while w <= last:
         m = np.uint64(0)
         for x in range(nk):
-            m |= index[klist[x], w]
+            m |= index[klist[x], base + w]
         free = ~m
         if w == (i >> 6):
             free &= ~np.uint64(0) << np.uint64(i & 63)
@@ -109,10 +118,78 @@ def _first_free(index, klist, nk, i, end):
 
 
 @njit(cache=True, nogil=True)
+def _key_list(bits_of, klist):
+    """The numbers of the set bits of the key words bits_of into klist; returns how many."""
+    nk = 0
+    for k in range(bits_of.shape[0]):
+        bits = bits_of[k]
+        while bits:
+            low = bits & (~bits + np.uint64(1))
+            klist[nk] = k * 64 + LOWEST_BIT[(low * DE_BRUIJN) >> np.uint64(58)]
+            nk += 1
+            bits ^= low
+    return nk
+
+
+@njit(cache=True, nogil=True)
+def _later_best(t, i, group_of, group_start, rev, suffix_best, index, index_start, klist, nk, budget):
+    """A bound on what trains t+1.. can add when the keys klist[:nk] are taken and train t runs the
+    i-th route of its group: each takes the best route of its group that shares no key with them (a
+    train of t's type no better than t's route, by the symmetry rule; identical trains distinct routes,
+    in order). Only whether the bound passes `budget` matters, so each scan stops where the routes
+    left could not lift the sum above it (then the next route's revenue bounds the train). Groups
+    without key bitmaps (index_start[g] < 0) count their best allowed route."""
+    total = 0
+    previous = i
+    n_trains = group_of.shape[0]
+    for j in range(t + 1, n_trains):
+        g = group_of[j]
+        lo, hi = group_start[g], group_start[g + 1]
+        count = hi - lo
+        if g == group_of[j - 1]:
+            first = previous if j == t + 1 else previous + 1
+        else:
+            first = 0
+        if first >= count:
+            previous = count
+            continue
+        if index_start[g] < 0:
+            p = first
+            total += rev[lo + p]
+            previous = p
+            continue
+        # routes earning no more than `need` cannot lift the total above the budget
+        need = budget - total - suffix_best[j + 1]
+        a, b = first, count
+        while a < b:
+            mid = (a + b) // 2
+            if rev[lo + mid] > need:
+                a = mid + 1
+            else:
+                b = mid
+        p = _first_free(index, index_start[g], klist, nk, first, a)
+        if p < a:
+            total += rev[lo + p]
+            previous = p
+        else:
+            if a < count:
+                total += rev[lo + a]     # every free route of this train is at or after a
+            previous = a
+        if total + suffix_best[j + 1] <= budget:
+            return total + suffix_best[j + 1]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best, rflags, flag_max, flag_min,
-                     connected, rnodes, index, progress, stop):
+                     connected, rnodes, index, index_start, bound_later, progress, stop):
     """group_of[t]: route group of train t; routes of group g are rev/keys[group_start[g]:group_start[g+1]],
     sorted by revenue descending. suffix_best[t] = sum over trains t.. of their group's best revenue.
+    index[k, index_start[g] + w] (key_index of each group side by side; index_start[g] < 0: none) lets
+    the last train find its best fitting route 64 routes at a time. With `bound_later` (three or more
+    trains, every group with bitmaps: revenue.solve.key_indexes), what the later trains can add to a
+    train's route is bounded better than by suffix_best while three or more trains are left
+    (_later_best).
     Returns True when the search finished (the result is proved optimal)."""
     n_trains = group_of.shape[0]
     words = keys.shape[1]
@@ -130,7 +207,9 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     total = np.zeros(n_trains + 1, dtype=np.int64)
     chosen = np.empty(n_trains, dtype=np.int64)
     klist = np.empty(words * 64, dtype=np.int64)
-    indexed = index.shape[0] > 1      # the key bitmaps of the last train's routes are given
+    indexed = index_start[group_of[n_trains - 1]] >= 0   # the key bitmaps of the last train's routes
+    later = np.empty(words * 64, dtype=np.int64)
+    bits_of = np.empty(words, dtype=np.uint64)
     best = progress[0]
     explored = 0
     t = 0
@@ -154,23 +233,15 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 else:
                     b = mid
             end = a
-            nk = 0
-            for k in range(words):
-                bits = used[t, k]
-                j = 0
-                while bits:
-                    if bits & np.uint64(1):
-                        klist[nk] = k * 64 + j
-                        nk += 1
-                    bits >>= np.uint64(1)
-                    j += 1
+            nk = _key_list(used[t], klist)
+            base = index_start[g]
             while True:
                 explored += 1
                 if explored % STOP_CHECK == 0:
                     progress[2] = explored
                     if stop[0] != 0:
                         return False
-                p = _first_free(index, klist, nk, i, end)
+                p = _first_free(index, base, klist, nk, i, end)
                 if p >= end:
                     i = count
                     break
@@ -186,12 +257,32 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                     found = True
                     break
                 i = p + 1
+        # With the bitmaps of this train's group (bound_later), a train after the first skips to its
+        # next route that fits the taken keys, 64 routes per step, up to where the bound ends the scan.
+        jump = bound_later and 0 < t < n_trains - 1 and index_start[g] >= 0 and not found and i < count
+        if jump:
+            nk = _key_list(used[t], klist)
+            after = suffix_best[t + 1 + same_run[t]]
+            a, b = i, count
+            while a < b:
+                mid = (a + b) // 2
+                if total[t] + (1 + same_run[t]) * rev[lo + mid] + after > best:
+                    a = mid + 1
+                else:
+                    b = mid
+            scan_end = a
         while not found and i < count:
             explored += 1
             if explored % STOP_CHECK == 0:
                 progress[2] = explored
                 if stop[0] != 0:
                     return False
+            if jump:
+                p = _first_free(index, index_start[g], klist, nk, i, scan_end)
+                if p >= scan_end:
+                    i = count     # sorted: no later route of this train can help
+                    break
+                i = p
             r = lo + i
             # Later trains of this same type take later (no better) routes: each earns at most rev[r].
             rest = suffix_best[t + 1] if same_run[t] == 0 else (
@@ -209,6 +300,15 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                     if flag_max[b] >= 0 and flags_used[t, b] + ((rflags[r] >> b) & 1) > flag_max[b]:
                         ok = False
                         break
+            if ok and bound_later and t + 2 < n_trains:
+                # the later trains' best routes that fit this one (cheaper than searching them)
+                for k in range(words):
+                    bits_of[k] = used[t, k] | keys[r, k]
+                nk = _key_list(bits_of, later)
+                budget = best - total[t] - rev[r]
+                if _later_best(t, i, group_of, group_start, rev, suffix_best, index, index_start, later, nk,
+                               budget) <= budget:
+                    ok = False
             if ok:
                 found = True
                 break

@@ -283,18 +283,51 @@ def refit_routes(spec, cost, token, begin, end, nodes):
     return picked[:m], rev[:m]
 
 
+@njit(cache=True, nogil=True)
+def _compact(rev, rkeys, rflags, rstart, pnodes, pchains, stored, limits):
+    """Keep the stored routes earning more than their median revenue, in order, and raise the floor
+    limits[0] to that median (limits[2] counts the compactions). Returns how many are kept."""
+    ranked = np.sort(rev[:stored])
+    floor = ranked[stored // 2] if stored > 0 else limits[0]
+    if floor > limits[0]:
+        limits[0] = floor
+    limits[2] += 1
+    m = 0
+    at = 0
+    for i in range(stored):
+        if rev[i] <= limits[0]:
+            continue
+        a, b = rstart[i], rstart[i + 1]
+        for k in range(b - a):
+            pnodes[at + k] = pnodes[a + k]
+            pchains[at + k] = pchains[a + k]
+        rev[m] = rev[i]
+        rkeys[m, :] = rkeys[i, :]
+        rflags[m] = rflags[i]
+        rstart[m] = at
+        at += b - a
+        m += 1
+    rstart[m] = at
+    return m
+
+
 A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
 def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
                      allowed, node_hex, chain_hexes, chain_mode, spec, fast, from_ends, stop, rev, rkeys, rflags,
-                     rstart, pnodes, pchains):
+                     rstart, pnodes, pchains, limits, compact):
     """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
     nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
     stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
     written and the caller calls again with larger arrays (arrays are never reallocated here: that keeps the walk fast).
     `stop[0] != 0` (set by another thread) ends the walk early: complete = False.
+    limits[0] is a floor: only routes earning more are counted and stored; limits[1] gets the best
+    revenue of any route met (stored or not). With `compact`, full arrays do not stop the storing: the
+    stored routes earning at most their median are dropped and the floor raised to it (_compact), so the
+    arrays hold the best routes and limits[0] bounds every route left out (revenue.bounded). A walk
+    ends unfinished after limits[3] steps (0: no limit); limits[4] gets the steps it took.
 
     Every route holds a city with the company's token; it is found from the first such city T (by node
     number) as two arms leaving T: arm A, and for each state of A an arm B on the other side. B's first
@@ -402,7 +435,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         a_first_term = False         # A's first chain is terminal at T: T must stay an end
         while d >= 0:
             steps += 1
-            if steps % STOP_CHECK == 0 and stop[0] != 0:
+            if steps % STOP_CHECK == 0 and (stop[0] != 0 or 0 < limits[3] <= steps):
                 complete = False
                 break
             k = kind[d]
@@ -565,6 +598,16 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                             vias[i] = back[i]
             if revenue < 0:
                 continue
+            if revenue > limits[1]:
+                limits[1] = revenue
+            if revenue <= limits[0]:
+                continue
+            while compact and stored > 0 and revenue > limits[0] and not (
+                    stored < cap and rstart[stored] + length <= ncap):
+                stored = _compact(rev, rkeys, rflags, rstart, pnodes, pchains, stored, limits)
+                count, total = stored, rstart[stored]
+            if revenue <= limits[0]:
+                continue
             if count < cap and total + length <= ncap:
                 for i in range(length):
                     pnodes[total + i] = path[i]
@@ -582,4 +625,5 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             total += length
         for u in range(n):
             visited[u] = False
+    limits[4] = steps
     return count, total, stored, complete

@@ -1,0 +1,215 @@
+"""Boards far beyond real games (issue 16): the heuristic first run, the bound at every moment, the
+storage cap, against the reference solver on small random boards where the optimum is known.
+
+The search takes the large-board path (heuristic run, then the exact search with a route floor and,
+here, a storage cap of a few routes) when its routes cannot be enumerated quickly; these tests force
+that path on small boards (PROBE_STEPS = 0), so the reference can say what the optimum is.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from benchmarks.stress import stress_board
+from revenue import bounded, solve as solve_module
+from revenue.board import build_board
+from revenue.company import build_company
+from revenue.evaluate import evaluate
+from revenue.graph import build_graph, graph_for
+from revenue.heuristic import kept_routes
+from revenue.problem import compile_problem
+from revenue.relax import route_bound
+from revenue.solve import adjacency, all_routes, reachable, solve
+
+from .boards import random_board
+from .profiles import examples
+from .reference import DataRules, best_run
+from .test_1860 import company as company_1860, random_late_case, reference as reference_1860
+from .test_route_rules import install, random_rules
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def _reference(board_req, trains, rules=None):
+    return best_run(build_board(board_req), "A",
+                    [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains], rules)[0]
+
+
+def _legal(board_req, company_req, run) -> int:
+    """The evaluator's revenue of a run given as result routes (asserting it is legal and priced alike)."""
+    check = evaluate({"board": board_req, "company": company_req,
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in run["routes"]]})
+    assert check["legal"], check
+    assert [r["revenue"] for r in check["routes"]] == [r["revenue"] for r in run["routes"]]
+    assert check["revenue"] == run["revenue"]
+    return check["revenue"]
+
+
+def _large_board_path(monkeypatch, routes: int | None = None) -> None:
+    """Solve as on a large board: no plain exact search first; with `routes`, a storage cap that small."""
+    monkeypatch.setattr(solve_module, "PROBE_STEPS", 0)
+    if routes is not None:
+        monkeypatch.setattr(bounded, "MIN_ROUTES", routes)
+        monkeypatch.setattr(bounded, "NODES_PER_ROUTE", 4)
+
+
+def _check_anytime(board_req, company_req, expected, capped: bool) -> None:
+    seen = []
+    result = solve({"board": board_req, "company": company_req}, on_improve=seen.append,
+                   memory_mb=1e-9 if capped else None)
+    for run in seen + [result]:
+        assert _legal(board_req, company_req, run) <= expected
+        assert run["upper_bound"] >= expected, (run["revenue"], run["upper_bound"], expected)
+    assert [r["revenue"] for r in seen] == sorted({r["revenue"] for r in seen})
+    if not capped:
+        assert result["optimal"] and result["revenue"] == expected == result["upper_bound"]
+    elif result["optimal"]:
+        assert result["revenue"] == expected == result["upper_bound"]
+
+
+@settings(max_examples=examples(120), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_large_board_path_matches_reference(monkeypatch, seed, capped):
+    """Every run reported is legal and no better than the optimum, every bound at least the optimum;
+    without a cap the search still proves the optimum, with one it proves it only when it holds."""
+    board_req, company_req, trains = random_board(seed)
+    expected = _reference(board_req, trains)
+    with monkeypatch.context() as m:
+        _large_board_path(m, 4 if capped else None)
+        _check_anytime(board_req, company_req, expected, capped)
+
+
+@settings(max_examples=examples(80), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_large_board_path_with_route_rules(monkeypatch, seed, capped):
+    """The same with random route and run rules (bonuses, merged stops, flags, connected runs...)."""
+    board_req, company_req, trains = random_board(seed, max_trains=3)
+    names = list(build_graph(build_board(board_req)).by_name)
+    if not names:
+        return
+    data = random_rules(seed, names)
+    with monkeypatch.context() as m:
+        install(m, data)
+        expected = _reference(board_req, trains, DataRules(data))
+        _large_board_path(m, 4 if capped else None)
+        _check_anytime(board_req, company_req, expected, capped)
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.integers(0, 2**31 - 1))
+def test_route_bound_holds_for_each_train(seed):
+    """relax.route_bound is at least the best single route of the train type (the reference with one
+    train), and the run bound before any route is found at least the optimum."""
+    board_req, company_req, trains = random_board(seed)
+    graph = graph_for(board_req)
+    problem = compile_problem(graph, build_company(company_req, graph.board))
+    if not problem.token.any():
+        return
+    allowed = reachable(problem)
+    for t in {t["name"]: t for t in trains}.values():
+        assert route_bound(problem, problem.specs[t["name"]], allowed) >= _reference(board_req, [t])
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6))
+def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
+    """A walk whose storage is `cap` routes keeps the best ones: exactly the routes of the full walk
+    that earn more than its final floor, and it meets the same best route."""
+    board_req, company_req, _ = random_board(seed)
+    graph = graph_for(board_req)
+    problem = compile_problem(graph, build_company(company_req, graph.board))
+    if not problem.token.any():
+        return
+    allowed, adj = reachable(problem), adjacency(problem)
+    stop = np.zeros(1, dtype=np.int64)
+    for name in problem.specs:
+        full = all_routes(problem, name, adj, allowed, stop)
+        kept = all_routes(problem, name, adj, allowed, stop, capacity=(cap, 4 * cap))
+        assert full.complete and kept.complete and full.floor == -1
+        assert kept.best_seen == (int(full.rev[0]) if len(full) else 0)
+        assert len(kept) <= max(cap, len(full))
+        want = sorted((int(r), tuple(full.nodes[full.begin[i]:full.end[i]]))
+                      for i, r in enumerate(full.rev) if r > kept.floor)
+        got = sorted((int(r), tuple(kept.nodes[kept.begin[i]:kept.end[i]])) for i, r in enumerate(kept.rev))
+        assert got == want
+        # the heuristic's walk keeps the best routes it met the same way
+        some = kept_routes(problem, name, adj, allowed, stop, cap)
+        assert sorted(int(r) for r in some.rev) == sorted(int(r) for r in full.rev if r > some.floor)
+
+
+@pytest.mark.parametrize("mix", ["D D 8", "6 6 6", "8 D"])
+def test_a_dense_board_gets_a_legal_run_and_a_bound_at_a_short_deadline(mix):
+    """A 64-hex stress board, 50 ms: a legal run (never nothing) and a bound no lower than it."""
+    sc = stress_board(8, 1, mix)
+    result = solve(sc.request, deadline=0.05)
+    assert result["routes"] and result["revenue"] > 0
+    assert _legal(sc.request["board"], sc.request["company"], result) == result["revenue"]
+    assert result["upper_bound"] >= result["revenue"]
+
+
+def test_memory_cap_is_an_input_error_when_not_positive():
+    from revenue.errors import InputError
+
+    with pytest.raises(InputError) as bad:
+        solve(stress_board(6, 1, "8 D").request, memory_mb=0)
+    assert bad.value.field == "memory_mb"
+
+
+def test_stress_board_shape():
+    sc = stress_board(7, 2, "D D 8")
+    hexes = sc.request["board"]["custom"]["hexes"]
+    assert len(hexes) == 49
+    cities = [h for h in hexes if h["code"].startswith("city")]
+    assert all("slots:2" in h["code"] for h in cities)
+    assert [t["name"] for t in sc.request["company"]["trains"]] == ["D", "D", "8"]
+    owned = {t["hex"] for t in sc.request["board"]["tokens"] if t["company"] == "A"}
+    assert len(owned) == 3
+
+
+@settings(max_examples=examples(40), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_large_board_path_with_1860_subsidies_and_objectives(monkeypatch, seed, capped):
+    """1860 on random boards (halt subsidies, both objectives, leased trains, connected runs) on the
+    large-board path: every run legal and no better than the reference's optimum, every bound at least
+    it, in the objective's figure; proved only at the optimum (always without a cap)."""
+    b, corp, trains, leased, objective = random_late_case(seed)
+    expected = reference_1860(b, corp, trains, leased, objective, both=True)
+    figure = (lambda revenue, subsidy: revenue + (subsidy if objective == "revenue_and_subsidy" else 0))
+    request = {"board": b, "company": company_1860(corp, trains, leased), "objective": objective}
+    with monkeypatch.context() as m:
+        _large_board_path(m, 4 if capped else None)
+        seen = []
+        result = solve(request, on_improve=seen.append, memory_mb=1e-9 if capped else None)
+    best = figure(*expected)
+    for run in seen + [result]:
+        check = evaluate({"board": b, "company": company_1860(corp, trains, leased),
+                          "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
+                                     for r in run["routes"]]})
+        assert check["legal"] or not run["routes"], (seed, check)
+        assert (check["revenue"], check["subsidy"]) == (run["revenue"], run["subsidy"])
+        assert figure(run["revenue"], run["subsidy"]) <= best <= run["upper_bound"], (seed, run, expected)
+    if not capped:
+        assert result["optimal"] and (result["revenue"], result["subsidy"]) == expected
+    elif result["optimal"]:
+        assert (result["revenue"], result["subsidy"]) == expected
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_later_trains_bound_matches_reference(monkeypatch, seed, large_path):
+    """The combination's bound on the later trains (core.combine._later_best, with key bitmaps of every
+    route group), used here on every search of three trains however few its routes: the optimum of
+    the reference, on both paths of the search."""
+    board_req, company_req, trains = random_board(seed, max_trains=3)
+    company_req = {**company_req, "trains": (company_req["trains"] * 3)[:3]}
+    trains = (trains * 3)[:3]
+    expected = _reference(board_req, trains)
+    with monkeypatch.context() as m:
+        m.setattr(solve_module, "INDEX_MIN", 0)
+        m.setattr(solve_module, "LATER_MIN", 0)
+        if large_path:
+            _large_board_path(m)
+        result = solve({"board": board_req, "company": company_req})
+    assert result["optimal"] and result["revenue"] == expected == result["upper_bound"], seed
+    assert _legal(board_req, company_req, result) == expected
