@@ -230,8 +230,6 @@ def chain_keys(graph: Graph) -> np.ndarray:
     return graph.derived["chain_keys"]
 
 
-
-
 def chain_hex_walk(chain: Chain) -> list[str]:
     """The hexes a chain walks through from node a to node b, each once per visit (18xx.games: a route
     that leaves a hex and comes back to it re-enters it)."""
