@@ -17,7 +17,8 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from .errors import InputError
+from .bounds import size_violations
+from .errors import InputError, short_repr
 
 _INT_RANGES = {
     FieldDescriptor.TYPE_INT32: (-2**31, 2**31 - 1), FieldDescriptor.TYPE_SINT32: (-2**31, 2**31 - 1),
@@ -167,6 +168,11 @@ def parse_request(obj: Any, message_type: type[Message]) -> dict:
     action = message_type.DESCRIPTOR.fields_by_name.get("run_routes")
     if isinstance(obj, dict) and action is not None and isinstance(obj.get("run_routes"), dict):
         obj = {**obj, "run_routes": _known_fields(action.message_type, obj["run_routes"])}
+    # Strings first: no later message should quote a value of unbounded length. (Lists are counted
+    # where they are used: a Steam board may have tens of thousands of links.)
+    too_long = size_violations(obj, "", [], entries=2**62)
+    if too_long:
+        raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
     _check_message(message_type.DESCRIPTOR, obj, "")
     try:
         message = json_format.ParseDict(obj, message_type())

@@ -48,14 +48,21 @@ class BearerAuth(grpc.aio.ServerInterceptor):
     reflection stay open so that load balancers and tools can see the server."""
 
     def __init__(self, token: str):
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
+
+    def accepts(self, given: str | bytes) -> bool:
+        """`Bearer <token>`, the scheme in any case and the spaces after it any number (RFC 6750, RFC 7235);
+        the token compared in constant time."""
+        given = given.encode() if isinstance(given, str) else given
+        scheme, _, token = given.strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(token.lstrip(b" "), self._expected)
 
     async def intercept_service(self, continuation, details):
         handler = await continuation(details)
         if handler is None or not details.method.startswith(f"/{SERVICE_NAME}/"):
             return handler
         given = next((v for k, v in details.invocation_metadata or () if k == "authorization"), "")
-        if hmac.compare_digest(given.encode() if isinstance(given, str) else given, self._expected):
+        if self.accepts(given):
             return handler
         method = details.method.rsplit("/", 1)[-1]
 

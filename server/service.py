@@ -26,7 +26,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from revenue import api
-from revenue.errors import InputError
+from revenue.bounds import size_violations
+from revenue.errors import InputError, clip
 from revenue.solve import Cancel
 from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
 
@@ -35,6 +36,8 @@ log = logging.getLogger("revenue.server")
 SERVICE_NAME = "revenue.v1.RouteService"
 # gRPC reports "no deadline" as a time remaining of about the age of the universe.
 NO_DEADLINE = 1e6
+# The longest request value (title, company, player) a log line quotes.
+LOGGED_CHARS = 64
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,9 @@ class Limits:
     options: int = 50           # board.options
     privates: int = 50          # company.privates
     route_nodes: int = 200      # routes[i].nodes and routes[i].connections
-    text: int = 4096            # any one string (tile codes included)
+    text: int = 4096            # a tile code or an option value
+    name: int = 200             # any other string: names, ids, colours, locations, option keys
+    entries: int = 1000         # any other list (phase colours, holders, connections...)
 
 
 class ServiceError(Exception):
@@ -221,8 +226,12 @@ def check_limits(request: dict, limits: Limits) -> None:
             for j, entry in enumerate(r.get("connections") or []):
                 cap(f"{where}[{i}].connections[{j}]",
                     entry.get("hexes") if isinstance(entry, dict) else entry, limits.route_nodes)
+    # Every string and every other list, wherever it is: nothing of unbounded size goes further.
+    size_violations(request, "", violations, text=limits.text, name=limits.name, entries=limits.entries)
     if violations:
-        raise InputError(violations[0][0], violations[0][1], violations[1:])
+        seen: set[str] = set()
+        unique = [(f, d) for f, d in violations if not (f in seen or seen.add(f))]   # one per field
+        raise InputError(unique[0][0], unique[0][1], unique[1:])
 
 
 def bad_request_status(exc: InputError) -> status_pb2.Status:
@@ -252,7 +261,7 @@ class _Call:
         player = getattr(message, "player", "")
         for name, value in (("title", title), ("company", company), ("player", player)):
             if value:
-                self.fields[name] = value
+                self.fields[name] = clip(value, LOGGED_CHARS)   # a log line stays short whatever came in
 
     def interrupted(self) -> None:
         """The call was cancelled under the handler: by its deadline, the client or the server stopping."""
@@ -278,7 +287,7 @@ class _Call:
         record = {"method": self.method, **self.fields, "code": self.code.name,
                   "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3)}
         if self.error:
-            record["error"] = self.error
+            record["error"] = clip(self.error, 300)
         if log.isEnabledFor(logging.INFO):
             log.info(json.dumps(record))
 
@@ -487,6 +496,7 @@ class RouteService:
             check_limits(req.get("evaluate") or {}, self.limits)
         except InputError as exc:
             raise exc.within("evaluate") from None
+        check_limits({k: v for k, v in req.items() if k != "evaluate"}, self.limits)
 
         def work():
             return _to_message(dividends(req), revenue_pb2.DividendsResponse)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from revenue.bounds import MAX_NAME_CHARS
 from revenue.errors import InputError
 from revenue.steam import kernel
 
@@ -116,6 +117,9 @@ class _Checker:
             value = ""
         if not isinstance(value, str):
             self.add(path, f"must be a string, not {type(value).__name__}")
+            return ""
+        if len(value) > MAX_NAME_CHARS:
+            self.add(path, f"{len(value)} characters; at most {MAX_NAME_CHARS} are allowed")
             return ""
         if required and not value:
             self.add(path, "is required")
