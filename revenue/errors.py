@@ -49,3 +49,7 @@ class InputError(ValueError):
         """The same error with every field path put under `prefix` (e.g. "request")."""
         moved = [(f"{prefix}.{f}" if f else prefix, d) for f, d in self.violations]
         return InputError(moved[0][0], moved[0][1], moved[1:])
+
+
+class Interrupted(Exception):
+    """A computation stopped by its deadline or a cancel before it had an answer to give."""

@@ -27,7 +27,7 @@ from grpc_status import rpc_status
 
 from revenue import api
 from revenue.bounds import size_violations
-from revenue.errors import InputError, clip
+from revenue.errors import InputError, Interrupted, clip
 from revenue.solve import Cancel
 from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
 
@@ -479,14 +479,28 @@ class RouteService:
         from revenue.steam import deliveries
 
         call.describe(request)
-        req = _to_dict(request)
+        ends = time.perf_counter() + _remaining(context)
+        cancel = Cancel()
 
         def work():
-            result = deliveries(req)
+            # The same deadline, compute cap and cancellation as a search of Solve. The request is
+            # converted here, on a compute thread: a large board would hold the event loop up.
+            if cancel.is_set():
+                raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
+            budget, reason = self._budget(ends, 0)
+            if budget <= 0:
+                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
+            try:
+                result = deliveries(_to_dict(request), deadline=budget, cancel=cancel)
+            except Interrupted:
+                if cancel.is_set():
+                    raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call") from None
+                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                   f"{reason} passed before the search ended") from None
             if "best" in result:
                 call.fields["own_points"] = result["best"].get("own_points", 0)
             return _to_message(result, steam_pb2.DeliveriesResponse)
-        return await _run(self.admission, threading.Event(), work)
+        return await _run(self.admission, cancel, work)
 
     async def _dividends(self, request, context, call):
         from revenue.dividends import dividends
