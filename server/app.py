@@ -196,8 +196,10 @@ class RouteServer:
 
         async def stop():
             try:
+                self.service.stopping.set()
                 await self.health.enter_graceful_shutdown()
                 await self.server.stop(grace)
+                await _finish_tasks()
             finally:
                 self.service.admission.shutdown()
                 self._terminated.set()
@@ -209,6 +211,20 @@ class RouteServer:
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """True if `timeout` passed before the server terminated (gRPC's convention)."""
         return not self._terminated.wait(timeout)
+
+
+async def _finish_tasks(timeout: float = 2.0) -> None:
+    """Let the handlers that gRPC's stop cancelled run to their end (each writes its log line), then close
+    the asynchronous generators, so that no task is destroyed while pending when the loop stops."""
+    loop = asyncio.get_running_loop()
+    pending = [t for t in asyncio.all_tasks(loop) if t is not asyncio.current_task()]
+    if pending:
+        _, still = await asyncio.wait(pending, timeout=timeout)
+        for task in still:
+            task.cancel()
+        if still:
+            await asyncio.wait(still, timeout=timeout)
+    await loop.shutdown_asyncgens()
 
 
 def configure_logging(level: int = logging.INFO) -> None:

@@ -243,16 +243,33 @@ def bad_request_status(exc: InputError) -> status_pb2.Status:
 
 
 class _Call:
-    """One call's bookkeeping: its log fields, and the mapping of its outcome to a status."""
+    """One call's bookkeeping: its log fields, and the mapping of its outcome to a status.
 
-    __slots__ = ("method", "context", "started", "fields", "code", "error")
+    Its one log line is written by whichever comes first: the handler's end, or the end of the RPC
+    itself (a callback of gRPC's): a stream the client cancels while it waits to send, or a call the
+    server's shutdown cuts, may leave its handler suspended, never to be resumed."""
 
-    def __init__(self, method: str, context: grpc.aio.ServicerContext):
+    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping")
+
+    def __init__(self, method: str, context: grpc.aio.ServicerContext,
+                 stopping: threading.Event | None = None):
         self.method, self.context = method, context
         self.started = time.perf_counter()
         self.fields: dict[str, Any] = {}
         self.code = grpc.StatusCode.OK
         self.error = ""
+        self.logged = False
+        self.stopping = stopping      # set once the server shuts down
+        add_done_callback = getattr(context, "add_done_callback", None)
+        if add_done_callback is not None:
+            add_done_callback(self._rpc_done)
+
+    def _rpc_done(self, context) -> None:
+        if self.logged:
+            return
+        if self.code == grpc.StatusCode.OK:
+            self.interrupted()
+        self.finish()
 
     def describe(self, message) -> None:
         """The request's title, company and player for the log line."""
@@ -265,7 +282,9 @@ class _Call:
 
     def interrupted(self) -> None:
         """The call was cancelled under the handler: by its deadline, the client or the server stopping."""
-        if _remaining(self.context) <= 0.01:
+        if self.stopping is not None and self.stopping.is_set():
+            self.code, self.error = grpc.StatusCode.CANCELLED, "the server shut down"
+        elif _remaining(self.context) <= 0.01:
             self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed"
         else:
             self.code, self.error = grpc.StatusCode.CANCELLED, "the call was cancelled"
@@ -284,6 +303,9 @@ class _Call:
         await self.context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident}); it is logged")
 
     def finish(self) -> None:
+        if self.logged:
+            return
+        self.logged = True
         record = {"method": self.method, **self.fields, "code": self.code.name,
                   "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3)}
         if self.error:
@@ -305,6 +327,7 @@ class RouteService:
         self.max_compute = max_compute_ms / 1000.0
         self.limits = limits
         self.boards = Boards(limits)
+        self.stopping = threading.Event()     # set by the server when it shuts down
         self._titles: revenue_pb2.ListTitlesResponse | None = None
         self._titles_lock = threading.Lock()
 
@@ -331,7 +354,7 @@ class RouteService:
         name = fn.__name__.strip("_").title().replace("_", "")
 
         async def handle(request, context):
-            call = _Call(name, context)
+            call = _Call(name, context, self.stopping)
             try:
                 return await fn(self._decode(request), context, call)
             except asyncio.CancelledError:
@@ -417,7 +440,7 @@ class RouteService:
     async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
         # to this generator, which alone may yield responses.
-        call = _Call("SolveStream", context)
+        call = _Call("SolveStream", context, self.stopping)
         cancel = Cancel()
         try:
             req, ends = self._prepare(self._decode(request), context, call)
