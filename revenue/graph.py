@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from . import hexgrid
 from .board import Board, build_board
+from .cache import GRAPH_CACHE_BYTES, graph_bytes
 from .tiles import Path
 
 GAUGE_FITS = {("broad", "broad"), ("broad", "dual"), ("dual", "broad"), ("narrow", "narrow"),
@@ -232,10 +233,12 @@ def build_graph(board: Board) -> Graph:
 _GRAPHS: OrderedDict[object, Graph] = OrderedDict()
 _GRAPHS_LOCK = threading.Lock()
 GRAPH_CACHE_SIZE = 64
+_GRAPH_BYTES: dict[object, int] = {}    # the estimated size of each remembered graph (revenue.cache)
 
 
 def graph_for(board_request: Mapping) -> Graph:
-    """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards: a game
+    """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards (fewer when
+    they would pass GRAPH_CACHE_BYTES, by revenue.cache's estimate): a game
     server asks about one board for each company of an operating round, and the track graph does not
     depend on the company. Boards and graphs are never changed after they are built.
 
@@ -258,6 +261,8 @@ def graph_for(board_request: Mapping) -> Graph:
     graph.request = board_request      # keeps an identity-keyed board alive while it is remembered
     with _GRAPHS_LOCK:
         _GRAPHS[key] = graph
-        while len(_GRAPHS) > GRAPH_CACHE_SIZE:
-            _GRAPHS.popitem(last=False)
+        _GRAPH_BYTES[key] = graph_bytes(graph)
+        while len(_GRAPHS) > 1 and (len(_GRAPHS) > GRAPH_CACHE_SIZE or
+                                    sum(_GRAPH_BYTES.values()) > GRAPH_CACHE_BYTES):
+            _GRAPH_BYTES.pop(_GRAPHS.popitem(last=False)[0], None)
     return graph

@@ -14,7 +14,6 @@ import logging
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from concurrent import futures
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -27,6 +26,7 @@ from grpc_status import rpc_status
 
 from revenue import api
 from revenue.bounds import size_violations
+from revenue.cache import BOARD_CACHE_BYTES, ByteLRU
 from revenue.errors import InputError, Interrupted, clip
 from revenue.solve import Cancel
 from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
@@ -126,12 +126,12 @@ class Boards:
     """Requests as dicts, each distinct board converted and checked against the limits once: a game
     server asks about one board for each company of a round, and converting a board message is most
     of a small call's cost. The boards are read-only, so the library remembers each one's track graph
-    by identity (revenue.graph.graph_for)."""
+    by identity (revenue.graph.graph_for). At most `size` boards and BOARD_CACHE_BYTES by estimate (a
+    decoded board takes about 30 KB plus three times its message's bytes, key included)."""
 
     def __init__(self, limits: Limits, size: int = 64):
         self.limits, self.size = limits, size
-        self._boards: OrderedDict[bytes, MappingProxyType] = OrderedDict()
-        self._lock = threading.Lock()
+        self._boards: ByteLRU[MappingProxyType] = ByteLRU(BOARD_CACHE_BYTES, most=size)
 
     def request(self, message) -> dict:
         """`message` as a dict, checked (InputError for a request over the limits)."""
@@ -150,17 +150,12 @@ class Boards:
 
     def board(self, message) -> MappingProxyType:
         key = message.SerializeToString(deterministic=True)
-        with self._lock:
-            board = self._boards.get(key)
-            if board is not None:
-                self._boards.move_to_end(key)
-                return board
+        board = self._boards.get(key)
+        if board is not None:
+            return board
         board = MappingProxyType(_to_dict(message))
         check_limits({"board": board}, self.limits)    # an oversized board is not kept
-        with self._lock:
-            self._boards[key] = board
-            while len(self._boards) > self.size:
-                self._boards.popitem(last=False)
+        self._boards.put(key, board, 30_000 + 3 * len(key))
         return board
 
 

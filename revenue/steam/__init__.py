@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from revenue.bounds import MAX_NAME_CHARS
+from revenue.cache import STEAM_CACHE_BYTES, ByteLRU
 from revenue.errors import InputError, Interrupted
 from revenue.steam import kernel
 
@@ -549,8 +550,8 @@ def deliveries(request: dict, deadline: float | None = None, cancel: threading.E
         WATCHDOG.release(ticket, cancel)
 
 
-_BOARDS: OrderedDict[str, _Problem] = OrderedDict()
-_BOARDS_LOCK = threading.Lock()
+# At most 32 boards and STEAM_CACHE_BYTES by estimate (a parsed board takes about as much as its key).
+_BOARDS: ByteLRU[_Problem] = ByteLRU(STEAM_CACHE_BYTES, most=32)
 
 
 def _parse_cached(request, stop: np.ndarray = _NO_STOP) -> _Problem:
@@ -560,21 +561,15 @@ def _parse_cached(request, stop: np.ndarray = _NO_STOP) -> _Problem:
         key = repr([(k, v) for k, v in request.items() if k != "player"])
     except (AttributeError, TypeError, ValueError):
         return _parse(request, stop)
-    with _BOARDS_LOCK:
-        board = _BOARDS.get(key)
-        if board is not None:
-            _BOARDS.move_to_end(key)
+    board = _BOARDS.get(key)
     if board is None:
         problem = _parse(request, stop)
-        with _BOARDS_LOCK:
-            _BOARDS[key] = problem
-            while len(_BOARDS) > 32:
-                _BOARDS.popitem(last=False)
+        _BOARDS.put(key, problem, 10_000 + 2 * len(key))
         return problem
     acting = request.get("player")
     if isinstance(acting, str) and acting in board.player_ids:
         return _for_player(board, board.player_ids.index(acting))
-    return _parse(request)    # the acting player is wrong: the full check names it
+    return _parse(request, stop)    # the acting player is wrong: the full check names it
 
 
 def deliveries_proto(request):
