@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import deque
 from concurrent import futures
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -68,43 +69,102 @@ class ServiceError(Exception):
 
 
 class Admission:
-    """The bounded queue: at most `workers` calls compute at once (the threads of its executor), at most
-    `max_queue` more wait for one; the next is RESOURCE_EXHAUSTED at once rather than waiting without
-    bound. A call counts as admitted until its work is over or was cancelled before it started."""
+    """The bounded queue, fair to small calls: at most `workers` calls compute at once (its threads), at
+    most `max_queue` more wait for one, and the next is RESOURCE_EXHAUSTED at once rather than waiting
+    without bound. A call counts as admitted until its work is over or was cancelled before it started.
+
+    Calls expected to be long ("large": see RouteService.expect_large) may hold at most `workers - 1`
+    threads (all of them when there is one) and `max_queue` less a quarter (rounded up) of the queue
+    slots, so a flood of long searches never keeps a small call from a thread or a slot. Waiting calls
+    start in arrival order, a large one skipped while the large calls already hold their share."""
 
     def __init__(self, workers: int, max_queue: int):
-        self.workers, self.capacity = workers, workers + max_queue
-        self._lock = threading.Lock()
-        self.admitted = 0
-        self.executor = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="revenue-solve")
+        self.workers, self.max_queue, self.capacity = workers, max_queue, workers + max_queue
+        self.large_workers = workers - 1 if workers >= 2 else workers
+        self.large_capacity = self.large_workers + max_queue - (max_queue + 3) // 4
+        self._cond = threading.Condition()
+        self._queue: deque[tuple[futures.Future, Callable[[], Any], bool]] = deque()
+        self._closed = False
+        self.admitted = 0          # calls waiting or computing
+        self.admitted_large = 0    # ... of them large
+        self.running_large = 0     # large calls computing
+        self._threads = [threading.Thread(target=self._serve, name=f"revenue-solve-{i}", daemon=True)
+                         for i in range(workers)]
+        for thread in self._threads:
+            thread.start()
 
-    def submit(self, work: Callable[[], Any]) -> futures.Future:
-        with self._lock:
+    def submit(self, work: Callable[[], Any], large: bool = False) -> futures.Future:
+        with self._cond:
+            if self._closed:
+                raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
             if self.admitted >= self.capacity:
                 raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                    f"server busy: {self.workers} calls computing and "
                                    f"{self.capacity - self.workers} waiting; retry later")
+            if large and self.admitted_large >= self.large_capacity:
+                raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                   f"server busy with long searches ({self.admitted_large}); the rest of "
+                                   f"the queue is kept for small calls; retry later")
             self.admitted += 1
-        try:
-            future = self.executor.submit(work)
-        except BaseException:
-            self._release(None)
-            raise
-        future.add_done_callback(self._release)
+            self.admitted_large += large
+            future: futures.Future = futures.Future()
+            self._queue.append((future, work, large))
+            self._cond.notify_all()
+        future.add_done_callback(lambda _: self._release(large))
         return future
 
-    def _release(self, _future) -> None:
-        with self._lock:
+    def _release(self, large: bool) -> None:
+        with self._cond:
             self.admitted -= 1
+            self.admitted_large -= large
+
+    def _take(self):
+        """The oldest waiting call that may start now (with the lock held), or None."""
+        for job in list(self._queue):
+            future, _, large = job
+            if future.cancelled():
+                self._queue.remove(job)
+            elif not large or self.running_large < self.large_workers:
+                self._queue.remove(job)
+                self.running_large += large
+                return job
+        return None
+
+    def _serve(self) -> None:
+        while True:
+            with self._cond:
+                while (job := None if self._closed else self._take()) is None:
+                    if self._closed:
+                        return
+                    self._cond.wait()
+            future, work, large = job
+            try:
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(work())
+                    except BaseException as exc:
+                        future.set_exception(exc)
+            finally:
+                if large:
+                    with self._cond:
+                        self.running_large -= 1
+                        self._cond.notify_all()
 
     def shutdown(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        """Start nothing more; the calls still waiting are cancelled (running ones end with their calls)."""
+        with self._cond:
+            self._closed = True
+            waiting = [future for future, _, _ in self._queue]
+            self._queue.clear()
+            self._cond.notify_all()
+        for future in waiting:
+            future.cancel()
 
 
-async def _run(admission: Admission, cancel: threading.Event, work: Callable[[], Any]):
+async def _run(admission: Admission, cancel: threading.Event, work: Callable[[], Any], large: bool = False):
     """`work` on a compute thread; cancelling the call (the client, its deadline, the server stopping)
     cancels it while it waits, or sets `cancel`, which stops a running search within a few polls."""
-    future = admission.submit(work)
+    future = admission.submit(work, large)
     try:
         return await asyncio.wrap_future(future)
     except asyncio.CancelledError:
@@ -157,6 +217,21 @@ class Boards:
         check_limits({"board": board}, self.limits)    # an oversized board is not kept
         self._boards.put(key, board, 30_000 + 3 * len(key))
         return board
+
+
+# What makes a call "large" for Admission (RouteService.expect_large).
+LARGE_SECONDS = 0.1
+LARGE_TRAINS = 4
+SMALL_CUSTOM_HEXES = 30
+LARGE_STEAM_LINKS = 1000
+LARGE_STEAM_LEVEL = 8
+
+
+def cost_key(request) -> tuple:
+    """What the cost of a Solve is remembered by: the board's title, phase and encoded size, and the
+    trains (cheap to compute; two boards that share it are alike enough for a guess)."""
+    return (request.board.title, request.board.phase, request.board.ByteSize(),
+            tuple(t.name for t in request.company.trains))
 
 
 def _to_message(result: dict, message_type):
@@ -322,6 +397,7 @@ class RouteService:
         self.max_compute = max_compute_ms / 1000.0
         self.limits = limits
         self.boards = Boards(limits)
+        self.costs: ByteLRU[float] = ByteLRU(1 << 20, most=4096)   # cost_key -> seconds of its last search
         self.stopping = threading.Event()     # set by the server when it shuts down
         self._titles: revenue_pb2.ListTitlesResponse | None = None
         self._titles_lock = threading.Lock()
@@ -380,6 +456,19 @@ class RouteService:
             limits.append((remaining - min(0.05, remaining * 0.2), "the call's deadline"))
         return min(limits)
 
+    def expect_large(self, request) -> bool:
+        """Whether a Solve is expected to be long (Admission keeps a thread and queue slots from those):
+        as its last search of the same board and trains was (longer than LARGE_SECONDS, or stopped
+        unproved), else from its shape: a title's board with at most LARGE_TRAINS trains is small (every
+        title scenario solves in milliseconds), a custom map beyond SMALL_CUSTOM_HEXES hexes is large."""
+        seconds = self.costs.get(cost_key(request))
+        if seconds is not None:
+            return seconds > LARGE_SECONDS
+        trains = len(request.company.trains)
+        if request.board.title != "custom":
+            return trains > LARGE_TRAINS
+        return len(request.board.custom.hexes) > SMALL_CUSTOM_HEXES or trains > LARGE_TRAINS
+
     # ---- methods -------------------------------------------------------------------------------------
 
     def _solve_work(self, request: revenue_pb2.SolveRequest, req: dict, ends: float, call: _Call,
@@ -395,6 +484,8 @@ class RouteService:
         searching = time.perf_counter()
         try:
             result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
+            self.costs.put(cost_key(request), time.perf_counter() - searching
+                           if result.get("optimal") else float("inf"), 200)
         except InputError:
             raise
         except Exception:
@@ -430,7 +521,7 @@ class RouteService:
 
         def work():
             return _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
-        return await _run(self.admission, cancel, work)
+        return await _run(self.admission, cancel, work, self.expect_large(request))
 
     async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
@@ -449,7 +540,7 @@ class RouteService:
                 finally:
                     loop.call_soon_threadsafe(events.put_nowait, None)
 
-            final = asyncio.ensure_future(_run(self.admission, cancel, work))
+            final = asyncio.ensure_future(_run(self.admission, cancel, work, self.expect_large(request)))
             try:
                 best = -1
                 while (value := await events.get()) is not None:
@@ -518,7 +609,8 @@ class RouteService:
             if "best" in result:
                 call.fields["own_points"] = result["best"].get("own_points", 0)
             return _to_message(result, steam_pb2.DeliveriesResponse)
-        return await _run(self.admission, cancel, work)
+        large = len(request.links) > LARGE_STEAM_LINKS or any(p.level > LARGE_STEAM_LEVEL for p in request.players)
+        return await _run(self.admission, cancel, work, large)
 
     async def _dividends(self, request, context, call):
         from revenue.dividends import dividends

@@ -224,7 +224,9 @@ def test_abandoned_stream_stops_the_search(server, rpc):
 # ---- the bounded queue and limits -------------------------------------------------------------------------
 
 def test_full_queue_is_resource_exhausted():
-    with running(workers=1, max_queue=1, max_compute_ms=10_000) as s:
+    # One worker and a queue of 2: long searches may hold the worker and all but a quarter (rounded up)
+    # of the queue; the last slot is kept for a small call.
+    with running(workers=1, max_queue=2, max_compute_ms=10_000) as s:
         service, channel = stub(s)
         first = service.Solve.future(solve_message(heavy_request()), timeout=30)
         assert wait_until(lambda: s.service.admission.admitted == 1)
@@ -232,13 +234,20 @@ def test_full_queue_is_resource_exhausted():
         assert wait_until(lambda: s.service.admission.admitted == 2)
         started = time.perf_counter()
         with pytest.raises(grpc.RpcError) as err:
-            service.Solve(solve_message(SCENARIOS[0].request), timeout=30)
+            service.Solve(solve_message(heavy_request()), timeout=30)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "long searches" in err.value.details()
+        small = service.Solve.future(solve_message(SCENARIOS[0].request), timeout=30)
+        assert wait_until(lambda: s.service.admission.admitted == 3)
+        with pytest.raises(grpc.RpcError) as err:
+            service.Solve(solve_message(SCENARIOS[1].request), timeout=30)
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert time.perf_counter() - started < 1.0              # refused at once, not after waiting
         # ListTitles needs no worker: it is answered while the queue is full.
-        assert s.service.admission.admitted == 2
+        assert s.service.admission.admitted == 3
         assert service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=5).titles
         first.cancel()
+        assert small.result(timeout=30).optimal                 # next after the running search
         second.cancel()
         assert wait_until(lambda: s.service.admission.admitted == 0)
         assert service.Solve(solve_message(SCENARIOS[0].request), timeout=30).optimal
