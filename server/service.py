@@ -173,6 +173,36 @@ async def _run(admission: Admission, cancel: threading.Event, work: Callable[[],
         raise
 
 
+SEND_SECONDS = 0.005
+
+
+class Margin:
+    """The time kept from a call's deadline to finish and send its answer, from measurement: how long
+    after its search stopped (at its deadline, or on finishing) each recent answer was ready to leave
+    the handler. That covers stopping the kernels, building the result, converting it, and the event
+    loop's lag in taking it from the compute thread, all of which grow when the CPU is contended. The
+    margin is three times the 99th percentile of the last SAMPLES such times plus SEND_SECONDS (to serialize and
+    send it, which the handler does not see), within low..high."""
+
+    SAMPLES = 256
+
+    def __init__(self, low: float = 0.010, high: float = 0.250, start: float = 0.100):
+        self.low, self.high = low, high
+        self._samples: deque[float] = deque(maxlen=self.SAMPLES)
+        self._lock = threading.Lock()
+        self._value = start      # until the first answer is measured
+
+    def add(self, seconds: float) -> None:
+        with self._lock:
+            self._samples.append(seconds)
+            ordered = sorted(self._samples)     # at most SAMPLES: microseconds
+            p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+            self._value = min(self.high, max(self.low, 3 * p99 + SEND_SECONDS))
+
+    def seconds(self) -> float:
+        return self._value
+
+
 def _remaining(context: grpc.ServicerContext) -> float:
     remaining = context.time_remaining()
     return float("inf") if remaining is None or remaining > NO_DEADLINE else remaining
@@ -319,7 +349,7 @@ class _Call:
     itself (a callback of gRPC's): a stream the client cancels while it waits to send, or a call the
     server's shutdown cuts, may leave its handler suspended, never to be resumed."""
 
-    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping")
+    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping", "stopped_at")
 
     def __init__(self, method: str, context: grpc.aio.ServicerContext,
                  stopping: threading.Event | None = None):
@@ -330,6 +360,7 @@ class _Call:
         self.error = ""
         self.logged = False
         self.stopping = stopping      # set once the server shuts down
+        self.stopped_at = 0.0         # when the search stopped (perf_counter), for Margin
         add_done_callback = getattr(context, "add_done_callback", None)
         if add_done_callback is not None:
             add_done_callback(self._rpc_done)
@@ -398,6 +429,7 @@ class RouteService:
         self.limits = limits
         self.boards = Boards(limits)
         self.costs: ByteLRU[float] = ByteLRU(1 << 20, most=4096)   # cost_key -> seconds of its last search
+        self.margin = Margin()
         self.stopping = threading.Event()     # set by the server when it shuts down
         self._titles: revenue_pb2.ListTitlesResponse | None = None
         self._titles_lock = threading.Lock()
@@ -452,8 +484,9 @@ class RouteService:
             limits.append((deadline_ms / 1000.0, f"deadline_ms {deadline_ms}"))
         if ends != float("inf"):
             remaining = ends - time.perf_counter()
-            # Leave time to build and send the answer before the client gives up on it.
-            limits.append((remaining - min(0.05, remaining * 0.2), "the call's deadline"))
+            # Leave time to build and send the answer before the client gives up on it (Margin), but
+            # never more than half of what is left.
+            limits.append((remaining - min(self.margin.seconds(), remaining * 0.5), "the call's deadline"))
         return min(limits)
 
     def expect_large(self, request) -> bool:
@@ -484,8 +517,9 @@ class RouteService:
         searching = time.perf_counter()
         try:
             result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
-            self.costs.put(cost_key(request), time.perf_counter() - searching
-                           if result.get("optimal") else float("inf"), 200)
+            now = time.perf_counter()
+            call.stopped_at = min(now, searching + budget)
+            self.costs.put(cost_key(request), now - searching if result.get("optimal") else float("inf"), 200)
         except InputError:
             raise
         except Exception:
@@ -521,7 +555,10 @@ class RouteService:
 
         def work():
             return _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
-        return await _run(self.admission, cancel, work, self.expect_large(request))
+        answer = await _run(self.admission, cancel, work, self.expect_large(request))
+        if call.stopped_at:
+            self.margin.add(time.perf_counter() - call.stopped_at)
+        return answer
 
     async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
@@ -553,7 +590,10 @@ class RouteService:
                 if not final.done():
                     cancel.set()
                     final.cancel()
-            yield _to_message(result, revenue_pb2.SolveResponse)
+            answer = _to_message(result, revenue_pb2.SolveResponse)
+            if call.stopped_at:
+                self.margin.add(time.perf_counter() - call.stopped_at)
+            yield answer
         except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream, or the deadline
             cancel.set()
             call.interrupted()

@@ -29,6 +29,7 @@ from revenue.v1 import revenue_pb2, steam_pb2
 
 from .server_helpers import (CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub,
                              unproved_request)
+from .server_helpers import wait_until as _wait_until
 
 SCENARIOS = title_scenarios()
 A_1830_HEX = SCENARIOS[0].request["board"]["tiles"][0]["hex"]
@@ -153,17 +154,22 @@ def test_stream_improves_then_proves(rpc):
 # ---- deadlines and cancellation -------------------------------------------------------------------------
 
 def test_tiny_deadline_is_deadline_exceeded(rpc):
+    before = len(CALL_LOG.calls("Solve"))
     started = time.perf_counter()
     with pytest.raises(grpc.RpcError) as err:
         rpc.Solve(solve_message(heavy_request()), timeout=0.05)
     assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert time.perf_counter() - started < 1.0
-    assert wait_until(lambda: CALL_LOG.calls("Solve")[-1]["code"] == "DEADLINE_EXCEEDED")
+    # The server logs the call once its handler has ended, which may be after the client gave up.
+    assert wait_until(lambda: len(CALL_LOG.calls("Solve")) > before)
+    assert CALL_LOG.calls("Solve")[before]["code"] == "DEADLINE_EXCEEDED"
 
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     request = unproved_request()
-    got = rpc.Solve(solve_message(request), timeout=1.0)    # the answer arrived within the deadline
+    # A first run comes after about 0.15 s on an idle machine, the proof not within 6 s: 3 s leaves room
+    # for a busy machine and still stops the search long before it proves.
+    got = rpc.Solve(solve_message(request), timeout=3.0)    # the answer arrived within the deadline
     assert not got.optimal and got.stats.timed_out and got.routes
     assert got.revenue == sum(r.revenue for r in got.routes) < got.upper_bound
     # The routes are a legal run worth what the server says ...
@@ -195,12 +201,7 @@ def test_compute_cap_without_client_deadline():
 
 
 def wait_until(predicate, timeout=5.0):
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+    return _wait_until(predicate, timeout)
 
 
 def test_cancellation_stops_the_search(server, rpc):
