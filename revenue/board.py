@@ -213,7 +213,7 @@ def _build(req: dict) -> Board:
         where = f"board.tiles[{i}]"
         name = lay.get("hex") or ""
         if name not in hexes:
-            raise InputError(f"{where}.hex", f"{short_repr(name)} is not a hex of the {title.name} map")
+            raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
         if name in laid:
             raise InputError(f"{where}.hex", f"{name} already has a tile laid by an earlier entry")
         laid.add(name)
@@ -225,7 +225,7 @@ def _build(req: dict) -> Board:
             raise InputError(f"{where}", "give either tile (a manifest name) or code (tile DSL), not both")
         if tile_name:
             if tile_name not in data.manifest:
-                raise InputError(f"{where}.tile", f"{short_repr(tile_name)} is not in the {title.name} tile manifest")
+                raise InputError(f"{where}.tile", f"{tile_name!r} is not in the {title.name} tile manifest")
             entry = data.manifest[tile_name]
             tile, colour = parse_tile(entry["code"], f"{where}.tile"), entry["color"]
         elif code:
@@ -249,7 +249,7 @@ def _build(req: dict) -> Board:
         where = f"board.tokens[{i}]"
         name = tok.get("hex") or ""
         if name not in hexes:
-            raise InputError(f"{where}.hex", f"{short_repr(name)} is not a hex of the {title.name} map")
+            raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
         company = tok.get("company") or ""
         if not company:
             raise InputError(f"{where}.company", "a token needs the company that owns it")

@@ -238,9 +238,8 @@ _GRAPH_BYTES: dict[object, int] = {}    # the estimated size of each remembered 
 
 def graph_for(board_request: Mapping) -> Graph:
     """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards (fewer when
-    they would pass GRAPH_CACHE_BYTES, by revenue.cache's estimate): a game
-    server asks about one board for each company of an operating round, and the track graph does not
-    depend on the company. Boards and graphs are never changed after they are built.
+    they would pass GRAPH_CACHE_BYTES by revenue.cache's estimate): a game server asks about one board for
+    each company of an operating round, and the track graph does not depend on the company. Boards and graphs are never changed after they are built.
 
     A board given as a read-only mapping (types.MappingProxyType) is remembered by identity: its owner
     promises never to change what it holds (the service does this with the boards it has decoded). Any

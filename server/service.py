@@ -181,8 +181,8 @@ class Margin:
     after its search stopped (at its deadline, or on finishing) each recent answer was ready to leave
     the handler. That covers stopping the kernels, building the result, converting it, and the event
     loop's lag in taking it from the compute thread, all of which grow when the CPU is contended. The
-    margin is three times the 99th percentile of the last SAMPLES such times plus SEND_SECONDS (to serialize and
-    send it, which the handler does not see), within low..high."""
+    margin is three times the 99th percentile of the last SAMPLES such times plus SEND_SECONDS (to
+    serialize and send it, which the handler does not see), within low..high."""
 
     SAMPLES = 256
 
@@ -519,7 +519,10 @@ class RouteService:
             result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
             now = time.perf_counter()
             call.stopped_at = min(now, searching + budget)
-            self.costs.put(cost_key(request), now - searching if result.get("optimal") else float("inf"), 200)
+            if result.get("optimal"):
+                self.costs.put(cost_key(request), now - searching, 200)
+            elif not cancel.is_set() and budget >= LARGE_SECONDS:    # stopped unproved by a long enough limit
+                self.costs.put(cost_key(request), float("inf"), 200)
         except InputError:
             raise
         except Exception:
@@ -632,8 +635,9 @@ class RouteService:
         cancel = Cancel()
 
         def work():
-            # The same deadline, compute cap and cancellation as a search of Solve. The request is
-            # converted here, on a compute thread: a large board would hold the event loop up.
+            # The same deadline, compute cap and cancellation as a search of Solve (the per-search memory
+            # cap, revenue/solve.py's, is to apply here too). The request is converted here, on a compute
+            # thread: a large board would hold the event loop up.
             if cancel.is_set():
                 raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
             budget, reason = self._budget(ends, 0)
