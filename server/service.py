@@ -321,6 +321,9 @@ def check_limits(request: dict, limits: Limits) -> None:
     for where, routes in (("routes", request.get("routes")), ("run_routes.routes", action.get("routes"))):
         cap(where, routes, limits.trains)
         for i, r in enumerate(routes or []):
+            halts = r.get("halts")
+            if isinstance(halts, int) and not 0 <= halts <= limits.route_nodes:
+                violations.append((f"{where}[{i}].halts", f"{halts} is not in 0..{limits.route_nodes}"))
             cap(f"{where}[{i}].nodes", r.get("nodes"), limits.route_nodes)
             cap(f"{where}[{i}].connections", r.get("connections"), limits.route_nodes)
             for j, entry in enumerate(r.get("connections") or []):

@@ -111,6 +111,14 @@ def test_numbers_in_range_and_lists_bounded(rpc, mutate, evaluate, field, words)
     assert found[0][0] == field and words in found[0][1]
 
 
+def test_negative_or_huge_halts_are_invalid_argument(rpc):
+    request = json.loads((EXAMPLES / "evaluate_1860.json").read_text())
+    for halts in (-5, 2**31 - 1):
+        request["routes"][0]["halts"] = halts
+        found = bad(rpc, json_format.ParseDict(request, revenue_pb2.EvaluateRequest()), evaluate=True)
+        assert found == [("routes[0].halts", f"{halts} is not in 0..200")]
+
+
 def test_a_run_that_could_overflow_the_answer_is_invalid_argument(rpc):
     # Each value and multiplier is in range, but 20 trains x100 on 400 cities paying 100,000 could earn
     # far more than an int32 revenue holds.
