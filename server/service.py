@@ -667,7 +667,10 @@ class RouteService:
             check_limits(req.get("evaluate") or {}, self.limits)
         except InputError as exc:
             raise exc.within("evaluate") from None
-        check_limits({k: v for k, v in req.items() if k != "evaluate"}, self.limits)
+        rest = size_violations({k: v for k, v in req.items() if k != "evaluate"}, "", [], text=self.limits.text,
+                               name=self.limits.name, entries=self.limits.entries)
+        if rest:
+            raise InputError(rest[0][0], rest[0][1], rest[1:])
 
         def work():
             return _to_message(dividends(req), revenue_pb2.DividendsResponse)
