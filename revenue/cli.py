@@ -123,6 +123,8 @@ def print_routes(routes: list[dict], locations: dict[str, str], out: Console) ->
         for b in r.get("bonuses", []):
             out.print(f"  bonus {b['name']}: +{b.get('amount', 0)}")
         out.print(f"  revenue {r.get('revenue', 0)}")
+        if r.get("subsidy"):
+            out.print(f"  halts {r.get('halts', 0)}: subsidy {r['subsidy']} (not revenue)")
 
 
 @main.command()
@@ -154,7 +156,7 @@ def evaluate(file: str, as_json: bool) -> None:
     out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company {company_id}")
     print_routes(result["routes"], _locations(request), out)
     if result["legal"]:
-        out.print(f"[bold]total {result['revenue']}[/bold]")
+        out.print(f"[bold]total {result['revenue']}[/bold]" + _subsidy(result))
     else:
         out.print("[bold red]illegal run[/bold red]: total 0")
 
@@ -184,15 +186,20 @@ def _svg_name(base: str, index: int, count: int) -> str:
     return f"{stem}-{index}.{ext}" if dot else f"{base}-{index}"
 
 
+def _subsidy(result: dict) -> str:
+    return f", subsidy {result['subsidy']}" if result.get("subsidy") else ""
+
+
 def print_solution(request: dict, result: dict, out: Console) -> None:
     board, company = request.get("board") or {}, request.get("company") or {}
-    trains = " ".join(t.get("name", "") for t in company.get("trains") or []) or "none"
+    trains = " ".join(t.get("name", "") + (" (leased)" if t.get("leased") else "")
+                      for t in company.get("trains") or []) or "none"
     out.print(f"{board.get('title', '')}, phase {board.get('phase') or '(first)'}, company "
               f"{company.get('id', '')}, trains {trains}")
     if result.get("note"):
         out.print(result["note"])
     print_routes(result["routes"], _locations(request), out)
-    out.print(f"[bold]total {result['revenue']}[/bold]")
+    out.print(f"[bold]total {result['revenue']}[/bold]" + _subsidy(result))
     stats = result["stats"]
     if result["optimal"]:
         out.print("optimal: proved, no assignment of routes earns more")

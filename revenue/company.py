@@ -30,7 +30,15 @@ def build_company(request: dict, board, where: str = "company") -> Company:
         if name not in known:
             raise InputError(f"{where}.trains[{i}].name",
                              f"unknown train {short_repr(name)} for {board.title.name} (known: {', '.join(known)})")
-        trains.append(known[name])
+        leased = bool(isinstance(t, dict) and t.get("leased"))
+        train = board.title.company_train(known[name], board, leased)
+        if train is None:
+            raise InputError(f"{where}.trains[{i}].leased", f"{board.title.name} has no leased trains")
+        trains.append(train)
+    for i, train in enumerate(trains):
+        if any(o.name == train.name and o.leased != train.leased for o in trains[:i]):
+            raise InputError(f"{where}.trains[{i}]", f"a {train.name} train both leased and owned (the "
+                             "request's train names could not tell them apart)")
     privates = request.get("privates") or ()
     for i, p in enumerate(privates):
         if not isinstance(p, str) or not p:

@@ -16,13 +16,15 @@ how the price moves:
   left.
 * steam_over_holland (incremental): as the base. Paying out nothing moves one left; below the price no
   move; at or above it one right; at or above twice the price two right.
-* 18rhl (full): as the base, except that pool shares pay nobody. Paying out nothing moves one left; at
-  or above the price one right; below it no move.
+* 18rhl: as the base, except that pool shares pay nobody. A company floated before phase 5 is
+  incremental (its treasury shares pay it), one floated later full with no shares of its own, so when the
+  request does not say, a company holding its own shares is incremental. Paying out nothing moves one
+  left; at or above the price one right; below it no move.
 * 1860 (full): only players are paid. A payout moves k right for revenue >= k x price (k at most 4), none
   below the price; a withhold (or a payout of 0 a share) one left.
 
-1860's halt subsidy goes to the company on either kind. A move that finds no cell in its direction (the
-market's edge, as the data's `right`/`left`/`up`/`down` say) stops there.
+1860's halt subsidy goes to the company on either kind. The price moves on the title's market as the
+engine's stock market moves it (`Market`): a step that finds no cell stops there.
 """
 from __future__ import annotations
 
@@ -38,12 +40,26 @@ POOL = "pool"
 # ---- the stock market ------------------------------------------------------------------------------
 
 class Market:
-    """A title's stock market from its data: rows of cells (None where there is none), each with its
-    `price`, `types` and the cell each move leads to under the title's own movement rules."""
+    """A title's stock market: rows of cells (None where there is none), each with its `price` and `types`,
+    and the engine's movement over them (lib/engine/stock_market.rb, lib/engine/stock_movement.rb):
 
-    def __init__(self, data: dict):
+    * two-dimensional (a market of several rows: 1830, 1889, 18Rhl): right is the next cell of the row, and
+      at the row's end up (one row up, or nowhere on the top row); left is the previous cell when there is
+      one, otherwise down (one row down, or nowhere on the bottom row);
+    * one-dimensional (one row: Steam Over Holland): one cell right or left, nowhere past either end;
+    * zigzag (1860's `init_stock_market`: `zigzag: true`, no `ledge_movement`): two cells right or left, and
+      nowhere when two cells would pass the end, so 1860's 330 (column 53) cannot step right to 340 and its
+      7 (column 1) cannot step left to 0.
+
+    A move whose target is no cell, the same cell, or a cell the engine does not enter by normal movement
+    (`normal_movement` false: liquidation cells) leaves the price where it is. The title data's own
+    `right`/`left` fields agree with this everywhere except those two 1860 cells, where the data's dump
+    follows the ledge rule instead of the engine's step (tests/test_dividends.py checks every cell)."""
+
+    def __init__(self, data: dict, zigzag: bool = False):
         self.rows: list[list[dict | None]] = data["market"]
-        self.one_d: bool = bool(data.get("one_d"))
+        self.one_d: bool = bool(data.get("one_d")) or len(self.rows) == 1
+        self.zigzag = zigzag
 
     def cell(self, coordinates, where: str) -> dict:
         coords = list(coordinates or ())
@@ -56,14 +72,45 @@ class Market:
             raise InputError(where, f"[{row}, {column}] is not a cell of the stock market")
         return self.rows[row][column]
 
+    def _at(self, row: int, column: int) -> dict | None:
+        if 0 <= row < len(self.rows) and 0 <= column < len(self.rows[row]):
+            return self.rows[row][column]
+        return None
+
+    def target(self, coordinates: tuple[int, int], direction: str) -> tuple[int, int]:
+        """Where the engine's movement points from `coordinates` (possibly no cell, or the same one)."""
+        r, c = coordinates
+        width = len(self.rows[r])
+        if self.zigzag:
+            step = {"right": 2, "left": -2, "up": 1, "down": -1}[direction]
+            return (r, c + step) if 0 <= c + step < width else (r, c)
+        if self.one_d:
+            step = 1 if direction in ("right", "up") else -1
+            return (r, c + step) if 0 <= c + step < width else (r, c)
+        if direction == "right":
+            return self.target(coordinates, "up") if c + 1 >= width else (r, c + 1)
+        if direction == "left":
+            return (r, c - 1) if c > 0 and self._at(r, c - 1) else self.target(coordinates, "down")
+        if direction == "up":
+            return (r - 1, c) if r - 1 >= 0 else (r, c)
+        return (r + 1, c) if r + 1 < len(self.rows) else (r, c)
+
+    def step(self, coordinates: tuple[int, int], direction: str) -> tuple[int, int] | None:
+        """The cell one move in `direction` leads to, or None when the price stays (StockMarket#move)."""
+        following = self.target(coordinates, direction)
+        cell = self._at(*following)
+        if cell is None or following == tuple(coordinates) or cell.get("normal_movement") is False:
+            return None
+        return following
+
     def move(self, coordinates: tuple[int, int], direction: str, times: int) -> tuple[tuple[int, int], int]:
         """The cell after `times` steps in `direction`, and how many steps moved (fewer at an edge)."""
         here, moved = tuple(coordinates), 0
         for _ in range(times):
-            following = self.rows[here[0]][here[1]].get(direction)
+            following = self.step(here, direction)
             if following is None:
                 break
-            here, moved = tuple(following), moved + 1
+            here, moved = following, moved + 1
         return here, moved
 
 
@@ -72,6 +119,11 @@ class Market:
 class BaseRules:
     """lib/engine/step/dividend.rb, used unchanged by 1830 and 1889."""
     kinds = ("payout", "withhold")
+    zigzag_market = False      # the title's init_stock_market passes zigzag: true
+
+    def capitalization(self, title_default: str, owns_own_shares: bool) -> str:
+        """The company's capitalization when the request does not say: the title's."""
+        return title_default
 
     def kept(self, kind: str, revenue: int, subsidy: int) -> int:
         """What the company keeps of the run (the engine's `corporation`)."""
@@ -104,6 +156,12 @@ class RhlRules(BaseRules):
     """g_18_rhl/step/dividend.rb: pool shares of a full-capitalization company pay nobody; one right at or
     above the price, none below it, one left when nothing is paid out."""
 
+    def capitalization(self, title_default, owns_own_shares):
+        """g_18_rhl/game.rb `float_corporation`: a company floated before phase 5 keeps its unsold shares in
+        its treasury and becomes incremental (its treasury shares pay it); one floated later stays full and
+        its unsold shares go to the pool at once. So a company that holds its own shares is incremental."""
+        return "incremental" if owns_own_shares else title_default
+
     def paid_to(self, holder_kind, holder, company, capitalization):
         if holder_kind == "pool" and capitalization == "full":
             return None
@@ -118,7 +176,9 @@ class RhlRules(BaseRules):
 
 class G1860Rules(BaseRules):
     """g_1860/step/dividend.rb: the halt subsidy goes to the company on either kind, only players are paid,
-    and a payout moves the price one to four right by the multiple of the price the revenue reaches."""
+    and a payout moves the price one to four right by the multiple of the price the revenue reaches. Its
+    market moves two cells a step (g_1860/game.rb: zigzag)."""
+    zigzag_market = True
 
     def kept(self, kind, revenue, subsidy):
         return revenue + subsidy if kind == "withhold" else subsidy
@@ -172,7 +232,8 @@ def read_holding(title, company: str, holding: dict, where: str, company_field: 
     known = stock.get("total_shares", {})
     if company not in known:
         raise InputError(company_field, f"{company!r} is not a corporation of {title.name} (known: {', '.join(known)})")
-    market = Market(stock)
+    rules = RULES[title.name]
+    market = Market(stock, zigzag=rules.zigzag_market)
     if not holding.get("share_price"):
         raise InputError(f"{where}.share_price", "the company's share price cell [row, column] is required")
     market.cell(holding["share_price"], f"{where}.share_price")
@@ -180,9 +241,6 @@ def read_holding(title, company: str, holding: dict, where: str, company_field: 
     total = int(holding.get("total_shares") or known[company])
     if total <= 0:
         raise InputError(f"{where}.total_shares", f"{total} is not a positive number of shares")
-    capitalization = holding.get("capitalization") or stock["capitalization"][company]
-    if capitalization not in ("full", "incremental"):
-        raise InputError(f"{where}.capitalization", f"{capitalization!r} is not full or incremental")
     holders, seen = [], set()
     for i, h in enumerate(holding.get("holders") or ()):
         hid = h.get("id") or ""
@@ -195,6 +253,10 @@ def read_holding(title, company: str, holding: dict, where: str, company_field: 
     held = sum((s for _, s in holders), Fraction(0))
     if held > total:
         raise InputError(f"{where}.holders", f"the holders hold {float(held):g} shares of {company}'s {total}")
+    capitalization = holding.get("capitalization") or rules.capitalization(
+        stock["capitalization"][company], any(hid == company and shares > 0 for hid, shares in holders))
+    if capitalization not in ("full", "incremental"):
+        raise InputError(f"{where}.capitalization", f"{capitalization!r} is not full or incremental")
     return Holding(company, coords, tuple(holders), total, capitalization), market
 
 
@@ -235,7 +297,7 @@ def options_for(title, holding: Holding, market: Market, revenue: int, subsidy: 
                     "direction": direction, "steps": steps, "moved": moved,
                     "share_price_after": list(after), "price_after": cell["price"],
                     "cell_types_after": list(cell.get("types") or ()),
-                    "game_end": "endgame" in (cell.get("types") or ())})
+                    "game_end": (cell.get("types") or [None])[0] == "endgame"})   # SharePrice#end_game_trigger?
     return out
 
 

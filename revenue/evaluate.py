@@ -36,6 +36,7 @@ class RouteCheck:
     error: RouteError | None = None
     broken: str = ""                     # why the given connections form no route
     choices: list[list[Chain]] = field(default_factory=list)   # legal chain sequences for this route alone
+    halts: int | None = None             # 1860: the halts the player counts (None: the engine's default)
 
 
 def _chain_options(problem: Problem, u: int, v: int) -> list[Chain]:
@@ -182,10 +183,13 @@ def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
     return picked if go(0, set()) else None
 
 
-def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: list[Chain]) -> dict:
-    """The result entry of one legal route: revenue, stops, bonuses and its 18xx.games connections."""
+def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: list[Chain], halts: int | None = None,
+                 weights: tuple[int, int] | None = None) -> dict:
+    """The result entry of one legal route: revenue, stops, bonuses, halts and subsidy, and its 18xx.games
+    connections. Priced as the optimizer scores it with `weights`, else with the player's `halts`
+    (revenue.problem.price_route)."""
     graph = problem.graph
-    priced = price_route(problem, spec, nodes)
+    priced = price_route(problem, spec, nodes, halts, weights)
     return {
         "train": spec.train.name,
         "revenue": priced.revenue,
@@ -194,6 +198,8 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: li
         "stops": [{"node": graph.nodes[v].name, "value": value if paid else 0, "paid": paid}
                   for v, value, paid in priced.stops],
         "bonuses": [{"name": name, "amount": amount} for name, amount in priced.bonuses],
+        "halts": priced.halts,
+        "subsidy": priced.subsidy,
     }
 
 
@@ -224,7 +230,10 @@ def evaluate(request: dict) -> dict:
             options = [[c] for c in read.chains]
         else:
             options = [_chain_options(problem, nodes[j], nodes[j + 1]) for j in range(len(nodes) - 1)]
-        checks.append(RouteCheck(train, nodes, options, broken=read.broken))
+        halts = route.get("halts")
+        if halts is not None and (isinstance(halts, bool) or not isinstance(halts, int) or halts < 0):
+            raise InputError(f"{where}.halts", f"{halts!r} is not a count (>= 0)")
+        checks.append(RouteCheck(train, nodes, options, broken=read.broken, halts=halts))
 
     results = []
     for check in checks:
@@ -238,18 +247,21 @@ def evaluate(request: dict) -> dict:
                                      " uses the same hex side)", graph.nodes[check.nodes[0]].name)
     run_error = _check_run(problem, checks) if legal and joint is not None else None
     legal = legal and run_error is None
-    total = 0
+    total = subsidy = 0
     for i, check in enumerate(checks):
         spec = problem.specs[check.train]
-        if check.error is None and joint is not None:
-            entry = route_result(problem, spec, check.nodes, joint[i])
+        if check.error is None and (joint is not None or check.choices):
+            # A route legal by itself is priced even when the run is not (the run's total is then 0).
+            entry = route_result(problem, spec, check.nodes, joint[i] if joint is not None else check.choices[0],
+                                 check.halts)
             total += entry["revenue"]
+            subsidy += entry["subsidy"]
         else:
             entry = {"train": check.train, "revenue": 0, "nodes": [graph.nodes[v].name for v in check.nodes],
                      "connections": [], "stops": [], "bonuses": [],
                      "error": check.error.to_dict() if check.error else None}
         results.append(entry)
-    out = {"legal": legal, "revenue": total if legal else 0, "routes": results}
+    out = {"legal": legal, "revenue": total if legal else 0, "subsidy": subsidy if legal else 0, "routes": results}
     if run_error is not None:
         out["run_error"] = run_error.to_dict()
     return out

@@ -41,6 +41,8 @@ class TrainSpec:
     spill_from: int          # RouteRules.spill as two row numbers (-1: none)
     spill_to: int
     no_reentry: bool         # a route may not come back to a hex it left
+    spill_next: int          # RouteRules.spill_next (-1: none)
+    sub: np.ndarray          # int64 [nodes]: subsidy (not revenue) when paid as a stop (RouteRules.subsidy)
     rules: RouteRules
     bonus_names: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
 
@@ -61,6 +63,8 @@ class TrainSpec:
         if self.spill_from >= 0:
             pay[self.spill_to] += max(0, pay[self.spill_from] - stops_by_row.get(self.spill_from, 0))
             visit[self.spill_to] += max(0, visit[self.spill_from] - cost_by_row.get(self.spill_from, 0))
+            if self.spill_next >= 0:
+                pay[self.spill_next] += max(0, pay[self.spill_to] - stops_by_row.get(self.spill_to, 0))
         return pay, visit
 
 
@@ -136,6 +140,13 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
     flag_on = np.zeros(n, dtype=np.int64)
     for v, bits in rules.flags.items():
         flag_on[v] |= bits
+    sub = np.zeros(n, dtype=np.int64)
+    for v, amount in rules.subsidy.items():
+        sub[v] = amount
+    if sub.any() and ((merge >= 0).any() or (alt_mult != 1).any()):
+        raise ValueError(f"{title.name}: subsidies do not combine with merged stops or alternative multipliers")
+    if rules.spill_next is not None and rules.spill is None:
+        raise ValueError(f"{title.name}: spill_next needs a spill")
     rule_class = np.full((max(len(sets), 1), n), -1, dtype=np.int64)
     for s, classes in enumerate(sets):
         for v, cls in classes.items():
@@ -145,7 +156,8 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
         np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64),
         _mask(n, rules.end_nodes), rules.need_ends, alt_mult, _mask(n, rules.alt_ends), merge, rules.merge_penalty,
         metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min,
-        rules.bypass, flag_on, *(rules.spill or (-1, -1)), rules.no_reentry, rules, names)
+        rules.bypass, flag_on, *(rules.spill or (-1, -1)), rules.no_reentry,
+        -1 if rules.spill_next is None else rules.spill_next, sub, rules, names)
 
 
 _LOCK = threading.Lock()
@@ -238,13 +250,73 @@ class RoutePrice:
     revenue: int
     stops: list[tuple[int, int, bool]]   # (node, value it is worth to this train, paid)
     bonuses: list[tuple[str, int]]
+    subsidy: int = 0                     # paid to the company apart from the revenue (RouteRules.subsidy)
+    halts: int = 0                       # paid stops that earn a subsidy (18xx.games 1860 `halts`)
 
 
-def price_route(problem: Problem, spec: TrainSpec, nodes: list[int]) -> RoutePrice | None:
-    """Revenue of a route that passed the legality checks (the Python twin of core.routes.price): merged
-    consecutive stops, the alternative multiplier, the engine's stop choice (per distance row the best
-    `pay` nodes, one of them a city with the company's token), per-stop and route bonuses. None when no
-    choice of paid stops holds a token city."""
+OBJECTIVES = ("revenue", "revenue_and_subsidy")
+
+
+def objective_weights(problem: Problem, objective: str = "revenue") -> tuple[int, int]:
+    """(wr, ws): the optimizer maximises wr x revenue + ws x subsidy, route by route and in total, which is
+    the objective exactly (and the kernels stay one-valued). With no subsidy anywhere, (1, 0). Otherwise:
+
+    "revenue" (then subsidy): (M, 1) with M = 1 + S, S = the subsidy of every node summed over the trains,
+    more than any run can earn. A run of more revenue scores at least M x (rev + 1) > M x rev + S, more than
+    any run of less revenue whatever their subsidies, so the best score is the most revenue and, among
+    those runs, the most subsidy: the weights cannot change the revenue optimum.
+
+    "revenue_and_subsidy" (then revenue): (R + 1, R) with R = 1 + an upper bound of any run's revenue: the
+    score R x (revenue + subsidy) + revenue orders by the sum first, then by revenue, since revenue < R.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(objective)
+    specs = [problem.specs[t.name] for t in problem.company.trains]
+    total_sub = sum(int(spec.sub.sum()) for spec in specs)
+    if total_sub == 0:
+        return 1, 0
+    if objective == "revenue":
+        return total_sub + 1, 1
+    most = 1
+    for spec in specs:
+        value = np.maximum(spec.base * np.maximum(spec.alt_mult, 1) + spec.bonus, 0)
+        most += int(value.sum()) + int(np.maximum(spec.rule_amount, 0).sum())
+    return most + 1, most
+
+
+def split_score(score: int, weights: tuple[int, int], objective: str) -> tuple[int, int]:
+    """The objective's own figures of a score wr x revenue + ws x subsidy (objective_weights): (revenue,
+    subsidy) for "revenue", (revenue + subsidy, revenue) for "revenue_and_subsidy"."""
+    wr, ws = weights
+    if ws == 0:
+        return score, 0
+    if objective == "revenue_and_subsidy":     # score = ws x (revenue + subsidy) + revenue
+        return score // ws, score % ws
+    return score // wr, score % wr
+
+
+def kernel_values(spec: TrainSpec, weights: tuple[int, int]) -> dict[str, object]:
+    """The train's values as the kernels score them (objective_weights): node values and bonuses times
+    wr, plus ws x the node's subsidy."""
+    wr, ws = weights
+    if (wr, ws) == (1, 0):
+        return {}
+    return {"base": spec.base * wr + spec.sub * ws, "bonus": spec.bonus * wr,
+            "rule_amount": spec.rule_amount * wr, "merge_penalty": spec.merge_penalty * wr}
+
+
+def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int | None = None,
+                weights: tuple[int, int] | None = None) -> RoutePrice | None:
+    """Revenue and subsidy of a route that passed the legality checks (the Python twin of
+    core.routes.price): merged consecutive stops, the alternative multiplier, the engine's stop choice (per
+    distance row the best `pay` nodes, one of them a city with the company's token), per-stop and route
+    bonuses. None when no choice of paid stops holds a token city.
+
+    Which stops of a row are "best" when some earn a subsidy (RouteRules.subsidy):
+    - with `weights` (the optimizer's reading, objective_weights): the highest wr x value + ws x subsidy;
+    - without (a route someone chose, 18xx.games 1860): the player's `halts` subsidy stops first (in visit
+      order), then the best others; with `halts` None, or more than the rows can pay, the others first
+      and the subsidy stops fill what they leave (the engine's default)."""
     token = problem.token
     doubled = spec.alt_end.any() and spec.alt_end[nodes[0]] and spec.alt_end[nodes[-1]]
     worth: dict[int, int] = {}
@@ -260,23 +332,47 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int]) -> RoutePri
         worth[v] = int(spec.base[v]) * (int(spec.alt_mult[v]) if doubled else 1)
         kept.append(v)
     value = {v: worth[v] + int(spec.bonus[v]) for v in kept}
+    sub = {v: int(spec.sub[v]) for v in kept}
     by_row: dict[int, list[int]] = {}
     for v in kept:
         by_row.setdefault(int(spec.row[v]), []).append(v)
     row_pay, _ = spec.pay_and_visit({r: len(members) for r, members in by_row.items()}, {})
+    if weights is None and spec.rules.request_pool and spec.spill_next >= 0:
+        # rows spill_to and spill_next as one, paying what spill_to pays (RouteRules.request_pool)
+        pooled = by_row.pop(spec.spill_next, [])
+        if pooled:
+            by_row[spec.spill_to] = [v for v in kept if v in pooled or v in by_row.get(spec.spill_to, ())]
+    if weights is not None:
+        wr, ws = weights
+        rank = {v: wr * value[v] + ws * sub[v] for v in kept}
+    else:
+        # the engine's default: stops with no subsidy before those with one (a big constant apart)
+        big = 1 + sum(abs(x) for x in value.values())
+        rank = {v: value[v] - (big if sub[v] else 0) for v in kept}
+        most = sum(min(sum(1 for v in members if sub[v]), row_pay[r]) for r, members in by_row.items())
+        if halts is not None and halts > most:
+            halts = None
     paid: set[int] = set()
+    left = halts if weights is None and halts is not None else None
     for r, members in by_row.items():
-        members.sort(key=lambda v: -value[v])
-        paid.update(members[: row_pay[r]])
+        pay = row_pay[r]
+        if left is not None:
+            first = [v for v in members if sub[v]][:min(left, pay)]
+            left -= len(first)
+            paid.update(first)
+            pay -= len(first)
+            members = [v for v in members if not sub[v]]
+        members = sorted(members, key=lambda v: -rank[v])
+        paid.update(members[:pay])
     if not any(token[v] for v in paid):
-        best, best_paid = -1, None
+        best, best_paid = None, None
         for t in kept:      # force one tokened city in, in place of the weakest paid node of its row
             r = int(spec.row[t])
             if not token[t] or row_pay[r] == 0:
                 continue
-            weakest = min((v for v in paid if spec.row[v] == r), key=lambda v: value[v])
-            total = sum(value[v] for v in paid) - value[weakest] + value[t]
-            if total > best:
+            weakest = min((v for v in paid if spec.row[v] == r), key=lambda v: rank[v])
+            total = sum(rank[v] for v in paid) - rank[weakest] + rank[t]
+            if best is None or total > best:
                 best, best_paid = total, (paid - {weakest}) | {t}
         if best_paid is None:
             return None
@@ -290,4 +386,5 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int]) -> RoutePri
         if all(len({classes[v] for v in nodes if v in classes}) >= minimum for classes, minimum in b.clauses):
             revenue += b.amount
             lines[b.name] = lines.get(b.name, 0) + b.amount
-    return RoutePrice(revenue, [(v, worth[v], v in paid) for v in nodes], list(lines.items()))
+    return RoutePrice(revenue, [(v, worth[v], v in paid) for v in nodes], list(lines.items()),
+                      sum(sub[v] for v in paid), sum(1 for v in paid if sub[v]))

@@ -24,19 +24,22 @@ from .errors import InputError
 from .evaluate import route_result
 from .graph import graph_for
 from .interop import run_routes_action
-from .problem import Problem, TrainSpec, compile_problem, hex_walks
+from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
+                      split_score)
 
 POLL_SECONDS = 0.002
 STOP_GRACE_SECONDS = 0.02
 
 
 class RouteSet:
-    """Every legal route of one train type, best first: revenue, track keys, flags, and where its nodes
-    and chains lie (nodes[begin:end], chains[begin + 1:end])."""
+    """Every legal route of one train type, best first: score (the revenue, or with subsidies the
+    objective's score, revenue.problem.objective_weights), track keys, flags, and where its nodes and
+    chains lie (nodes[begin:end], chains[begin + 1:end])."""
 
-    def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool):
+    def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool,
+                 weights: tuple[int, int] = (1, 0)):
         order = np.argsort(-rev, kind="stable")
-        self.train, self.problem = train, problem
+        self.train, self.problem, self.weights = train, problem, weights
         self.rev, self.keys, self.flags = rev[order], keys[order], flags[order]
         self.begin, self.end, self.nodes, self.chains = begin[order], end[order], nodes, chains
         self.complete = complete
@@ -54,20 +57,23 @@ class RouteSet:
         nodes = [int(v) for v in self.nodes[a:b]]
         graph = self.problem.graph
         chains = [graph.chains[int(c)] for c in self.chains[a + 1:b]]
-        return route_result(self.problem, self.problem.specs[self.train], nodes, chains)
+        return route_result(self.problem, self.problem.specs[self.train], nodes, chains, weights=self.weights)
 
     def refit(self, train: str) -> "RouteSet":
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
-        picked, rev = refit_routes(kernel_arguments(self.problem, train)[0], self.problem.cost, self.problem.token,
-                                   self.begin, self.end, self.nodes)
+        picked, rev = refit_routes(kernel_arguments(self.problem, train, self.weights)[0], self.problem.cost,
+                                   self.problem.token, self.begin, self.end, self.nodes)
         return RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
-                        self.end[picked], self.nodes, self.chains, self.complete)
+                        self.end[picked], self.nodes, self.chains, self.complete, self.weights)
 
 
-def spec_arrays(spec: TrainSpec) -> tuple:
-    """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS)."""
-    scalars = ("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry")
-    return tuple(np.int64(getattr(spec, f)) if f in scalars else getattr(spec, f) for f in SPEC_FIELDS)
+def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
+    """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS), its values scored with
+    `weights` (revenue.problem.kernel_values)."""
+    scalars = ("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")
+    scored = kernel_values(spec, weights)
+    return tuple(np.int64(scored.get(f, getattr(spec, f))) if f in scalars else scored.get(f, getattr(spec, f))
+                 for f in SPEC_FIELDS)
 
 
 def fast(spec: TrainSpec) -> bool:
@@ -84,12 +90,12 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 
 
-def kernel_arguments(problem: Problem, train: str) -> tuple:
-    """(spec arrays, fast, from_ends) of a train type, built once per problem."""
-    key = ("kernel arguments", train)
+def kernel_arguments(problem: Problem, train: str, weights: tuple[int, int] = (1, 0)) -> tuple:
+    """(spec arrays, fast, from_ends) of a train type, built once per problem and weights."""
+    key = ("kernel arguments", train, weights)
     if key not in problem.derived:
         spec = problem.specs[train]
-        problem.derived[key] = (spec_arrays(spec), fast(spec), from_ends(problem, spec))
+        problem.derived[key] = (spec_arrays(spec, weights), fast(spec), from_ends(problem, spec))
     return problem.derived[key]
 
 
@@ -125,9 +131,9 @@ def route_parents(problem: Problem) -> dict[str, str]:
     return problem.derived["route parents"]
 
 
-def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
+def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[int, int] = (1, 0)) -> RouteSet:
     """Every legal route of one train type (revenue.core.routes.enumerate_routes)."""
-    arrays, is_fast, walk_from_ends = kernel_arguments(problem, train)
+    arrays, is_fast, walk_from_ends = kernel_arguments(problem, train, weights)
     routes, nodes = ROUTE_CAPACITY, ROUTE_CAPACITY * 8
     while True:
         rev = np.empty(routes, dtype=np.int64)
@@ -141,7 +147,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop) -> RouteSet:
             *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes, path_chains)
         if stored == count or not complete:
             return RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
-                            start[1: stored + 1], path_nodes, path_chains, complete)
+                            start[1: stored + 1], path_nodes, path_chains, complete, weights)
         routes, nodes = max(count, 1), max(total, 1)
 
 
@@ -203,7 +209,7 @@ def reachable(problem: Problem) -> np.ndarray:
 
 
 def _empty_result(started: float, note: str = "") -> dict:
-    result = {"revenue": 0, "routes": [], "optimal": True, "upper_bound": 0,
+    result = {"revenue": 0, "subsidy": 0, "routes": [], "optimal": True, "upper_bound": 0,
               "stats": {"candidate_routes": 0, "nodes_explored": 0,
                         "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "timed_out": False}}
     if note:
@@ -214,9 +220,12 @@ def _empty_result(started: float, note: str = "") -> dict:
 def solve(request: dict, deadline: float | None = None, on_improve: Callable[[dict], None] | None = None,
           cancel: threading.Event | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
-    deadline_ms). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel the
-    answer may be the best found so far, with optimal False and a valid upper bound. With a `holding`
-    the answer also lists the dividend options of the run found (revenue.dividends)."""
+    deadline_ms, objective). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel
+    the answer may be the best found so far, with optimal False and a valid upper bound. With a `holding`
+    the answer also lists the dividend options of the run found (revenue.dividends).
+
+    The objective: "revenue" (the default) maximises the revenue, then the subsidy (1860's halts);
+    "revenue_and_subsidy" their sum, then the revenue; `optimal` and `upper_bound` speak of that figure."""
     if not request.get("holding"):
         return _solve(request, deadline, on_improve, cancel)
     from .dividends import check_solve_holding, solve_dividends
@@ -230,6 +239,9 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
 def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
            cancel: threading.Event | None) -> dict:
     started = time.perf_counter()
+    objective = request.get("objective") or "revenue"
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"{objective!r} is not one of {', '.join(OBJECTIVES)}")
     if deadline is None and request.get("deadline_ms"):
         deadline = float(request["deadline_ms"]) / 1000.0
     if deadline is not None and deadline <= 0:
@@ -242,7 +254,7 @@ def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], N
     else:
         problem = compile_problem(graph, company)
         if problem.token.any():
-            result = Search(problem, started, deadline, on_improve, cancel).run()
+            result = Search(problem, started, deadline, on_improve, cancel, objective).run()
         else:
             result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
     result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
@@ -321,8 +333,9 @@ _compiled = threading.Event()    # set once a search has run the kernels in this
 
 
 class Search:
-    def __init__(self, problem, started, deadline, on_improve, cancel):
-        self.problem, self.started = problem, started
+    def __init__(self, problem, started, deadline, on_improve, cancel, objective="revenue"):
+        self.problem, self.started, self.objective = problem, started, objective
+        self.weights = objective_weights(problem, objective)
         self.until = None if deadline is None else started + deadline
         self.on_improve, self.cancel = on_improve, cancel
         self.stop = np.zeros(1, dtype=np.int64)
@@ -347,7 +360,7 @@ class Search:
                 if name in parents:
                     self.sets[name] = self.sets[parents[name]].refit(name)
                 else:
-                    self.sets[name] = all_routes(p, name, adj, allowed, self.stop)
+                    self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights)
                 if not self.sets[name].complete:
                     return
             # Train types with the best routes first: tighter bounds early.
@@ -388,12 +401,14 @@ class Search:
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""
         routes = []
+        wr, ws = self.weights
         for t in sorted(range(self.n), key=lambda t: self.position[t]):
             i = int(self.progress[4 + t])
             if i >= 0:
                 route = self.sets[self.trains[t].name].route(i)
                 # The kernel priced this route too: the two readings of the rules must agree.
-                assert route["revenue"] == self.sets[self.trains[t].name].rev[i], (route, "kernel/evaluator")
+                assert wr * route["revenue"] + ws * route["subsidy"] == self.sets[self.trains[t].name].rev[i], \
+                    (route, "kernel/evaluator")
                 routes.append(route)
         return sum(r["revenue"] for r in routes), routes
 
@@ -439,7 +454,8 @@ class Search:
             sequence = int(self.progress[1])
             if self.on_improve and sequence > seen and (snapshot := self._snapshot()) is not None:
                 seen, best = sequence, snapshot
-                self.on_improve({"revenue": best[0], "routes": best[1]})
+                self.on_improve({"revenue": best[0], "subsidy": sum(r["subsidy"] for r in best[1]),
+                                 "routes": best[1]})
         if self.error is not None:
             raise self.error
         finished = worker is None or not worker.is_alive()
@@ -447,11 +463,14 @@ class Search:
         if finished and enumerated and self.suffix is not None:
             best = self._current()
         revenue, routes = best
+        subsidy = sum(r["subsidy"] for r in routes)
         if self.on_improve and int(self.progress[1]) > seen and finished:
-            self.on_improve({"revenue": revenue, "routes": routes})
+            self.on_improve({"revenue": revenue, "subsidy": subsidy, "routes": routes})
         optimal = finished and self.complete
+        # the figure the objective maximises: the revenue, or revenue plus subsidy
+        achieved = revenue + (subsidy if self.objective == "revenue_and_subsidy" else 0)
         if optimal:
-            bound = revenue
+            bound = achieved
         elif not enumerated or self.suffix is None:
             bound = None       # routes not all enumerated: no bound from this search
         else:
@@ -459,12 +478,12 @@ class Search:
             i = int(self.progress[3])
             bound = int(self.suffix[0] if i <= 0 else
                         (first.rev[i] + self.suffix[1] if i < len(first) else self.suffix[1]))
-            bound = max(bound, revenue)
+            bound = max(split_score(bound, self.weights, self.objective)[0], achieved)
         stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
                  "nodes_explored": int(self.progress[2]),
                  "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3),
                  "timed_out": timed_out and not optimal}
-        result = {"revenue": revenue, "routes": routes, "optimal": optimal, "stats": stats}
+        result = {"revenue": revenue, "subsidy": subsidy, "routes": routes, "optimal": optimal, "stats": stats}
         if bound is not None:
             result["upper_bound"] = bound
         return result

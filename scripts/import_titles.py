@@ -2,10 +2,10 @@
 
 Run once when the source data changes:  python scripts/import_titles.py [SHARED_MAPS_DIR]
 Writes revenue/titles/data/<title>.json: layout, hexes (name, location, colour, printed tile code and
-rotation, home reservations), the tile manifest, trains, phases, corporations, private companies and the
+rotation, home reservations), the tile manifest, trains, phases, corporations, private companies, the
 stock market (cells with price, types and the engine's moves; one_d; each company's capitalization and
-total shares), plus
-"variants": the hexes and tiles that a map-changing option set replaces. Nothing reads ../shared at run time.
+total shares), and "variants": the hexes and tiles that a map-changing option set replaces (SPLITS: per
+option, where one dump holds several). Nothing reads ../shared at run time.
 """
 from __future__ import annotations
 

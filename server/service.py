@@ -589,7 +589,8 @@ class RouteService:
                 while (value := await events.get()) is not None:
                     if value["revenue"] > best:
                         best = value["revenue"]
-                        yield _to_message({"revenue": value["revenue"], "routes": value["routes"]},
+                        yield _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
+                                           "routes": value["routes"]},
                                           revenue_pb2.SolveResponse)
                 result = await final
             finally:

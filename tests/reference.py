@@ -10,6 +10,7 @@ route combinations.
 """
 from __future__ import annotations
 
+from functools import total_ordering
 from itertools import combinations
 
 import networkx as nx
@@ -201,6 +202,10 @@ class Rules:
         the engine's subset search of rules/base.md section 5."""
         return engine_revenue(values, kinds, tokened, rows)
 
+    def train_revenue(self, train, values, kinds, tokened, rows):
+        """route_revenue for this train (a title whose trains differ in more than their rows overrides it)."""
+        return self.route_revenue(values, kinds, tokened, rows)
+
     def bypass(self, train) -> int:
         """How many blocked cities a route may pass."""
         return 0
@@ -252,8 +257,8 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
             return None
     tokened = [has_token(board, g, by_name[n], company) for n in kept]
     bonus_per_node = [rules.node_bonus(board, privates, n.rsplit("-", 1)[0]) for n in kept]
-    revenue = rules.route_revenue([v + b for v, b in zip(kept_values, bonus_per_node)], [p.kind for p in kept_parts],
-                                  tokened, [(k, pay, visit) for k, pay, visit, _ in rows])
+    revenue = rules.train_revenue(train, [v + b for v, b in zip(kept_values, bonus_per_node)],
+                                  [p.kind for p in kept_parts], tokened, [(k, pay, visit) for k, pay, visit, _ in rows])
     return revenue + rules.route_bonus(train, names)
 
 
@@ -535,23 +540,73 @@ def truthy(value) -> bool:
     return str(value).lower() not in ("", "0", "false", "no")
 
 
+@total_ordering
+class Score:
+    """What a route or a run earns: revenue and subsidy, ordered as `objective` asks ("revenue": revenue,
+    then subsidy; "revenue_and_subsidy": their sum, then revenue). Adds to numbers (plain revenue)."""
+
+    def __init__(self, revenue, subsidy=0, objective="revenue"):
+        self.revenue, self.subsidy, self.objective = revenue, subsidy, objective
+
+    def _other(self, other):
+        return other if isinstance(other, Score) else Score(other, 0, self.objective)
+
+    def key(self):
+        if self.objective == "revenue":
+            return self.revenue, self.subsidy
+        return self.revenue + self.subsidy, self.revenue
+
+    def __add__(self, other):
+        other = self._other(other)
+        return Score(self.revenue + other.revenue, self.subsidy + other.subsidy, self.objective)
+
+    __radd__ = __add__
+
+    def __eq__(self, other):
+        return self.key() == self._other(other).key()
+
+    def __lt__(self, other):
+        return self.key() < self._other(other).key()
+
+    def __repr__(self):
+        return f"Score({self.revenue}, {self.subsidy})"
+
+
+def pair(score) -> tuple[int, int]:
+    """(revenue, subsidy) of a Score or a plain revenue."""
+    return (score.revenue, score.subsidy) if isinstance(score, Score) else (score, 0)
+
+
 class G1860Rules(Rules):
-    """rules/1860.md sections 5-7 read plainly, for a normal train "A+B" (pay A on the city/off-board row, B on
-    the town/halt row). Every visited city and off-board is a paid stop and there may be at most A of them
-    (the row's visit limit); of the visited towns the best X = B + (A - c) are paid, c being the number of
-    visited cities and off-boards; with no_skip_towns (or original_game) a route visiting more than X towns
-    is illegal. Halts pay nothing (their subsidy is not revenue), use no allowance and may not begin or end a
-    route. A route may pass one tokened-out city (still visited and paid) and at most one route of the run
-    may; off-boards are never passed. Without re_enter_hexes a route never comes back to a hex it has left.
-    A run needs a route through the company's home token city (its token in the hex of its corporation's
-    coordinates; without one no run is legal), and its routes must be linked through shared nodes."""
+    """rules/1860.md sections 5-9 read plainly, for a train "A+B" (pay A on the city/off-board row, B on the
+    town/halt row of its 18xx.games definition). Every visited city and off-board is a paid stop and there
+    may be at most A of them (the row's visit limit); towns and halts share an allowance X = B + (A - c), c
+    being the number of visited cities and off-boards, or X = A - c when there is no second allowance (during
+    nationalization, and for a leased train unless original_insolvency). Stops, as the engine's compute_stops
+    takes them: the halts the player asks for (at most min(halts visited, X), and during nationalization or
+    with no_skip_towns at most what every town leaves of X; a larger request is dropped), then the best towns
+    within what is left of X (every town with no_skip_towns), then, when the player asked for nothing, as
+    many halts as X still holds. After the Southern formed (southern_formed) no halt is ever a stop. Revenue:
+    the stops' values (a halt is worth nothing); a leased train earns 40 + 20 per stop, or with
+    original_insolvency half the normal revenue rounded down. Subsidy: 10 per halt stop, none for a leased
+    train unless original_insolvency. A train dict with "halts" is priced as the player asked (None: asked
+    for nothing); without it, the best request for the objective. With no_skip_towns (or original_game) a
+    route visiting more than X towns is illegal. Halts may not begin or end a route. A route may pass one
+    tokened-out city (still visited and paid) and at most one route of the run may; off-boards are never
+    passed. Without re_enter_hexes a route never comes back to a hex it has left. A run needs a route
+    through the company's home token city (its token in the hex of its corporation's coordinates; without
+    one no run is legal), and its routes must be linked through shared nodes."""
 
     C = ("city", "offboard")
 
-    def __init__(self, board, company):
-        self.board, self.company = board, company
+    def __init__(self, board, company, objective="revenue"):
+        self.board, self.company, self.objective = board, company, objective
         options = board.options
-        self.no_skip = truthy(options.get("no_skip_towns", "")) or truthy(options.get("original_game", ""))
+        original_game = truthy(options.get("original_game", ""))
+        self.no_skip = truthy(options.get("no_skip_towns", "")) or original_game
+        self.original = truthy(options.get("original_insolvency", "")) or original_game
+        self.nationalization = truthy(options.get("nationalization", ""))
+        self.southern = truthy(options.get("southern_formed", ""))
         self.re_enter = truthy(options.get("re_enter_hexes", ""))
         self.home = set()                # node names of the home token city (empty: no legal run)
         corp = next((c for c in board.data.corporations if c["id"] == company), None)
@@ -568,6 +623,15 @@ class G1860Rules(Rules):
         b = next(r[1] for r in rows if "town" in r[0])
         return a, b
 
+    def new_lease(self, train) -> bool:
+        """A leased train under the default insolvency rules."""
+        return bool(train.get("leased")) and not self.original
+
+    def allowance(self, train, a, b, c) -> int:
+        """X: what towns and halts may use."""
+        second = not (self.nationalization or self.new_lease(train))
+        return (b if second else 0) + a - c
+
     def may_end(self, train, part, name="") -> bool:
         return part.kind != "halt"
 
@@ -580,7 +644,7 @@ class G1860Rules(Rules):
         if self.no_skip:
             a, b = self.allowances(self.train_rows(train))
             c = sum(p.kind in self.C for p in parts)
-            if sum(p.kind == "town" for p in parts) > b + (a - c):
+            if sum(p.kind == "town" for p in parts) > self.allowance(train, a, b, c):
                 return False
         if not self.re_enter:
             left, here = set(), None
@@ -593,11 +657,36 @@ class G1860Rules(Rules):
                     here = hex_name
         return True
 
-    def route_revenue(self, values, kinds, tokened, rows) -> int:
+    def train_revenue(self, train, values, kinds, tokened, rows):
         a, b = self.allowances(rows)
-        c = sum(k in self.C for k in kinds)
+        cities = [v for v, k in zip(values, kinds) if k in self.C]
         towns = sorted((v for v, k in zip(values, kinds) if k == "town"), reverse=True)
-        return sum(v for v, k in zip(values, kinds) if k in self.C) + sum(towns[:max(0, b + (a - c))])
+        halts = sum(k == "halt" for k in kinds)
+        x = self.allowance(train, a, b, len(cities))
+        most = 0 if self.southern else min(halts, max(x - len(towns), 0) if self.nationalization or self.no_skip else x)
+        if "halts" in train:
+            asked = [train["halts"]]
+        else:
+            asked = [None] + list(range(most + 1))
+        best = None
+        for want in asked:
+            if want is not None and (want > most or not halts or self.southern or self.new_lease(train)):
+                want = None                    # the engine drops such a request
+            left = x
+            counted_halts = min(halts, want or 0)
+            left -= counted_halts
+            paid_towns = towns if self.no_skip else towns[:max(left, 0)]
+            left -= len(paid_towns)
+            if want is None and halts and left > 0 and not self.southern:
+                counted_halts = min(halts, left)
+            stops = len(cities) + len(paid_towns) + counted_halts
+            if self.new_lease(train):
+                score = Score(40 + 20 * stops, 0, self.objective)
+            else:
+                revenue = sum(cities) + sum(paid_towns)
+                score = Score(revenue // 2 if train.get("leased") else revenue, 10 * counted_halts, self.objective)
+            best = score if best is None else max(best, score)
+        return best
 
     def run_ok(self, routes) -> bool:
         if not routes:

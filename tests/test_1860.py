@@ -1,8 +1,10 @@
-"""1860 on its real map: each route rule of rules/1860.md sections 5-7 on small hand-checked boards (evaluate,
+"""1860 on its real map: each route rule of rules/1860.md sections 5-9 on small hand-checked boards (evaluate,
 solve and the reference), and the optimizer against the reference's plain reading of the rules on random
-boards. Flat map edges: 0 S, 1 SW, 2 NW, 3 N, 4 NE, 5 SE; a tile rotated r shows local edge e on (e + r) % 6.
+boards, with leased trains, the insolvency options, nationalization, the Southern and both objectives.
+Flat map edges: 0 S, 1 SW, 2 NW, 3 N, 4 NE, 5 SE; a tile rotated r shows local edge e on (e + r) % 6.
 A train "A+B" pays every visited city/off-board (at most A of them) and the best X = B + (A - c) visited
-towns, c being the number of visited cities and off-boards; halts pay nothing and may not end a route."""
+towns, c being the number of visited cities and off-boards; a halt pays no revenue but, counted in what X
+leaves, a subsidy of 10, and may not end a route. A leased train earns 40 + 20 per stop."""
 from __future__ import annotations
 
 import itertools
@@ -19,7 +21,7 @@ from revenue.board import build_board
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
-from .reference import G1860Rules, all_trails, best_run, blocks, node_name, route_value, track_graph
+from .reference import G1860Rules, all_trails, best_run, blocks, node_name, pair, route_value, track_graph
 
 DATA = json.loads((pathlib.Path(__file__).parents[1] / "revenue/titles/data/1860.json").read_text())
 TRAIN_DEFS = {t["name"]: t for t in DATA["trains"]}
@@ -31,45 +33,54 @@ def board(tiles, tokens, phase="3", options=None):
             "tokens": [{"hex": h, "city": c, "company": who} for h, c, who in tokens]}
 
 
-def company(cid, trains):
-    return {"id": cid, "trains": [{"name": t} for t in trains]}
+def company(cid, trains, leased=False):
+    return {"id": cid, "trains": [{"name": t, "leased": leased} if leased else {"name": t} for t in trains]}
 
 
-def run(b, cid, routes):
-    """Evaluate routes [(train, nodes)] for company cid; "reference" is the reference's answer for them."""
-    expected = reference_run(b, cid, routes)
-    result = evaluate({"board": b, "company": company(cid, [t for t, _ in routes]),
-                       "routes": [{"train": t, "nodes": n} for t, n in routes]})
+def run(b, cid, routes, leased=False):
+    """Evaluate routes [(train, nodes)] or [(train, nodes, halts)] for company cid; "reference" is the
+    reference's (revenue, subsidy) for them."""
+    routes = [r if len(r) == 3 else (*r, None) for r in routes]
+    expected = reference_run(b, cid, routes, leased)
+    result = evaluate({"board": b, "company": company(cid, [t for t, _, _ in routes], leased),
+                       "routes": [{"train": t, "nodes": n, **({} if h is None else {"halts": h})}
+                                  for t, n, h in routes]})
     return {**result, "reference": expected}
 
 
-def best(b, cid, trains):
-    r = solve({"board": b, "company": company(cid, trains)})
+def best(b, cid, trains, leased=False, objective=None):
+    r = solve({"board": b, "company": company(cid, trains, leased), **({"objective": objective} if objective else {})})
     assert r["optimal"]
     return r
 
 
-def reference(b, cid, trains):
-    """The reference's best total."""
+def train_def(name, leased=False, **extra):
+    return {**TRAIN_DEFS[name], **({"leased": True} if leased else {}), **extra}
+
+
+def reference(b, cid, trains, leased=False, objective="revenue", both=False):
+    """The reference's best revenue (both: its best (revenue, subsidy))."""
     built = build_board(b)
-    return best_run(built, cid, [TRAIN_DEFS[t] for t in trains], G1860Rules(built, cid))[0]
+    score = best_run(built, cid, [train_def(t, leased) for t in trains], G1860Rules(built, cid, objective))[0]
+    return pair(score) if both else pair(score)[0]
 
 
-def reference_run(b, cid, routes):
-    """The reference's total for the routes [(train, nodes)], or None when it finds the run illegal: each
-    route a legal trail through exactly those nodes in that order, no two sharing track, the run rules."""
+def reference_run(b, cid, routes, leased=False):
+    """The reference's (revenue, subsidy) for the routes [(train, nodes, halts)], or None when it finds the
+    run illegal: each route a legal trail through exactly those nodes in that order, no two sharing track,
+    the run rules."""
     built = build_board(b)
     g = track_graph(built)
     rules = G1860Rules(built, cid)
     shapes = all_trails(built, g, cid, bypass=1)
     options = []
-    for train, nodes in routes:
+    for train, nodes, halts in routes:
         found = []
         for shape, ends, paths, seq in shapes:
             for walk, steps in ((shape, seq), (shape[::-1], seq[::-1])):
                 if [node_name(g, v) for v in walk] != nodes:
                     continue
-                value = route_value(built, g, cid, TRAIN_DEFS[train], walk, steps, rules)
+                value = route_value(built, g, cid, train_def(train, leased, halts=halts), walk, steps, rules)
                 if value is not None:
                     flags = rules.route_flags(nodes, any(blocks(built, g, v, cid) for v in walk[1:-1]))
                     found.append((value, (nodes, flags), ends, paths))
@@ -80,7 +91,7 @@ def reference_run(b, cid, routes):
         paths = [p for _, _, _, ps in combo for p in ps]
         if len(ends) == len(set(ends)) and len(paths) == len(set(paths)) and rules.run_ok([c[1] for c in combo]):
             totals.append(sum(c[0] for c in combo))
-    return max(totals) if totals else None
+    return pair(max(totals)) if totals else None
 
 
 def error(result, i=0):
@@ -101,10 +112,10 @@ def stops(result, i=0):
     return {s["node"]: (s["value"], s["paid"]) for s in result["routes"][i]["stops"]}
 
 
-def legal(result, revenue):
-    assert result["reference"] == revenue
+def legal(result, revenue, subsidy=0):
+    assert result["reference"] == (revenue, subsidy)
     assert result["legal"], result
-    assert result["revenue"] == revenue
+    assert (result["revenue"], result["subsidy"]) == (revenue, subsidy)
     return True
 
 
@@ -209,9 +220,11 @@ def test_a_route_may_not_reenter_a_hex():
 
 def test_reentering_a_hex_with_re_enter_hexes():
     b = board(LOOP, [("G7", 0, "IWNJ")], options={"re_enter_hexes": "true"})
-    # c = 3 (G5-1 30, G7 20, G5-0 50), X = 2 + 0 = 2: the town 10 paid, the halt G7-1 passed: 110.
+    # c = 3 (G5-1 30, G7 20, G5-0 50), X = 2 + 0 = 2: the town 10 paid, then the halt G7-1 counted in what
+    # is left of X: 110 and a subsidy of 10.
     r = run(b, "IWNJ", [("3+2", AROUND)])
-    assert legal(r, 110)
+    assert legal(r, 110, 10)
+    assert r["routes"][0]["halts"] == 1
     assert stops(r)["H4-1"] == (10, True) and stops(r)["G5-0"] == (50, True)
     assert reference(b, "IWNJ", ["3+2"]) == 110
     assert best(b, "IWNJ", ["3+2"])["revenue"] == 110
@@ -324,6 +337,159 @@ def test_ryde_pier_by_phase():
         assert best(b, "IOW", ["2+1"])["revenue"] == 50 + pier
 
 
+# ---- halts: chosen, counted, and their subsidy -------------------------------------------------------------
+# COWES, phase 2: the route Cowes F2-0 (city 20) F2-1 (town 10) F2-2 (halt) Cement Mills F4-0 (halt) Newport
+# G5-0 (city 30): c = 2, one town, two halts. A halt counted as a stop earns 10 of subsidy, not revenue.
+COWES_ROUTE = ["F2-0", "F2-1", "F2-2", "F4-0", "G5-0"]
+
+
+def test_halts_fill_the_allowance_the_towns_leave():
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    # 3+2: X = 2 + 1 = 3: the town (10) and both halts: 60, subsidy 20, halts 2.
+    r = run(b, "C&N", [("3+2", COWES_ROUTE)])
+    assert legal(r, 60, 20)
+    assert r["routes"][0]["halts"] == 2 and r["routes"][0]["subsidy"] == 20
+    assert stops(r)["F4-0"] == (0, True)
+    # 2+1: X = 1 + 0 = 1, taken by the town: no spare allowance, no halt: 60, no subsidy.
+    r = run(b, "C&N", [("2+1", COWES_ROUTE)])
+    assert legal(r, 60)
+    assert r["routes"][0]["halts"] == 0 and stops(r)["F2-2"] == (0, False)
+    # The optimizer: the most revenue, then the most subsidy.
+    s = best(b, "C&N", ["3+2"])
+    assert (s["revenue"], s["subsidy"], s["routes"][0]["halts"]) == (60, 20, 2)
+    assert reference(b, "C&N", ["3+2"], both=True) == (60, 20)
+
+
+def test_the_halts_a_player_counts():
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    # 2+1 asking for one halt: it takes the town's place in X = 1: 50 and a subsidy of 10.
+    r = run(b, "C&N", [("2+1", COWES_ROUTE, 1)])
+    assert legal(r, 50, 10)
+    assert r["routes"][0]["halts"] == 1 and stops(r)["F2-1"] == (0, False)
+    # Asking for more halts than X holds (2 > 1) is dropped, as the engine does: the default, 60.
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 2)]), 60)
+    # 3+2 asking for none (0 is not "unset"): the town only, no subsidy; one: 60 and 10.
+    r = run(b, "C&N", [("3+2", COWES_ROUTE, 0)])
+    assert legal(r, 60, 0) and r["routes"][0]["halts"] == 0
+    assert legal(run(b, "C&N", [("3+2", COWES_ROUTE, 1)]), 60, 10)
+
+
+def test_halts_zero_survives_the_json_boundary():
+    from revenue import api
+    from revenue.v1 import revenue_pb2
+
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    for halts, subsidy in ((0, 0), (None, 20)):
+        route = {"train": "3+2", "nodes": COWES_ROUTE, **({} if halts is None else {"halts": halts})}
+        request = api.parse_request({"board": b, "company": company("C&N", ["3+2"]), "routes": [route]},
+                                    revenue_pb2.EvaluateRequest)
+        assert request["routes"][0].get("halts") == halts
+        assert evaluate(request)["subsidy"] == subsidy
+
+
+# ---- leased trains ----------------------------------------------------------------------------------------
+
+def test_a_leased_train_earns_40_and_20_per_stop():
+    for options in ({}, {"simplified_insolvency": "true"}):     # simplified: priced as the default (engine)
+        b = board(COWES, [("F2", 0, "C&N")], "2", options)
+        # 4+2 leased: X = A - c = 2 (no second allowance): the town, then one halt, both stops like towns:
+        # 4 stops, 40 + 80 = 120, no subsidy.
+        r = run(b, "C&N", [("4+2", COWES_ROUTE)], leased=True)
+        assert legal(r, 120)
+        assert r["routes"][0]["halts"] == 0
+        assert stops(r)["F2-2"] == (20, True) and stops(r)["F4-0"] == (0, False)
+        assert r["routes"][0]["bonuses"] == [{"name": "leased train", "amount": 40}]
+        # 9+5 leased: all five: 40 + 100 = 140 (a 9+5 that owns it would earn 60 and a subsidy of 20).
+        assert legal(run(b, "C&N", [("9+5", COWES_ROUTE)], leased=True), 140)
+        assert legal(run(b, "C&N", [("9+5", COWES_ROUTE)]), 60, 20)
+        # 2+1 leased: X = 0, the two cities: 80; a halt asked for is ignored.
+        assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 1)], leased=True), 80)
+        s = best(b, "C&N", ["4+2"], leased=True)
+        assert (s["revenue"], s["subsidy"]) == (120, 0)
+        assert reference(b, "C&N", ["4+2"], leased=True) == 120
+
+
+def test_a_leased_train_under_the_original_insolvency_rules_earns_half():
+    for option in ("original_insolvency", "original_game"):
+        b = board(COWES, [("F2", 0, "C&N")], "2", {option: "true"})
+        # 3+2: the normal stops (town and two halts) at half revenue, the subsidy in full: 30 and 20.
+        assert legal(run(b, "C&N", [("3+2", COWES_ROUTE)], leased=True), 30, 20)
+        # 2+1: 30.
+        assert legal(run(b, "C&N", [("2+1", COWES_ROUTE)], leased=True), 30)
+    # The original game counts every town (no_skip_towns): no halt in the town's place.
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"original_game": "true"})
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 1)], leased=True), 30)
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"original_insolvency": "true"})
+    # Otherwise a 2+1 may count a halt instead of the town: 25 and 10.
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE, 1)], leased=True), 25, 10)
+    # The most revenue is 30; the most revenue plus subsidy counts the halt: 25 + 10.
+    s = best(b, "C&N", ["2+1"], leased=True)
+    assert (s["revenue"], s["subsidy"], s["upper_bound"]) == (30, 0, 30)
+    s = best(b, "C&N", ["2+1"], leased=True, objective="revenue_and_subsidy")
+    assert (s["revenue"], s["subsidy"], s["upper_bound"], s["routes"][0]["halts"]) == (25, 10, 35, 1)
+    assert reference(b, "C&N", ["2+1"], leased=True, objective="revenue_and_subsidy", both=True) == (25, 10)
+
+
+def test_a_leased_train_needs_a_title_with_leases():
+    import pytest
+    from revenue.errors import InputError
+
+    b = {"title": "1830", "phase": "2", "tokens": [{"hex": "F4", "city": 0, "company": "B&O"}]}
+    with pytest.raises(InputError) as e:
+        solve({"board": b, "company": {"id": "B&O", "trains": [{"name": "2", "leased": True}]}})
+    assert e.value.field == "company.trains[0].leased"
+
+
+# ---- nationalization and the Southern ---------------------------------------------------------------------
+
+def test_nationalization_has_no_second_allowance():
+    b = board(SPILL, SPILL_TOKENS, "5", {"nationalization": "true"})
+    # 2+1 with one city: X = 2 - 1 = 1 (not 1 + 1): the better town, H10 20; G11 is passed unpaid (as the
+    # engine does: only no_skip_towns makes such a route illegal): 20 + 20 = 40 (normally 50).
+    r = run(b, "NGStL", [("2+1", ["G9-0", "G11-0", "H10-0"])])
+    assert legal(r, 40)
+    assert stops(r) == {"G9-0": (20, True), "G11-0": (0, False), "H10-0": (20, True)}
+    # 3+2 G9 G11 H10 I11: c = 2, X = 1: 20 + 20 + 30 = 70 (normally 80).
+    assert legal(run(b, "NGStL", [("3+2", FULL[1:])]), 70)
+    assert reference(b, "NGStL", ["3+2"]) == best(b, "NGStL", ["3+2"])["revenue"] == 70
+
+
+def test_during_nationalization_towns_count_before_halts():
+    # COWES 4+2: c = 2, X = 4 - 2 = 2: the town first, one halt in what is left: 60 and 10 (normally 20).
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"nationalization": "true"})
+    assert legal(run(b, "C&N", [("4+2", COWES_ROUTE)]), 60, 10)
+    # 3+2: X = 1, the town: no halt, and none may be asked for in the town's place.
+    assert legal(run(b, "C&N", [("3+2", COWES_ROUTE)]), 60)
+    assert legal(run(b, "C&N", [("3+2", COWES_ROUTE, 1)]), 60)
+    # 2+1: X = 0: the two cities only, 50.
+    assert legal(run(b, "C&N", [("2+1", COWES_ROUTE)]), 50)
+    s = best(b, "C&N", ["4+2"], objective="revenue_and_subsidy")
+    assert (s["revenue"], s["subsidy"]) == (60, 10)
+
+
+def test_after_the_southern_formed_halts_are_ignored():
+    b = board(COWES, [("F2", 0, "C&N")], "2", {"southern_formed": "true"})
+    # 3+2: X = 3 but halts are never stops: 60, no subsidy, even when asked for.
+    r = run(b, "C&N", [("3+2", COWES_ROUTE, 2)])
+    assert legal(r, 60) and r["routes"][0]["halts"] == 0
+    assert stops(r)["F2-2"] == (0, False)
+    # A leased 4+2: the town (X = 2) and no halt: 3 stops, 100 (120 before).
+    assert legal(run(b, "C&N", [("4+2", COWES_ROUTE)], leased=True), 100)
+    s = best(b, "C&N", ["3+2"])
+    assert (s["revenue"], s["subsidy"]) == (60, 0)
+    # The re-entering loop of LOOP: 110 and no subsidy for the halt G7-1 (10 before the Southern).
+    loop = board(LOOP, [("G7", 0, "IWNJ")], options={"re_enter_hexes": "true", "southern_formed": "true"})
+    assert legal(run(loop, "IWNJ", [("3+2", AROUND)]), 110)
+
+
+def test_the_late_game_options_are_listed():
+    from revenue.api import list_titles
+
+    options = {o["name"] for t in list_titles()["titles"] if t["name"] == "1860" for o in t["options"]}
+    assert {"nationalization", "southern_formed", "original_insolvency", "simplified_insolvency",
+            "non_operated_full_value"} <= options
+
+
 # ---- against the reference on random boards -------------------------------------------------------------
 CORPS = [c["id"] for c in DATA["corporations"]]
 
@@ -392,3 +558,91 @@ def test_optimizer_matches_reference_on_the_real_map(seed):
     check = evaluate({"board": b, "company": company(corp, trains),
                       "routes": [{k: r[k] for k in ("train", "nodes", "connections")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == expected, (seed, check)
+
+
+LATE_OPTIONS = ("nationalization", "southern_formed", "original_insolvency", "simplified_insolvency",
+                "non_operated_full_value")
+
+
+def random_late_case(seed):
+    """random_case with the late-game and insolvency switches at random: nationalization, the Southern
+    formed, the insolvency rules, a leased train (alone, as an insolvent company runs it) and the objective."""
+    b, corp, trains = random_case(seed)
+    rng = random.Random(seed ^ 0x1860)
+    for option in LATE_OPTIONS:
+        if rng.random() < 0.3:
+            b["options"][option] = "true"
+    if "original_insolvency" in b["options"]:
+        b["options"].pop("simplified_insolvency", None)    # 18xx.games offers one or the other
+    leased = rng.random() < 0.35
+    if leased:
+        trains = trains[:1]
+    objective = rng.choice(["revenue", "revenue_and_subsidy"])
+    return b, corp, trains, leased, objective
+
+
+@settings(max_examples=int(os.environ.get("N1860_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1))
+def test_optimizer_matches_reference_with_leased_trains_nationalization_and_halts(seed):
+    b, corp, trains, leased, objective = random_late_case(seed)
+    expected = reference(b, corp, trains, leased, objective, both=True)
+    result = solve({"board": b, "company": company(corp, trains, leased), "objective": objective})
+    got = (result["revenue"], result["subsidy"])
+    assert result["optimal"] and got == expected, (seed, got, expected)
+    bound = got[0] + (got[1] if objective == "revenue_and_subsidy" else 0)
+    assert result["upper_bound"] == bound
+    assert sum(r["subsidy"] for r in result["routes"]) == got[1]
+    # The answer's routes, with the halts it counts, evaluate to the same revenue and subsidy.
+    check = evaluate({"board": b, "company": company(corp, trains, leased),
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
+                                 for r in result["routes"]]})
+    assert check["legal"] and (check["revenue"], check["subsidy"]) == expected, (seed, check)
+
+
+@settings(max_examples=max(1, int(os.environ.get("N1860_EXAMPLES", 60)) // 3), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 2**31 - 1))
+def test_halts_ranked_with_the_towns_match_the_reference(monkeypatch, seed):
+    """The layout the title keeps for boards where a town pays less than a halt's subsidy (halts and towns
+    in one row, ranked by the objective), forced on every board: the same optima as the reference."""
+    from revenue.titles.g1860 import G1860
+
+    rows = G1860._rows
+    monkeypatch.setattr(G1860, "_rows", lambda self, name, options, leased, halts_may_displace=True:
+                        rows(self, name, options, leased, True))
+    b, corp, trains, leased, objective = random_late_case(seed)
+    expected = reference(b, corp, trains, leased, objective, both=True)
+    result = solve({"board": b, "company": company(corp, trains, leased), "objective": objective})
+    assert result["optimal"] and (result["revenue"], result["subsidy"]) == expected, (seed, result, expected)
+    check = evaluate({"board": b, "company": company(corp, trains, leased),
+                      "routes": [{k: r[k] for k in ("train", "nodes", "connections", "halts")}
+                                 for r in result["routes"]]})
+    assert check["legal"] and (check["revenue"], check["subsidy"]) == expected, (seed, check)
+
+
+def test_the_examples():
+    from revenue.api import load_request
+    from revenue.v1 import revenue_pb2
+
+    root = pathlib.Path(__file__).parents[1] / "examples"
+    leased = evaluate(load_request(root / "evaluate_1860_leased.json", revenue_pb2.EvaluateRequest))
+    assert (leased["legal"], leased["revenue"], leased["subsidy"]) == (True, 120, 0)
+    halts = evaluate(load_request(root / "evaluate_1860_halts.json", revenue_pb2.EvaluateRequest))
+    assert (halts["legal"], halts["revenue"], halts["subsidy"], halts["routes"][0]["halts"]) == (True, 60, 10, 1)
+
+
+def test_halts_through_run_routes_actions():
+    """A stored run_routes action's `halts` is read; the answer's action writes the halts it counts."""
+    b = board(COWES, [("F2", 0, "C&N")], "2")
+    trains = {"id": "C&N", "trains": [{"name": "3+2", "id": "3+2-1"}]}
+    s = solve({"board": b, "company": trains})
+    action = s["run_routes"]
+    assert action["routes"][0]["train"] == "3+2-1" and action["routes"][0]["halts"] == 2
+    for halts, expected in ((2, (60, 20)), (1, (60, 10)), (0, (60, 0))):
+        action["routes"][0]["halts"] = halts
+        r = evaluate({"board": b, "company": trains, "run_routes": action})
+        assert r["legal"] and (r["revenue"], r["subsidy"]) == expected, (halts, r)
+    del action["routes"][0]["halts"]
+    r = evaluate({"board": b, "company": trains, "run_routes": action})
+    assert (r["revenue"], r["subsidy"], r["routes"][0]["halts"]) == (60, 20, 2)

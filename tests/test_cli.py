@@ -97,7 +97,8 @@ def test_titles():
     assert by_name["1860"]["layout"] == "flat"
     assert by_name["1830"]["phases"][0] == {"name": "2", "tiles": ["yellow"], "train_limit": 4}
     assert {o["name"] for o in by_name["1860"]["options"] if o["changes_routes"]} == {
-        "two_player_map", "re_enter_hexes", "no_skip_towns", "original_game", "original_insolvency"}
+        "two_player_map", "re_enter_hexes", "no_skip_towns", "original_game", "original_insolvency",
+        "nationalization", "southern_formed"}
     assert {o["name"] for o in by_name["1860"]["options"] if not o["changes_routes"]} == {
         "simplified_insolvency", "non_operated_full_value"}
 

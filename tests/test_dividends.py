@@ -138,13 +138,36 @@ def test_steam_over_holland_payouts_withhold_and_the_end():
 def test_18rhl():
     holders = [("Player 1", 6), ("KEG", 2), ("pool", 2)]
     at = run("18rhl", "KEG", [1, 3], holders, 90)
-    # 9 a share: the player 54; KEG's own (initial offering) and the pool's shares pay nobody
-    assert paid(at["payout"]) == {"Player 1": (54, "Player 1"), "KEG": (0, ""), "pool": (0, "")}
-    assert cash(at["payout"]) == {"Player 1": 54}
+    # 9 a share: the player 54; KEG holds 2 of its own shares, which (g_18_rhl/game.rb float_corporation)
+    # only a company floated before phase 5 does: it is incremental, so they are treasury shares paying
+    # KEG 2 x 9 = 18 (step/dividend.rb holder_for_corporation); the pool's shares pay nobody
+    assert paid(at["payout"]) == {"Player 1": (54, "Player 1"), "KEG": (18, "KEG"), "pool": (0, "")}
+    assert cash(at["payout"]) == {"Player 1": 54, "KEG": 18} and at["payout"]["divs_to_company"] == 18
     assert move(at["payout"]) == ("right", 1, 1, [1, 4], 100)                 # 90 at the price 90
     assert move(run("18rhl", "KEG", [1, 3], holders, 300)["payout"]) == ("right", 1, 1, [1, 4], 100)
     assert move(run("18rhl", "KEG", [1, 3], holders, 80)["payout"]) == ("", 0, 0, [1, 3], 90)   # below
     assert move(at["withhold"]) == ("left", 1, 1, [1, 2], 80)
+
+
+def test_18rhl_capitalization_full_and_incremental():
+    # the 18Rhl data says "full" for every company (the engine's CAPITALIZATION); g_18_rhl/game.rb
+    # float_corporation makes a company floated before phase 5 incremental and sends a later one's unsold
+    # shares to the pool. Without a capitalization, a company holding none of its own shares stays full.
+    r = dividends({"title": "18rhl", "company": "ADR", "revenue": 120,
+                   "holding": {"share_price": [0, 4], "holders": [{"id": "Player 1", "shares": 6},
+                                                                  {"id": "pool", "shares": 4}]}})
+    assert r["capitalization"] == "full"
+    payout = r["options"][0]
+    # 12 a share: the player's 6 shares 72; the pool's 4 pay nobody (g_18_rhl/step/dividend.rb
+    # dividends_for_entity: a full company gets nothing for pool shares, unlike 1830/1889)
+    assert paid(payout) == {"Player 1": (72, "Player 1"), "pool": (0, "")} and payout["divs_to_company"] == 0
+    # a request that says full is followed even with own shares (the initial offering pays nobody)
+    o = run("18rhl", "ADR", [0, 4], [("Player 1", 6), ("ADR", 2), ("pool", 2)], 120, capitalization="full")
+    assert paid(o["payout"]) == {"Player 1": (72, "Player 1"), "ADR": (0, ""), "pool": (0, "")}
+    # and incremental, said or inferred from the own shares: the treasury's 2 shares pay ADR 24
+    for extra in ({"capitalization": "incremental"}, {}):
+        o = run("18rhl", "ADR", [0, 4], [("Player 1", 6), ("ADR", 2), ("pool", 2)], 120, **extra)
+        assert paid(o["payout"]) == {"Player 1": (72, "Player 1"), "ADR": (24, "ADR"), "pool": (0, "")}
 
 
 # ---- 1860: players only, subsidy to the company, one to four right by multiples of the price --------------
@@ -175,12 +198,64 @@ def test_1860_payouts_subsidy_and_edges():
     # ... and with the revenue on a withhold: 130, one step left
     assert withhold["kept"] == 130 and cash(withhold) == {"IOW": 130}
     assert move(withhold) == ("left", 1, 1, [0, 10], 50)
-    # a withhold at 7 drops to 0, a cell that closes the company
-    low = run("1860", "IOW", [0, 1], HOLDERS_1860, 50)["withhold"]
+    # a withhold at 14 [2] drops two cells to 0 [0], a cell that closes the company
+    low = run("1860", "IOW", [0, 2], HOLDERS_1860, 50)["withhold"]
     assert move(low) == ("left", 1, 1, [0, 0], 0) and low["cell_types_after"] == ["close"] and not low["game_end"]
-    # from 320, two steps right reach 340 after one: the end of the track, which ends the game
+    # from 320 [52], two steps right reach 340 [54] after one: the end of the track, which ends the game
     top = run("1860", "IOW", [0, 52], HOLDERS_1860, 700)["payout"]
     assert move(top) == ("right", 2, 1, [0, 54], 340) and top["game_end"]
+
+
+def test_1860_zigzag_stops_short_of_the_ends():
+    # g_1860/game.rb init_stock_market: StockMarket.new(MARKET, [], zigzag: true), no ledge_movement; in
+    # lib/engine/stock_movement.rb ZigZagMovement#left moves c - 2 only if c - 2 >= 0 and #right c + 2 only
+    # if c + 2 < 55, else the column stays. So (odd columns, reached by a re-par at 40, 47, 52, 56 ...):
+    # 7 [1] withholding stays at 7 (the title data's dump says 0 [0]) ...
+    low = run("1860", "IOW", [0, 1], HOLDERS_1860, 50)["withhold"]
+    assert move(low) == ("left", 1, 0, [0, 1], 7) and low["cell_types_after"] == ["ignore_one_sale"]
+    # ... and 330 [53] paying out 700 (2 x 330 <= 700 < 3 x 330: two steps) stays at 330, no game end
+    # (the data's dump says 340 [54])
+    top = run("1860", "IOW", [0, 53], HOLDERS_1860, 700)["payout"]
+    assert move(top) == ("right", 2, 0, [0, 53], 330) and not top["game_end"]
+    # 316 is not a price: from 310 [51] one step reaches 330 [53] and the second stays
+    assert move(run("1860", "IOW", [0, 51], HOLDERS_1860, 700)["payout"]) == ("right", 2, 1, [0, 53], 330)
+
+
+# ---- the engine's edge cases of the step ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("title,company,cell,expected", [
+    # lib/engine/step/dividend.rb: a payout of 5 is 0 a share (5 // 10) and pays nobody, but the base
+    # share_price_change gets revenue - corporation = 5 > 0: one right (1889 [6, 4] 65 -> [6, 5] 70)
+    ("1889", "TR", [6, 4], ("right", 1, 1, [6, 5], 70)),
+    # Steam Over Holland: 5 is below the price 70: no move (only 0 moves left)
+    ("steam_over_holland", "NCS", [0, 4], ("", 0, 0, [0, 4], 70)),
+    # 18Rhl: 5 > 0 but below 90: no move
+    ("18rhl", "KEG", [1, 3], ("", 0, 0, [1, 3], 90)),
+    # 1860: g_1860/step/dividend.rb passes 0 for the move when per share is 0: one step left, 54 -> 50
+    ("1860", "IOW", [0, 12], ("left", 1, 1, [0, 10], 50)),
+])
+def test_a_payout_of_less_than_one_a_share(title, company, cell, expected):
+    payout = run(title, company, cell, [("Player 1", 6)], 5)["payout"]
+    assert payout["per_share"] == 0 and cash(payout) == {} and move(payout) == expected
+
+
+def test_the_markets_move_as_the_engines_stock_market():
+    """Every cell's moves, as lib/engine/stock_movement.rb moves them on each title's market, against the
+    moves the title data's dump lists: the same except 1860's two ledge cells (see the test above)."""
+    from revenue.dividends import RULES, Market
+    from revenue.titles import get_title
+
+    differ = []
+    for name, rules in RULES.items():
+        stock = get_title(name, "title").raw()["stock_market"]
+        market = Market(stock, zigzag=rules.zigzag_market)
+        for r, row in enumerate(stock["market"]):
+            for c, cell in enumerate(row):
+                for direction in ("right", "left", "up", "down") if cell else ():
+                    ours = market.step((r, c), direction)
+                    if (list(ours) if ours else None) != cell[direction]:
+                        differ.append((name, [r, c], direction, cell[direction]))
+    assert differ == [("1860", [0, 1], "left", [0, 0]), ("1860", [0, 53], "right", [0, 54])]
 
 
 # ---- requests --------------------------------------------------------------------------------------------
@@ -271,7 +346,7 @@ EXAMPLES = {
     "1830": (42, 112, 90),                 # 210: 21 a share, B&O's 2 pool shares 42; 100 -> 112 / 90
     "1889": (16, 70, 60),                  # 160: 16 a share, TR's pool share 16; 65 -> 70 / 60
     "steam_over_holland": (45, 80, 65),    # 150 >= 2 x 70: two right; NCS's 3 treasury shares 45
-    "18rhl": (0, 100, 80),                 # 90 at the price 90: one right; pool and IPO unpaid
+    "18rhl": (18, 100, 80),                # 90 at the price 90: one right; KEG's 2 treasury shares 18
     "1860": (20, 62, 50),                  # 110 >= 2 x 54: two steps; the subsidy 20 to IOW
 }
 

@@ -245,3 +245,13 @@ def test_route_with_a_train_the_company_lacks():
     with pytest.raises(InputError) as e:
         run(B1830, ["2"], [{"train": "2", "nodes": ["F2-0", "F4-0"]}, {"train": "2", "nodes": ["F4-0", "F6-0"]}])
     assert e.value.field == "routes[1].train"
+
+
+def test_a_route_legal_by_itself_is_priced_in_an_illegal_run():
+    # The 2-train's Chicago-Toledo is legal (70 + 30); the D route has no token, so the run is illegal and
+    # pays 0, but the 2-train's own line still shows its stops and revenue.
+    r = run(B1830, ["2", "D"], [{"train": "2", "nodes": ["F2-0", "F4-0"]},
+                                {"train": "D", "nodes": ["F6-0", "G7-0"]}])
+    assert not r["legal"] and r["revenue"] == 0
+    assert r["routes"][0]["revenue"] == 100 and [s["value"] for s in r["routes"][0]["stops"]] == [70, 30]
+    assert r["routes"][1]["error"]["rule"] == "no_token"

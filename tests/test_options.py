@@ -14,8 +14,9 @@ from revenue.solve import solve
 OPTIONS = {
     "1830": (set(), {"multiple_brown_from_ipo", "optional_6_train"}),
     "18rhl": ({"ratingen_variant", "promotion_tiles"}, {"optional_2_train", "lower_starting_capital"}),
-    "1860": ({"two_player_map", "no_skip_towns", "original_game", "re_enter_hexes", "original_insolvency"},
-             {"simplified_insolvency", "non_operated_full_value"}),
+    # (with 1860's game states nationalization and southern_formed, which the caller sets as options)
+    "1860": ({"two_player_map", "no_skip_towns", "original_game", "re_enter_hexes", "original_insolvency",
+              "nationalization", "southern_formed"}, {"simplified_insolvency", "non_operated_full_value"}),
     "1889": (set(), {"beginner_game"}),
     "steam_over_holland": (set(), set()),
 }

@@ -32,10 +32,11 @@ def test_generated_modules_are_up_to_date(tmp_path):
         assert committed.read_text() == (tmp_path / rel).read_text(), f"{rel} is stale: run scripts/gen_proto.py"
 
 
-def test_six_examples():
+def test_one_example_per_title_and_1860s_leased_train_and_halts():
     assert {p.name for p in EXAMPLES} == {"evaluate_1830.json", "evaluate_steam_over_holland.json",
                                           "evaluate_18rhl.json", "evaluate_1860.json", "evaluate_1889.json",
-                                          "evaluate_custom.json"}
+                                          "evaluate_custom.json", "evaluate_1860_leased.json",
+                                          "evaluate_1860_halts.json"}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
@@ -69,7 +70,7 @@ def test_load_request_defaults_are_dropped_and_tolerated():
                        "company": {"id": "B&O"}})
     request = api.load_request(text, revenue_pb2.EvaluateRequest)
     assert request["board"]["tiles"] == [{"hex": "F4", "tile": "57"}]      # proto3 drops rotation 0
-    assert evaluate(request) == {"legal": True, "revenue": 0, "routes": []}
+    assert evaluate(request) == {"legal": True, "revenue": 0, "subsidy": 0, "routes": []}
 
 
 @pytest.mark.parametrize("obj, field", [

@@ -374,7 +374,8 @@ def test_reflection_lists_and_describes_the_service(server):
     assert {"revenue.v1.RouteService", "grpc.health.v1.Health"} <= set(db.get_services())
     pool = descriptor_pool.DescriptorPool(db)
     service = pool.FindServiceByName("revenue.v1.RouteService")
-    assert {m.name for m in service.methods} == {"Solve", "SolveStream", "Evaluate", "ListTitles", "Deliveries"}
+    assert {m.name for m in service.methods} == {"Solve", "SolveStream", "Evaluate", "ListTitles", "Dividends",
+                                                   "Deliveries"}
     assert service.methods_by_name["SolveStream"].output_type.fields_by_name["upper_bound"].number == 4
     channel.close()
 

@@ -18,7 +18,7 @@ TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
 SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay", "need", "need_ends",
                "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
-               "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry")
+               "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry", "spill_next")
 BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
 
 
@@ -40,13 +40,14 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
-    tokened city; row spill_to also pays what row spill_from leaves unused), then route bonuses. worth,
-    kept, scratch and the row_ arrays are work space. A route with merged stops is also checked against
-    the rows' visit limits here: which stop of a pair counts depends on the direction, which the walk
-    leaves open."""
+    tokened city; row spill_to also pays what row spill_from leaves unused, and row spill_next what
+    spill_to then leaves unused), then route bonuses. With subsidies the values are the optimizer's
+    scores (revenue.problem.kernel_values) and so is the result. worth, kept, scratch and the row_ arrays
+    are work space. A route with merged stops is also checked against the rows' visit limits here: which
+    stop of a pair counts depends on the direction, which the walk leaves open."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
-     no_reentry) = spec
+     no_reentry, spill_next) = spec
     first, last = path[0], path[length - 1]
     if need_ends > 0:
         ends = (1 if need[first] else 0) + (1 if need[last] else 0)
@@ -96,11 +97,11 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
                 limit += max(0, row_visit[spill_from] - used[spill_from])
             if used[r] > limit:
                 return -1
-    spare = max(row_pay[spill_from] - row_count[spill_from], 0) if spill_from >= 0 else 0   # lent to spill_to
+    spare, spare_next = spares(row_count, row_pay, spill_from, spill_to, spill_next)
     total = 0
     has_token = False
     for r in range(row_pay.shape[0]):
-        pay = row_pay[r] + (spare if r == spill_to else 0)
+        pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
         if row_count[r] <= pay:
             total += row_sum[r]
             has_token = has_token or row_token[r]
@@ -126,7 +127,7 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
         for i in range(nk):
             t = kept[i]
             r = row[t]
-            pay = row_pay[r] + (spare if r == spill_to else 0)
+            pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
             if not token[t] or pay == 0:
                 continue
             k = 0
@@ -197,14 +198,25 @@ def priced_by_rows(need_ends, rule_amount, merge, alt_end, metro):
 
 
 @njit(cache=True, nogil=True)
-def whole_rows_revenue(count, total, has_token, row_pay, spill_from, spill_to):
+def spares(count, row_pay, spill_from, spill_to, spill_next):
+    """What row spill_from leaves unpaid (lent to spill_to), and what spill_to then leaves unpaid (lent to
+    spill_next), for a route with count[r] stops in row r."""
+    if spill_from < 0:
+        return 0, 0
+    spare = max(row_pay[spill_from] - count[spill_from], 0)
+    spare_next = max(row_pay[spill_to] + spare - count[spill_to], 0) if spill_next >= 0 else 0
+    return spare, spare_next
+
+
+@njit(cache=True, nogil=True)
+def whole_rows_revenue(count, total, has_token, row_pay, spill_from, spill_to, spill_next):
     """The revenue of a route whose rows each pay all their stops or none, from each row's stop count,
     value sum and whether it holds a token city; -1 when some row pays only its best stops or no paid
     stop holds a token (then price() decides)."""
-    spare = max(row_pay[spill_from] - count[spill_from], 0) if spill_from >= 0 else 0
+    spare, spare_next = spares(count, row_pay, spill_from, spill_to, spill_next)
     paid, token_paid = 0, False
     for r in range(row_pay.shape[0]):
-        pay = row_pay[r] + (spare if r == spill_to else 0)
+        pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
         if count[r] <= pay:
             paid += total[r]
             token_paid = token_paid or has_token[r]
@@ -221,7 +233,7 @@ def refit_routes(spec, cost, token, begin, end, nodes):
     met every route of this one, and priced a route -1 only where this one would too."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
-     no_reentry) = spec
+     no_reentry, spill_next) = spec
     n, n_rows, routes = token.shape[0], row_visit.shape[0], begin.shape[0]
     usage = np.zeros(n_rows, dtype=np.int64)
     path = np.empty(n + 2, dtype=np.int64)
@@ -261,7 +273,7 @@ def refit_routes(spec, cost, token, begin, end, nodes):
             continue
         revenue = -1
         if by_rows:
-            revenue = whole_rows_revenue(row_count, row_sum, row_token, row_pay, spill_from, spill_to)
+            revenue = whole_rows_revenue(row_count, row_sum, row_token, row_pay, spill_from, spill_to, spill_next)
         if revenue < 0:
             revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
         if revenue >= 0:
@@ -298,7 +310,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     """
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
-     no_reentry) = spec
+     no_reentry, spill_next) = spec
     value = base + bonus
     n = adj_start.shape[0] - 1
     words = chain_keys.shape[1]
@@ -531,7 +543,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if fast:
                 revenue = vsum[d]
             elif by_rows:
-                revenue = whole_rows_revenue(rcount[d], rsum[d], rtoken[d], row_pay, spill_from, spill_to)
+                revenue = whole_rows_revenue(rcount[d], rsum[d], rtoken[d], row_pay, spill_from, spill_to, spill_next)
                 if revenue < 0:
                     revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
             else:

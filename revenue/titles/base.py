@@ -33,6 +33,7 @@ class TrainType:
     rows: tuple[DistanceRow, ...]
     multiplier: int = 1
     distance: int | None = None     # the plain number of a numeric distance, for display
+    leased: bool = False            # run by the company, owned by the bank (1860's insolvent companies)
 
     def row_of(self, kind: str) -> int:
         """The first row listing `kind`, or -1 when this train may not visit that kind at all."""
@@ -118,6 +119,16 @@ class RouteRules:
     # (from_row, to_row): the unused allowance of from_row (its pay minus its stops, its visit minus its
     # visit cost) adds to to_row's pay and visit (1860: unused city allowance counts for towns)
     spill: tuple[int, int] | None = None
+    # a row paid what spill's to_row leaves unpaid (its pay only; its visit limit is its own): 1860's halts
+    # fill the town allowance that the towns leave when every town counts first
+    spill_next: int | None = None
+    # node -> what the company is paid (not revenue) when the route counts the node as a stop (1860's
+    # halt subsidy); the optimizer maximises revenue, then this (or, if asked, their sum)
+    subsidy: dict[int, int] = field(default_factory=dict)
+    # how a route someone chose is read (not the optimizer): the subsidy stops it asks for (18xx.games 1860
+    # `halts`) come first in rows spill_to and spill_next taken as one, so they may take the places of
+    # spill_to's stops (1860 outside nationalization and no_skip_towns: a halt counted instead of a town)
+    request_pool: bool = False
     no_reentry: bool = False                             # a route may not come back to a hex it left
     # what the evaluator says when a route breaks one of these
     need_message: str = "Route must begin or end at a required location"
@@ -258,6 +269,11 @@ class Title:
             if diesel is not None:
                 return diesel
         return node.value
+
+    def company_train(self, train: TrainType, board, leased: bool = False) -> TrainType | None:
+        """The type of a `train` the company runs on this board: the data's; leased from the bank, the
+        title's leased type, or None when the title has no leased trains."""
+        return None if leased else train
 
     def end_allowed(self, train: TrainType, node) -> bool:
         """Whether a route of `train` may begin or end at `node`."""

@@ -1,17 +1,54 @@
-"""1860 (Isle of Wight), rules/1860.md sections 5-7: an A+B train pays every city and off-board it visits
-(at most A of them) and the best B + (A - cities) towns; halts pay nothing here (their subsidy is not
-revenue) and may not end a route; a route may pass one tokened-out city, and one route of a run at most;
-one route must visit the home token city, the routes must intersect, and no route may come back to a
-hex it left. Not modelled: leased trains of insolvent companies, nationalization, ignored halts after
-the Southern forms, flipped or neutral tokens."""
+"""1860 (Isle of Wight), rules/1860.md sections 5-9, as the 18xx.games engine applies them.
+
+An A+B train pays every city and off-board it visits (at most A of them) and the best X = B + (A - cities)
+towns; a halt pays no revenue but, counted as a stop, a subsidy of 10 to the company, and uses the town
+allowance like a town; no route ends at a halt. A route may pass one tokened-out city, and one route of a
+run at most; one route must visit the home token city, the routes must intersect, and no route may come
+back to a hex it left (unless re_enter_hexes).
+
+The states of the late game and of insolvency are board options and a flag of the train:
+- a leased train (company.trains[].leased: an insolvent company runs the bank's cheapest train): by
+  default 40 + 20 per stop, X = A - cities (no second allowance), halts count as towns after the towns,
+  no subsidy. original_insolvency: the normal stops and subsidies at half revenue. simplified_insolvency
+  is priced as the default: the engine checks the default rules first, so its 40 + 20 x A never applies.
+- nationalization (from when it begins): no second allowance for any train (X = A - cities), and the
+  towns count before any halt: a halt only fills what the towns leave of X.
+- southern_formed (from the stock round after the Southern formed): halts are ignored, never stops, no
+  subsidy.
+- no_skip_towns (and original_game): every visited town counts, so a route may visit at most X towns.
+
+Halts a route counts: the player chooses (`halts` of a route, 18xx.games' button): those halts come first,
+the best towns fill the rest of X; with none chosen (or more than the route may count) the towns come
+first and halts fill what they leave. During nationalization or with no_skip_towns a route counts halts
+only in what every town leaves (the engine's max_halts). The optimizer chooses the count itself: the most
+revenue, then the most subsidy (or, when asked, their sum), and writes it in the answer.
+
+Where the engine and the rule notes or the issue that asked for this differ, the engine is right (it is
+what 18xx.games accepts): original_insolvency halves with integer division (the engine's `.ceil` comes after
+it), so a half is rounded down; simplified_insolvency is the default rules; during nationalization a town
+beyond X is passed unpaid as at any time (only no_skip_towns makes such a route illegal), "every town
+counts" meaning that towns come before halts.
+
+As data for the kernels: cities and off-boards in row 0 (pay A, visit A) whose unused allowance spills
+to row 1 (the towns). Halts are row 2, paid what the towns leave of X (RouteRules.spill_next; nothing
+once halts are ignored): exact when the towns must come first (nationalization, no_skip_towns, a leased
+train under the default rules), and also when every town pays at least a halt's subsidy, since then
+counting a halt in a town's place never earns more, under either objective (every town on the 1860 tiles
+pays 10 or more). Only when some town pays less (a leased train's halved 10 under original_insolvency, a
+custom tile) are halts and towns one row, the optimizer ranking a halt's subsidy against a town's value
+(RouteRules.subsidy, revenue.problem.objective_weights). A player's route may count halts in the towns'
+place in either layout (RouteRules.request_pool). Not modelled: flipped or neutral tokens."""
 from __future__ import annotations
 
 from dataclasses import replace
 
-from .base import BYPASS_FLAG, DistanceRow, RouteRules, RunRules, Title, TitleData, TrainType
+from ..errors import InputError
+from .base import BYPASS_FLAG, DistanceRow, RouteBonus, RouteRules, RunRules, Title, TitleData, TrainType
 
 HOME_FLAG = 2          # flag bit 1: the route visits the company's home token city
-CITIES, TOWNS = 0, 1   # rows of an A+B train here (the third row holds the halts)
+CITIES, TOWNS, HALTS = 0, 1, 2   # rows of an A+B train (HALTS only when halts have a row of their own)
+HALT_SUBSIDY = 10
+LEASE_BASE, LEASE_PER_STOP = 40, 20
 
 
 def _on(options: dict | None, name: str) -> bool:
@@ -19,33 +56,49 @@ def _on(options: dict | None, name: str) -> bool:
 
 
 def _options(options: dict | None) -> dict:
-    """The original game is the two-player map with every visited town counted."""
+    """The original game is the two-player map, the original insolvency rules and every town counted."""
     options = dict(options or {})
     if _on(options, "original_game"):
-        options.update(two_player_map="true", no_skip_towns="true")
+        options.update(two_player_map="true", no_skip_towns="true", original_insolvency="true")
     return options
 
 
-def _a_plus_b(train: TrainType, no_skip_towns: bool) -> TrainType:
-    """The data's rows (cities/off-boards: pay A, visit A; towns/halts: pay B, visit 99) with the halts
-    in a row of their own that pays nothing and limits nothing; with no_skip_towns a route may visit
-    only as many towns as it can pay."""
-    cities, towns = train.rows
-    town_visit = towns.pay if no_skip_towns else towns.visit
-    return replace(train, rows=(cities, DistanceRow(("town",), towns.pay, town_visit), DistanceRow(("halt",), 0, 99)))
+def _leased_new(train: TrainType, options: dict) -> bool:
+    """A leased train under the default (second edition) insolvency rules."""
+    return train.leased and not _on(options, "original_insolvency")
+
+
+def _layout(a: int, b: int, options: dict, leased: bool, halts_may_displace: bool = True) -> tuple[DistanceRow, ...]:
+    """The rows of an A+B train under these options: halts with the towns in row TOWNS only when some
+    halt may be worth counting in a town's place."""
+    leased_new = leased and not _on(options, "original_insolvency")
+    no_skip = _on(options, "no_skip_towns")
+    second = b if not (_on(options, "nationalization") or leased_new) else 0
+    cities = DistanceRow(("city", "offboard"), a, a)
+    apart = _on(options, "nationalization") or no_skip or leased_new or _on(options, "southern_formed") \
+        or not halts_may_displace
+    if not apart:
+        return cities, DistanceRow(("town", "halt"), second, 99)
+    towns = DistanceRow(("town",), second, second if no_skip else 99)
+    return cities, towns, DistanceRow(("halt",), 0, 99)
 
 
 class G1860(Title):
     name = "1860"
     description = ("1860: Railways on the Isle of Wight (an A+B train's unused city allowance pays towns too; "
-                   "halts earn no revenue)")
+                   "halts earn a subsidy of 10 instead of revenue; leased trains, nationalization and the "
+                   "Southern's end of halts by option)")
     options = {"two_player_map": "the smaller first-edition map",
                "re_enter_hexes": "routes may re-enter a hex they left",
                "no_skip_towns": "every visited town is counted",
                "original_game": "two_player_map, original_insolvency and no_skip_towns",
-               "original_insolvency": "leased trains of insolvent companies earn half revenue"}
+               "original_insolvency": "a leased train earns half its normal revenue (rounded down), "
+                                      "halts and subsidies as normal",
+               "nationalization": "set from when nationalization begins: no second allowance, towns count "
+                                  "before halts",
+               "southern_formed": "set from the stock round after the Southern formed: halts are ignored"}
     passive_options = {"simplified_insolvency": "fixed leased-train revenue in the help text; the engine runs "
-                                                "leased trains as under the default rules",
+                                                "leased trains as under the default rules (40 + 20 per stop)",
                        "non_operated_full_value": "the value of companies that have not operated"}
 
     def __init__(self) -> None:
@@ -55,20 +108,56 @@ class G1860(Title):
     def data(self, options: dict | None = None, board_request: dict | None = None) -> TitleData:
         options = _options(options)
         data = super().data(options, board_request)
-        if id(data) not in self._trains:   # once per variant: the rows with the halts apart
-            no_skip = _on(options, "no_skip_towns")
-            data.trains = {name: _a_plus_b(t, no_skip) for name, t in data.trains.items()}
+        if id(data) not in self._trains:   # once per variant: the rows under these options
+            data.trains = {name: replace(t, rows=self._rows(name, options, False)) for name, t in data.trains.items()}
             self._trains[id(data)] = data
         return data
+
+    def _rows(self, name: str, options: dict, leased: bool, halts_may_displace: bool = True) -> tuple[DistanceRow, ...]:
+        spec = next(t for t in self.raw()["trains"] if t["name"] == name)
+        a, b = spec["distance"][0]["pay"], spec["distance"][-1]["pay"]
+        return _layout(a, b, options, leased, halts_may_displace)
+
+    def company_train(self, train: TrainType, board, leased: bool = False) -> TrainType:
+        """The rows for this board: halts in the towns' row only when a town with track pays the train less
+        than a halt's subsidy (below that a halt may be worth counting instead, which the optimizer then
+        weighs; on the 1860 tiles only a leased train's halved 10 is), else in a row of their own paid
+        what the towns leave: the same optimum, and routes priced from their row sums (faster)."""
+        options = _options(board.options)
+        half = leased and _on(options, "original_insolvency")
+        cheap = any(part.kind == "town" and part.revenue.value(board.phase.colours) // (2 if half else 1) < HALT_SUBSIDY
+                    for bh in board.hexes.values() for part in bh.tile.nodes)
+        return replace(train, rows=self._rows(train.name, options, leased, cheap), leased=leased)
+
+    def node_value(self, train, node, board) -> int:
+        options = _options(board.options)
+        if _leased_new(train, options):
+            ignored = node.kind == "halt" and _on(options, "southern_formed")
+            return 0 if ignored else LEASE_PER_STOP
+        if train.leased and node.value % 2:
+            raise InputError("board", f"original_insolvency halves a leased train's revenue; {node.name} is "
+                             f"worth {node.value}, which does not halve exactly (every 1860 tile's value does)")
+        return node.value // 2 if train.leased else node.value
 
     def end_allowed(self, train, node) -> bool:
         return node.kind != "halt"
 
     def route_rules(self, train, company, board, graph) -> RouteRules:
+        options = _options(board.options)
         home = self._home(company.id)
-        return RouteRules(bypass=1, spill=(CITIES, TOWNS), no_reentry=not _on(board.options, "re_enter_hexes"),
-                          flags={n.id: HOME_FLAG for n in graph.nodes
-                                 if n.hex == home and n.kind == "city" and company.id in n.tokens})
+        apart = len(train.rows) > HALTS
+        halts_count = not _on(options, "southern_formed")
+        leased_new = _leased_new(train, options)
+        use_all_towns = _on(options, "nationalization") or _on(options, "no_skip_towns")
+        return RouteRules(
+            bypass=1, spill=(CITIES, TOWNS), spill_next=HALTS if apart and halts_count else None,
+            request_pool=apart and halts_count and not use_all_towns and not leased_new,
+            subsidy={n.id: HALT_SUBSIDY for n in graph.nodes if n.kind == "halt"}
+            if halts_count and not leased_new else {},
+            bonuses=[RouteBonus("leased train", LEASE_BASE, [])] if leased_new else [],
+            no_reentry=not _on(options, "re_enter_hexes"),
+            flags={n.id: HOME_FLAG for n in graph.nodes
+                   if n.hex == home and n.kind == "city" and company.id in n.tokens})
 
     def run_rules(self, company, board, graph) -> RunRules:
         return RunRules(flag_max={BYPASS_FLAG.bit_length() - 1: 1}, flag_min={HOME_FLAG.bit_length() - 1: 1},
