@@ -178,11 +178,13 @@ SEND_SECONDS = 0.005
 
 class Margin:
     """The time kept from a call's deadline to finish and send its answer, from measurement: how long
-    after its search stopped (at its deadline, or on finishing) each recent answer was ready to leave
-    the handler. That covers stopping the kernels, building the result, converting it, and the event
-    loop's lag in taking it from the compute thread, all of which grow when the CPU is contended. The
-    margin is three times the 99th percentile of the last SAMPLES such times plus SEND_SECONDS (to
-    serialize and send it, which the handler does not see), within low..high."""
+    after its search was to stop, each recent answer that ran into its limit was ready to leave the
+    handler (calls that finish sooner need no margin, and their answers are quicker to build: their
+    times would make it too small). That covers stopping the kernels, building the best run found,
+    converting it, and the event loop's lag in taking it from the compute thread, all of which grow
+    when the CPU is contended. The margin is three times the 99th percentile of the last SAMPLES such
+    times plus SEND_SECONDS (to serialize and send it, which the handler does not see), within
+    low..high."""
 
     SAMPLES = 256
 
@@ -363,7 +365,7 @@ class _Call:
         self.error = ""
         self.logged = False
         self.stopping = stopping      # set once the server shuts down
-        self.stopped_at = 0.0         # when the search stopped (perf_counter), for Margin
+        self.stopped_at = 0.0         # when a search that ran into its limit was to stop, for Margin
         add_done_callback = getattr(context, "add_done_callback", None)
         if add_done_callback is not None:
             add_done_callback(self._rpc_done)
@@ -521,7 +523,8 @@ class RouteService:
         try:
             result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel)
             now = time.perf_counter()
-            call.stopped_at = min(now, searching + budget)
+            if not result.get("optimal") and not cancel.is_set():
+                call.stopped_at = searching + budget    # ran into its limit: a sample for Margin
             if result.get("optimal"):
                 self.costs.put(cost_key(request), now - searching, 200)
             elif not cancel.is_set() and budget >= LARGE_SECONDS:    # stopped unproved by a long enough limit
