@@ -1,19 +1,20 @@
-"""Load test of the gRPC service: start `python -m server` in a subprocess, run N concurrent clients for a
+"""Load test of the service, over gRPC or (`--http`) HTTP/JSON: start `python -m revenue.server` in a subprocess, run N concurrent clients for a
 bounded time on the title scenarios (early, mid and late game of every title), and report throughput,
 latency percentiles and errors.
 
     python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--processes N]
-                              [--shared-connection] [--deadline-ms MS] [--target HOST:PORT] [--json]
-
-With `--deadline-ms`, every call sets that gRPC deadline, and the report gives the share of calls
-answered OK before it (an answer the deadline cut short, `optimal: false`, is OK but counted apart).
+                              [--shared-connection] [--http] [--deadline-ms MS] [--target HOST:PORT]
+                              [--json]
 
 Each client has its own channel and connection (`--shared-connection`: one connection for all) and
 sends Solve calls back to back, cycling through the scenarios from its own starting point; the clients
 share one asyncio event loop, which keeps the load generator's own CPU use low on a machine it shares
 with the server. Every answer is checked against the proved optimum the server gave for that scenario
-in the warm-up pass: a different revenue counts as an error. `run()` is what `revenue bench
---load` calls.
+in the warm-up pass: a different revenue counts as an error. With `--http` the clients POST the same
+requests as JSON to /v1/solve (aiohttp's client, one connection per client: it takes a third of the CPU
+per call that httpx does, and the generator shares the machine with the server) and read the JSON
+answers. `run()` is
+what `revenue bench --load` calls.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ import grpc
 from rich.console import Console
 from rich.table import Table
 
-from server.app import default_processes
+from revenue.server.app import default_processes
 
 from .scenarios import title_scenarios
 
@@ -58,16 +59,18 @@ class _Server:
     """`python -m server` on a free port, until stopped (SIGTERM, then the logs are dropped)."""
 
     def __init__(self, workers: int | None, max_queue: int, processes: int | None = None):
-        self.port = _free_port()
+        self.port, self.http_port = _free_port(), _free_port()
         self.processes = processes or default_processes(self.port)
         self.log = tempfile.TemporaryFile(mode="a+")   # O_APPEND: reading it moves no write offset
-        args = [sys.executable, "-m", "server", "--port", str(self.port), "--max-queue", str(max_queue)]
+        args = [sys.executable, "-m", "revenue.server", "--port", str(self.port), "--http-port", str(self.http_port),
+                "--max-queue", str(max_queue)]
         if workers:
             args += ["--workers", str(workers)]
         if processes:
             args += ["--processes", str(processes)]
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.log)
         self.target = f"127.0.0.1:{self.port}"
+        self.http_target = f"127.0.0.1:{self.http_port}"
 
     def wait_serving(self, timeout: float) -> float:
         """Seconds until every server process has warmed up and health checking says SERVING."""
@@ -109,10 +112,11 @@ class _Server:
 
 def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
         max_queue: int = 64, start_timeout: float = 300.0, processes: int | None = None,
-        shared_connection: bool = False, deadline_ms: int | None = None) -> dict:
+        shared_connection: bool = False, http: bool = False, deadline_ms: int | None = None) -> dict:
     """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers.
     Each client has a connection of its own, like separate game servers; with `shared_connection` all
-    calls share one connection, like one front end with many calls in flight."""
+    calls share one connection, like one front end with many calls in flight. With `http` the calls go
+    to the HTTP/JSON API (`target` is then its HOST:PORT)."""
     from google.protobuf import json_format
 
     from revenue.v1 import revenue_pb2
@@ -120,17 +124,21 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
     scenarios = title_scenarios()
     payloads = [json_format.ParseDict(s.request, revenue_pb2.SolveRequest()).SerializeToString()
                 for s in scenarios]
+    bodies = [json.dumps(s.request).encode() for s in scenarios]
     server = None if target else _Server(workers, max_queue, processes)
     try:
         startup = server.wait_serving(start_timeout) if server else 0.0
-        target = target or server.target
+        target = target or (server.http_target if http else server.target)
         # Warm-up pass: the optimum of each scenario (the reference for every later answer).
         expected = []
-        with grpc.insecure_channel(target) as channel:
-            solve = channel.unary_unary(SOLVE)
-            for payload in payloads:
-                answer = revenue_pb2.SolveResponse.FromString(solve(payload, timeout=60))
-                expected.append((answer.revenue, answer.optimal))
+        if http:
+            expected = _http_expected(target, bodies)
+        else:
+            with grpc.insecure_channel(target) as channel:
+                solve = channel.unary_unary(SOLVE)
+                for payload in payloads:
+                    answer = revenue_pb2.SolveResponse.FromString(solve(payload, timeout=60))
+                    expected.append((answer.revenue, answer.optimal))
 
         latencies: list[list[tuple[int, float]]] = [[] for _ in range(clients)]
         errors: list[Counter] = [Counter() for _ in range(clients)]
@@ -157,6 +165,47 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                     errors[k]["WRONG_ANSWER"] += 1
                 latencies[k].append((j, elapsed))
 
+        async def http_client(k: int, session, go: asyncio.Event, stop_at: list[float]) -> None:
+            i = k
+            await go.wait()
+            while time.perf_counter() < stop_at[0]:
+                j = i % len(bodies)
+                i += 1
+                t = time.perf_counter()
+                try:
+                    async with session.post("/v1/solve", data=bodies[j]) as response:
+                        content = await response.read()
+                except Exception as exc:    # aiohttp.ClientError, timeouts
+                    errors[k][type(exc).__name__] += 1
+                    continue
+                if response.status != 200:
+                    errors[k][f"HTTP {response.status}"] += 1
+                    continue
+                answer = json.loads(content)
+                elapsed = (time.perf_counter() - t) * 1000
+                if (answer["revenue"], answer["optimal"]) != expected[j]:
+                    errors[k]["WRONG_ANSWER"] += 1
+                latencies[k].append((j, elapsed))
+
+        async def http_load() -> float:
+            import aiohttp
+
+            # One connection per client (like separate game servers), all in one event loop.
+            sessions = [aiohttp.ClientSession(f"http://{target}", connector=aiohttp.TCPConnector(limit=1),
+                                              timeout=aiohttp.ClientTimeout(total=CALL_TIMEOUT),
+                                              headers={"content-type": "application/json"})
+                        for _ in range(clients)]
+            go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
+            tasks = [asyncio.create_task(http_client(k, s, go, stop_at)) for k, s in enumerate(sessions)]
+            began = time.perf_counter()
+            stop_at[0] = began + seconds
+            go.set()
+            await asyncio.gather(*tasks)
+            wall = time.perf_counter() - began
+            for session in sessions:
+                await session.close()
+            return wall
+
         async def load() -> float:
             # All clients in one event loop, so that the load generator itself takes little of the
             # machine's CPU from the server. Channels to one target share one connection unless each
@@ -176,7 +225,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 await channel.close()
             return wall
 
-        wall = asyncio.run(load())
+        wall = asyncio.run(http_load() if http else load())
     finally:
         if server:
             server.stop()
@@ -192,6 +241,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                              "optimal": expected[j][1], "calls": len(values),
                              "p50_ms": round(_percentile(values, 50), 2), "p99_ms": round(_percentile(values, 99), 2)})
     return {
+        "transport": "http" if http else "grpc",
         "clients": clients, "connections": 1 if shared_connection else clients, "seconds": round(wall, 2),
         "server_workers": workers or os.cpu_count(), "server_processes": server.processes if server else processes,
         "cores": os.cpu_count(), "startup_s": round(startup, 2), "calls": len(everything),
@@ -205,9 +255,28 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
     }
 
 
+def _http_expected(target: str, bodies: list[bytes]) -> list[tuple[int, bool]]:
+    try:
+        import aiohttp
+    except ImportError:
+        raise click.ClickException("--http needs aiohttp (pip install -e '.[test]')") from None
+
+    async def ask() -> list[tuple[int, bool]]:
+        expected = []
+        async with aiohttp.ClientSession(f"http://{target}", timeout=aiohttp.ClientTimeout(total=60)) as session:
+            for body in bodies:
+                async with session.post("/v1/solve", data=body, headers={"content-type": "application/json"}) as r:
+                    r.raise_for_status()
+                    answer = json.loads(await r.read())
+                expected.append((answer["revenue"], answer["optimal"]))
+        return expected
+    return asyncio.run(ask())
+
+
 def print_report(report: dict, console: Console | None = None) -> None:
     console = console or Console(highlight=False)
-    console.print(f"gRPC load: {report['clients']} clients, {report['connections']} connections, "
+    transport = "HTTP/JSON" if report.get("transport") == "http" else "gRPC"
+    console.print(f"{transport} load: {report['clients']} clients, {report['connections']} connections, "
                   f"{report['seconds']} s; server {report['server_processes'] or '?'} processes x "
                   f"{report['server_workers']} workers, {report['cores']} cores")
     summary = Table()
@@ -239,13 +308,19 @@ def print_report(report: dict, console: Console | None = None) -> None:
 @click.option("--shared-connection", is_flag=True,
               help="All clients on one connection (one front end with many calls in flight).")
 @click.option("--deadline-ms", type=click.IntRange(1), help="Set this gRPC deadline on every call.")
-@click.option("--target", help="Load an already running server at HOST:PORT instead of starting one.")
+@click.option("--http", is_flag=True, help="Call POST /v1/solve over HTTP/JSON instead of gRPC.")
+@click.option("--target", help="Load an already running server at HOST:PORT (its HTTP port with --http) "
+                               "instead of starting one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def main(clients: int, seconds: float, workers: int | None, processes: int | None, shared_connection: bool,
-         deadline_ms: int | None, target: str | None, as_json: bool) -> None:
-    """Load test of the gRPC service on the title scenarios."""
+         http: bool, deadline_ms: int | None, target: str | None, as_json: bool) -> None:
+    """Load test of the service (gRPC, or HTTP/JSON with --http) on the title scenarios."""
+    if http and deadline_ms:
+        raise click.UsageError("--deadline-ms is for gRPC")
+    if http and shared_connection:
+        raise click.UsageError("--shared-connection is for gRPC (HTTP/1.1 has one call at a time per connection)")
     report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes,
-                 shared_connection=shared_connection, deadline_ms=deadline_ms)
+                 shared_connection=shared_connection, http=http, deadline_ms=deadline_ms)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
@@ -255,4 +330,4 @@ def main(clients: int, seconds: float, workers: int | None, processes: int | Non
 
 
 if __name__ == "__main__":
-    main(prog_name="python -m benchmarks.load")
+    main(prog_name=f"python -m {__package__}.load")

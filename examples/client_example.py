@@ -1,6 +1,6 @@
 """Calling the route optimizer service from a game server: copy this file and adapt it.
 
-Start a server first (in another terminal):   revenue serve            (or: python -m server)
+Start a server first (in another terminal):   revenue serve            (or: python -m revenue.server)
 Then:                                          python examples/client_example.py [HOST:PORT] [--token T]
 
 It asks for the best routes of the 1830 example (examples/solve_1830.json), first as a stream (show the

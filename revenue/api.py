@@ -162,23 +162,55 @@ def _known_fields(desc: Descriptor, obj: Any) -> Any:
     return out
 
 
-def parse_request(obj: Any, message_type: type[Message]) -> dict:
-    """Check a decoded JSON object against `message_type` and return it as a dict with proto field names.
-    A stored 18xx.games action (`run_routes`) may carry fields of its own: they are dropped unread."""
-    action = message_type.DESCRIPTOR.fields_by_name.get("run_routes")
+def _holds_list_values(desc: Descriptor, seen: frozenset = frozenset()) -> bool:
+    """Whether a message of this type can hold a google.protobuf.ListValue (which ParseDict fills with any
+    JSON array, where ours must hold strings)."""
+    if desc.full_name == "google.protobuf.ListValue":
+        return True
+    return any(f.type == FieldDescriptor.TYPE_MESSAGE and f.message_type.full_name not in seen
+               and _holds_list_values(f.message_type, seen | {desc.full_name}) for f in desc.fields)
+
+
+_LIST_VALUES: dict[str, bool] = {}
+
+
+def parse_message(obj: Any, message_type: type[Message]) -> Message:
+    """Check a decoded JSON object against `message_type` and return it as that message.
+
+    protobuf's own parser goes first (the service parses every request, and the walk that names the
+    wrong field costs as much again); the walk runs when it fails, to name the field, and for messages
+    that can hold a ListValue, whose items the parser does not check."""
+    desc = message_type.DESCRIPTOR
+    action = desc.fields_by_name.get("run_routes")
     if isinstance(obj, dict) and action is not None and isinstance(obj.get("run_routes"), dict):
+        # A stored 18xx.games action (`run_routes`) may carry fields of its own: they are dropped unread.
         obj = {**obj, "run_routes": _known_fields(action.message_type, obj["run_routes"])}
-    # Strings first: no later message should quote a value of unbounded length. (Lists are counted
-    # where they are used: a Steam board may have tens of thousands of links.)
+    try:
+        message = json_format.ParseDict(obj, message_type())
+    except Exception as exc:   # ParseError mostly; the walk names the field
+        _check_sizes(obj)
+        _check_message(desc, obj, "")
+        raise InputError("", f"not a valid {desc.name}: {exc}") from None
+    if desc.full_name not in _LIST_VALUES:
+        _LIST_VALUES[desc.full_name] = _holds_list_values(desc)
+    if _LIST_VALUES[desc.full_name]:
+        _check_sizes(obj)
+        _check_message(desc, obj, "")
+    return message
+
+
+def _check_sizes(obj: Any) -> None:
+    """Strings first: no later message may quote a value of unbounded length. (A valid message's strings
+    are bounded where they are used: revenue.board, revenue.company, the service's check_limits. Lists
+    are counted there too: a Steam board may have tens of thousands of links.)"""
     too_long = size_violations(obj, "", [], entries=2**62)
     if too_long:
         raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
-    _check_message(message_type.DESCRIPTOR, obj, "")
-    try:
-        message = json_format.ParseDict(obj, message_type())
-    except json_format.ParseError as exc:   # anything the walk above did not anticipate
-        raise InputError("", f"not a valid {message_type.DESCRIPTOR.name}: {exc}") from None
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def parse_request(obj: Any, message_type: type[Message]) -> dict:
+    """Check a decoded JSON object against `message_type` and return it as a dict with proto field names."""
+    return json_format.MessageToDict(parse_message(obj, message_type), preserving_proto_field_name=True)
 
 
 def load_request(path_or_text: str | pathlib.Path, message_type: type[Message]) -> dict:

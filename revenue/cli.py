@@ -356,11 +356,12 @@ def deliveries(file: str, as_json: bool) -> None:
 # ---- benchmarks and the service -------------------------------------------------------------------------
 
 def _register_optional() -> None:
-    """`bench` and `serve` live beside what they drive (benchmarks/, server/)."""
-    from benchmarks.report import bench
+    """`bench` and `serve` live beside what they drive (the repository's benchmarks/ and server/, installed
+    as revenue.benchmarks and revenue.server)."""
+    from revenue.benchmarks.report import bench
     main.add_command(bench, "bench")
     try:
-        from server.command import serve
+        from revenue.server.command import serve
     except ImportError:   # the service package is being written
         return
     main.add_command(serve, "serve")

@@ -38,17 +38,9 @@ def _corners(name: str, layout: str) -> list[tuple[float, float]]:
             for i in range(6)]
 
 
-def render_svg(graph: Graph, routes: list[dict] | None = None, title: str = "") -> str:
-    """SVG text of the board of `graph` with `routes` (result entries: train, nodes, connections)."""
+def _node_positions(graph: Graph) -> dict[tuple[str, int], tuple[float, float]]:
+    """Where each node of each hex is drawn: (hex, ordinal) -> (x, y)."""
     board, layout = graph.board, graph.board.layout
-    points = [p for name in board.hexes for p in _corners(name, layout)]
-    min_x, min_y = min(p[0] for p in points) - 10, min(p[1] for p in points) - 30
-    width, height = max(p[0] for p in points) - min_x + 10, max(p[1] for p in points) - min_y + 10
-    dwg = svgwrite.Drawing(size=(f"{width:.0f}px", f"{height:.0f}px"), viewBox=f"{min_x:.1f} {min_y:.1f} {width:.1f} {height:.1f}")
-    dwg.add(dwg.rect((min_x, min_y), (width, height), fill="white"))
-    if title:
-        dwg.add(dwg.text(title, insert=(min_x + 8, min_y + 18), font_size="14px", font_family="sans-serif"))
-
     node_pos: dict[tuple[str, int], tuple[float, float]] = {}
     for name, bh in board.hexes.items():
         cx, cy = _centre(name, layout)
@@ -65,6 +57,20 @@ def render_svg(graph: Graph, routes: list[dict] | None = None, title: str = "") 
                 node_pos[(name, n.ordinal)] = (cx + (px - cx) * 0.45, cy + (py - cy) * 0.45)
             else:
                 node_pos[(name, n.ordinal)] = (cx + (n.ordinal - 0.5) * SIZE * 0.5, cy)
+    return node_pos
+
+
+def render_svg(graph: Graph, routes: list[dict] | None = None, title: str = "") -> str:
+    """SVG text of the board of `graph` with `routes` (result entries: train, nodes, connections)."""
+    board, layout = graph.board, graph.board.layout
+    points = [p for name in board.hexes for p in _corners(name, layout)]
+    min_x, min_y = min(p[0] for p in points) - 10, min(p[1] for p in points) - 30
+    width, height = max(p[0] for p in points) - min_x + 10, max(p[1] for p in points) - min_y + 10
+    dwg = svgwrite.Drawing(size=(f"{width:.0f}px", f"{height:.0f}px"), viewBox=f"{min_x:.1f} {min_y:.1f} {width:.1f} {height:.1f}")
+    dwg.add(dwg.rect((min_x, min_y), (width, height), fill="white"))
+    if title:
+        dwg.add(dwg.text(title, insert=(min_x + 8, min_y + 18), font_size="14px", font_family="sans-serif"))
+    node_pos = _node_positions(graph)
 
     def end_point(name, end):
         bh = board.hexes[name]
@@ -112,3 +118,47 @@ def render_svg(graph: Graph, routes: list[dict] | None = None, title: str = "") 
         dwg.add(dwg.text(name, insert=(cx - 6, cy + SIZE * 0.75), font_size="6px", fill="#555555",
                          font_family="sans-serif"))
     return dwg.tostring()
+
+
+def board_geometry(graph: Graph) -> dict:
+    """The board of `graph` as drawable JSON, for the service's page (server/page) to draw in the browser:
+    `hexes` (corner points, fill, name, location), `track` (one quadratic curve [x1, y1, cx, cy, x2, y2]
+    per tile path), `nodes` (name, kind, position, value, tokens, slots) and `chains` (end node names,
+    the chain's 18xx.games connection from end `a`, its track indices), so that the page can draw any
+    route of a result (nodes and connections) on the track it uses, as answers stream in."""
+    board, layout = graph.board, graph.board.layout
+    node_pos = _node_positions(graph)
+
+    def rounded(*xy: float) -> list[float]:
+        return [round(v, 1) for v in xy]
+
+    def end_point(name, end):
+        if end.edge is not None:
+            return _edge_point(name, board.hexes[name].map_edge(end.edge), layout)
+        return node_pos.get((name, end.node), _centre(name, layout))
+
+    hexes, track, track_at = [], [], {}
+    for name, bh in board.hexes.items():
+        centre = _centre(name, layout)
+        hexes.append({"hex": name, "points": [rounded(*p) for p in _corners(name, layout)],
+                      "fill": TILE_FILL.get(bh.color, "#eeeeee"), "centre": rounded(*centre),
+                      "location": bh.location, "tile": "" if bh.tile_name == name else bh.tile_name})
+        for p in bh.tile.paths:
+            a, b = end_point(name, p.a), end_point(name, p.b)
+            # A path from edge to edge bends through the hex's centre; one that ends at a node runs straight.
+            control = centre if p.a.edge is not None and p.b.edge is not None else ((a[0] + b[0]) / 2,
+                                                                                     (a[1] + b[1]) / 2)
+            track_at[(name, p.part)] = len(track)
+            track.append({"hex": name, "part": p.part, "d": rounded(*a, *control, *b)})
+    nodes = []
+    for node in graph.nodes:
+        x, y = node_pos.get((node.hex, node.ordinal), _centre(node.hex, layout))
+        nodes.append({"name": node.name, "kind": node.kind, "x": round(x, 1), "y": round(y, 1),
+                      "value": node.value, "tokens": list(node.tokens), "slots": node.slots})
+    chains = [{"a": graph.nodes[c.a].name, "b": graph.nodes[c.b].name, "connection": graph.connection(c, c.a),
+               "track": [track_at[p] for p in c.paths if p in track_at]} for c in graph.chains]
+    points = [p for h in hexes for p in h["points"]]
+    min_x, min_y = min(p[0] for p in points) - 4, min(p[1] for p in points) - 4
+    box = rounded(min_x, min_y, max(p[0] for p in points) - min_x + 4, max(p[1] for p in points) - min_y + 4)
+    return {"title": board.title.name, "layout": layout, "size": SIZE, "view_box": box, "hexes": hexes,
+            "track": track, "nodes": nodes, "chains": chains}

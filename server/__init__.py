@@ -1,7 +1,8 @@
-"""The gRPC service revenue.v1.RouteService (docs/service.md): `revenue serve`, or in code
+"""The service revenue.v1.RouteService over gRPC and HTTP/JSON (docs/service.md): `revenue serve`, or in
+code (the repository's server/ installs as revenue.server)
 
-    from server import Config, RouteServer
-    server = RouteServer(Config(port=0)).start(); server.wait_ready(); ...; server.stop(1)
+    from revenue.server import Config, RouteServer
+    server = RouteServer(Config(port=0, http_port=0)).start(); server.wait_ready(); ...; server.stop(1)
 """
 from .app import Config, RouteServer, configure_logging, serve
 from .service import Limits, RouteService

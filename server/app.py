@@ -1,14 +1,15 @@
-"""Assembly of the gRPC server: RouteService, health, reflection, bearer-token auth, TLS, logging, and
-graceful shutdown."""
+"""Assembly of the server: RouteService over gRPC (with health, reflection, bearer-token auth and TLS)
+and over HTTP/JSON (server/http.py, served by uvicorn on the same event loop), logging, and graceful
+shutdown."""
 from __future__ import annotations
 
 import asyncio
 import gc
-import hmac
 import json
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -19,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from .service import SERVICE_NAME, Limits, RouteService
+from .service import SERVICE_NAME, Limits, RouteService, bearer_accepts
 
 log = logging.getLogger("revenue.server")
 
@@ -41,6 +42,8 @@ class Config:
     grace_seconds: float = 5.0
     processes: int | None = None       # server processes sharing the port; None: default_processes()
     limits: Limits = field(default_factory=Limits)
+    http_port: int | None = None       # HTTP/JSON and the page on this port (0 = any free port); None = none
+    cors_origins: tuple[str, ...] = () # origins whose pages may call the HTTP API (CORS)
 
 
 class BearerAuth(grpc.aio.ServerInterceptor):
@@ -51,11 +54,7 @@ class BearerAuth(grpc.aio.ServerInterceptor):
         self._expected = token.encode()
 
     def accepts(self, given: str | bytes) -> bool:
-        """`Bearer <token>`, the scheme in any case and the spaces after it any number (RFC 6750, RFC 7235);
-        the token compared in constant time."""
-        given = given.encode() if isinstance(given, str) else given
-        scheme, _, token = given.strip().partition(b" ")
-        return scheme.lower() == b"bearer" and hmac.compare_digest(token.lstrip(b" "), self._expected)
+        return bearer_accepts(given, self._expected)
 
     async def intercept_service(self, continuation, details):
         handler = await continuation(details)
@@ -98,6 +97,8 @@ class RouteServer:
         self._settled = threading.Event()    # warm-up over, whether it worked or not
         self._terminated = threading.Event()
         self._stopping: threading.Event | None = None
+        self.http = None                      # the uvicorn server, with http_port, when HTTP is on
+        self.http_port: int | None = None
         self._stop_lock = threading.Lock()
         self.warm_error: BaseException | None = None
         try:
@@ -145,16 +146,64 @@ class RouteServer:
             self.port = self.server.add_insecure_port(address)
         if not self.port:
             raise OSError(f"cannot listen on {address}")
+        if config.http_port is not None:
+            self._build_http()
+
+    def _build_http(self) -> None:
+        """uvicorn serving the HTTP API (server/http.py) on its own socket, on this event loop."""
+        import uvicorn
+
+        from .http import HttpApi
+
+        config = self.config
+        self.http_api = HttpApi(self.service, self._state, auth_token=config.auth_token,
+                                cors_origins=tuple(config.cors_origins), max_message_bytes=config.max_message_bytes)
+        host = config.host.strip("[]")
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY on the accepted connections only then (with proto 0
+        # an answer's body waits for the client's delayed ACK of its headers, some 40 ms per call).
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if (config.processes or 1) > 1:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            sock.bind((host, config.http_port))
+        except OSError as exc:
+            sock.close()
+            raise OSError(f"cannot listen on {config.host}:{config.http_port} (HTTP): {exc.strerror}") from None
+        sock.listen(2048)
+        sock.setblocking(False)
+        self._http_socket = sock
+        self.http_port = sock.getsockname()[1]
+        self.http = uvicorn.Server(uvicorn.Config(
+            self.http_api.app, log_config=None, access_log=False, lifespan="off", ws="none",
+            server_header=False, timeout_graceful_shutdown=max(config.grace_seconds, 0.1),
+            ssl_certfile=config.tls_cert, ssl_keyfile=config.tls_key))
+
+    def _state(self) -> str:
+        """SERVING once warmed up and until shutdown starts (what health checking and /healthz say)."""
+        return "SERVING" if self._ready.is_set() and self._stopping is None else "NOT_SERVING"
 
     def start(self) -> "RouteServer":
         self._call(self.server.start())
+        if self.http is not None:
+            self._call(self._start_http())
         threading.Thread(target=self._warm_up, name="revenue-warmup", daemon=True).start()
         log.info(json.dumps({"event": "listening", "pid": os.getpid(),
                              "address": f"{self.config.host}:{self.port}",
                              "tls": bool(self.config.tls_cert), "auth": bool(self.config.auth_token),
                              "workers": self.config.workers, "max_queue": self.config.max_queue,
-                             "max_compute_ms": self.config.max_compute_ms}))
+                             "max_compute_ms": self.config.max_compute_ms,
+                             **({"http": f"{self.config.host}:{self.http_port}"} if self.http else {})}))
         return self
+
+    async def _start_http(self) -> None:
+        self._http_task = asyncio.ensure_future(self.http.serve(sockets=[self._http_socket]))
+        while not self.http.started:
+            if self._http_task.done():      # it failed to start: raise its error
+                self._http_task.result()
+                raise OSError("the HTTP server stopped while starting")
+            await asyncio.sleep(0.01)
 
     def _warm_up(self) -> None:
         started = time.perf_counter()
@@ -198,7 +247,13 @@ class RouteServer:
             try:
                 self.service.stopping.set()
                 await self.health.enter_graceful_shutdown()
+                if self.http is not None:
+                    self.http.config.timeout_graceful_shutdown = max(grace, 0.1)
+                    self.http.should_exit = True
                 await self.server.stop(grace)
+                if self.http is not None:
+                    await asyncio.wait_for(asyncio.shield(self._http_task), grace + 5)
+                    await self._close_http()
                 await _finish_tasks()
             finally:
                 self.service.admission.shutdown()
@@ -207,6 +262,19 @@ class RouteServer:
 
         asyncio.run_coroutine_threadsafe(stop(), self._loop)
         return self._terminated
+
+    async def _close_http(self) -> None:
+        """After uvicorn's shutdown: let the calls it cancelled end (they stop their searches) and close
+        what connections remain, before this loop stops; a connection left open would keep its client
+        waiting."""
+        tasks = list(self.http.server_state.tasks)
+        if tasks:
+            await asyncio.wait(tasks, timeout=2)
+        for connection in list(self.http.server_state.connections):
+            transport = getattr(connection, "transport", None)
+            if transport is not None:
+                transport.close()
+        await asyncio.sleep(0.01)       # the transports' close callbacks
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """True if `timeout` passed before the server terminated (gRPC's convention)."""
@@ -267,7 +335,10 @@ def serve(config: Config) -> None:
     the port (the kernel spreads connections among them) because each call's Python work holds its
     process's GIL; the first process forwards signals to the others."""
     configure_logging()
-    processes = config.processes or default_processes(config.port)
+    # HTTP on any free port (0) would be a different port in each process: one process then.
+    processes = config.processes or (1 if config.http_port == 0 else default_processes(config.port))
+    if processes > 1 and config.http_port == 0:
+        raise OSError("--processes needs a fixed --http-port (or --no-http)")
     config = replace(config, processes=processes)
     children = []
     if processes > 1:

@@ -25,14 +25,22 @@ import click
               help="Require metadata `authorization: Bearer <token>` (health stays open).")
 @click.option("--grace-seconds", default=5.0, show_default=True, type=click.FloatRange(0),
               help="On SIGTERM/SIGINT, time in-flight calls get before they are cancelled.")
+@click.option("--http-port", default=8080, show_default=True, type=click.IntRange(0, 65535),
+              help="Port of the HTTP/JSON API and the auto-route page, on --host (0 = any free port; the log "
+                   "says which).")
+@click.option("--no-http", is_flag=True, help="Serve gRPC only.")
+@click.option("--cors-origin", "cors_origins", multiple=True, metavar="ORIGIN",
+              help="Let pages of this origin (e.g. https://example.org) call the HTTP API; repeatable. "
+                   "[default: none]")
 @click.option("--processes", type=click.IntRange(1, 64),
               help="Server processes sharing the port, each with its own workers: each call's Python work "
                    "holds its process's GIL. [default: one per core (at most 8) on Linux with a fixed "
                    "--port, else 1]")
 def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls_cert, tls_key, auth_token,
-          grace_seconds, processes):
+          grace_seconds, http_port, no_http, cors_origins, processes):
     """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),
-    with health checking and reflection. Logs one JSON line per call on stderr."""
+    with health checking and reflection, and over HTTP/JSON with the auto-route page at / (docs/service.md).
+    Logs one JSON line per call on stderr."""
     from .app import Config, serve as run
 
     if bool(tls_cert) != bool(tls_key):
@@ -40,6 +48,7 @@ def serve(host, port, workers, max_queue, max_compute_ms, max_message_bytes, tls
     try:
         run(Config(host=host, port=port, workers=workers, max_queue=max_queue, max_compute_ms=max_compute_ms,
                    max_message_bytes=max_message_bytes, tls_cert=tls_cert, tls_key=tls_key,
-                   auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes))
+                   auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes,
+                   http_port=None if no_http else http_port, cors_origins=tuple(cors_origins)))
     except OSError as exc:
         raise click.ClickException(str(exc)) from None

@@ -9,6 +9,7 @@ an incident id, its traceback only in the server's log. Each call ends with one 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import threading
@@ -58,6 +59,14 @@ class Limits:
     text: int = 4096            # a tile code or an option value
     name: int = 200             # any other string: names, ids, colours, locations, option keys
     entries: int = 1000         # any other list (phase colours, holders, connections...)
+
+
+def bearer_accepts(given: str | bytes, token: bytes) -> bool:
+    """Whether an `authorization` value is `Bearer <token>`: the scheme in any case and any spaces after
+    it (RFC 6750, RFC 7235), the token compared in constant time. For both transports."""
+    given = given.encode() if isinstance(given, str) else given
+    scheme, _, rest = given.strip().partition(b" ")
+    return scheme.lower() == b"bearer" and hmac.compare_digest(rest.lstrip(b" "), token)
 
 
 class ServiceError(Exception):
@@ -361,6 +370,8 @@ class _Call:
         self.method, self.context = method, context
         self.started = time.perf_counter()
         self.fields: dict[str, Any] = {}
+        if getattr(context, "transport", None):    # "http" for a call over HTTP/JSON (server/http.py)
+            self.fields["transport"] = context.transport
         self.code = grpc.StatusCode.OK
         self.error = ""
         self.logged = False
@@ -477,6 +488,8 @@ class RouteService:
     @staticmethod
     def _decode(request):
         if isinstance(request, _BadRequest):
+            if isinstance(request.error, InputError):   # JSON over HTTP: the field is known
+                raise request.error
             raise InputError("", f"the request is not a valid {request.name} message "
                                  f"({type(request.error).__name__})")
         return request

@@ -487,7 +487,7 @@ def free_port() -> int:
 def _start_serve_command(port: int, processes: int):
     """`python -m server` on `port`, and the JSON lines of its log as they come."""
     proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--workers", "1",
-                             "--processes", str(processes)], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                             "--processes", str(processes), "--http-port", str(free_port())], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     lines: list[dict] = []
 

@@ -32,6 +32,10 @@ class RouteServiceStub:
     a google.rpc.BadRequest naming each wrong field (e.g. `board.tiles[3].rotation`); a deadline (the
     call's, or the server's compute cap) that passes before any route is found is DEADLINE_EXCEEDED; a
     full queue is RESOURCE_EXHAUSTED; a missing or wrong bearer token is UNAUTHENTICATED.
+    The google.api.http options are the same methods over HTTP/JSON, served by the same process
+    (`revenue serve --http-port`, docs/service.md): the body is the request message in proto3 JSON, the
+    answer the response message, errors a google.rpc.Status in JSON with the HTTP status of its code.
+    SolveStream answers as Server-Sent Events, one `data:` line per response.
     """
 
     def __init__(self, channel):
@@ -78,6 +82,10 @@ class RouteServiceServicer:
     a google.rpc.BadRequest naming each wrong field (e.g. `board.tiles[3].rotation`); a deadline (the
     call's, or the server's compute cap) that passes before any route is found is DEADLINE_EXCEEDED; a
     full queue is RESOURCE_EXHAUSTED; a missing or wrong bearer token is UNAUTHENTICATED.
+    The google.api.http options are the same methods over HTTP/JSON, served by the same process
+    (`revenue serve --http-port`, docs/service.md): the body is the request message in proto3 JSON, the
+    answer the response message, errors a google.rpc.Status in JSON with the HTTP status of its code.
+    SolveStream answers as Server-Sent Events, one `data:` line per response.
     """
 
     def Solve(self, request, context):
@@ -172,6 +180,10 @@ class RouteService:
     a google.rpc.BadRequest naming each wrong field (e.g. `board.tiles[3].rotation`); a deadline (the
     call's, or the server's compute cap) that passes before any route is found is DEADLINE_EXCEEDED; a
     full queue is RESOURCE_EXHAUSTED; a missing or wrong bearer token is UNAUTHENTICATED.
+    The google.api.http options are the same methods over HTTP/JSON, served by the same process
+    (`revenue serve --http-port`, docs/service.md): the body is the request message in proto3 JSON, the
+    answer the response message, errors a google.rpc.Status in JSON with the HTTP status of its code.
+    SolveStream answers as Server-Sent Events, one `data:` line per response.
     """
 
     @staticmethod
