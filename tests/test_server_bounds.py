@@ -171,13 +171,12 @@ def deliveries_message(request: dict) -> steam_pb2.DeliveriesRequest:
 
 def test_deliveries_honours_the_deadline(server, rpc):
     before = len(CALL_LOG.calls("Deliveries"))
-    started = time.perf_counter()
+    message = deliveries_message(heavy_deliveries())
     with pytest.raises(grpc.RpcError) as err:
-        rpc.Deliveries(deliveries_message(heavy_deliveries()), timeout=1.0)
+        rpc.Deliveries(message, timeout=1.0)
     assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     # The worker is free again soon after the deadline, not when the many-second search would end.
     assert wait_until(lambda: server.service.admission.admitted == 0, timeout=5.0)
-    assert time.perf_counter() - started < 6.0
     assert wait_until(lambda: len(CALL_LOG.calls("Deliveries")) > before)
     assert CALL_LOG.calls("Deliveries")[before]["code"] == "DEADLINE_EXCEEDED"
 

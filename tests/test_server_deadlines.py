@@ -45,22 +45,23 @@ def test_margin_follows_what_answers_take():
 
 
 def test_best_so_far_arrives_before_the_deadline_on_a_contended_cpu(cpu_competitors):
-    # Each search runs into its deadline (a first run after about 0.15 s on an idle machine, no proof
-    # within seconds): the server must stop, build and send its best run in time, every time.
+    # Each search runs into its deadline (a first run after about 0.15 s on an idle machine, so within
+    # 3 s even at a twentieth of the machine; no proof within seconds): the server must stop, build and
+    # send its best run in time, every time.
     message = json_format.ParseDict(unproved_request(), revenue_pb2.SolveRequest())
     with running(workers=2, max_queue=8) as s:
         service, channel = stub(s)
         for _ in range(2):      # the margin is measured: these calls measure it on this contended CPU
             try:
-                service.Solve(message, timeout=1.5)
+                service.Solve(message, timeout=3.0)
             except grpc.RpcError:
                 pass
         before = len(CALL_LOG.calls("Solve"))
-        for _ in range(8):
-            got = service.Solve(message, timeout=1.5)          # DEADLINE_EXCEEDED would raise here
+        for _ in range(6):
+            got = service.Solve(message, timeout=3.0)          # DEADLINE_EXCEEDED would raise here
             assert got.routes and not got.optimal and got.stats.timed_out
             assert got.revenue == sum(r.revenue for r in got.routes) <= got.upper_bound
-        assert wait_until(lambda: len(CALL_LOG.calls("Solve")) - before == 8)
+        assert wait_until(lambda: len(CALL_LOG.calls("Solve")) - before == 6)
         assert {r["code"] for r in CALL_LOG.calls("Solve")[before:]} == {"OK"}
         assert s.service.margin.seconds() >= 0.010
         channel.close()
