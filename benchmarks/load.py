@@ -3,7 +3,8 @@ bounded time on the title scenarios (early, mid and late game of every title), a
 latency percentiles and errors.
 
     python -m benchmarks.load [--clients 8] [--seconds 10] [--workers N] [--processes N]
-                              [--shared-connection] [--http] [--fresh-boards] [--target HOST:PORT] [--json]
+                              [--shared-connection] [--http] [--fresh-boards] [--deadline-ms MS]
+                              [--target HOST:PORT] [--json]
 
 Each client has its own channel and connection (`--shared-connection`: one connection for all) and
 sends Solve calls back to back, cycling through the scenarios from its own starting point; the clients
@@ -145,7 +146,8 @@ def fresh_boards(count: int) -> list[tuple[str, dict]]:
 
 def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, target: str | None = None,
         max_queue: int = 64, start_timeout: float = 300.0, processes: int | None = None,
-        shared_connection: bool = False, http: bool = False, fresh: bool = False) -> dict:
+        shared_connection: bool = False, http: bool = False, fresh: bool = False,
+        deadline_ms: int | None = None) -> dict:
     """Run the load test; returns throughput, latency percentiles (ms), errors and per-scenario numbers.
     Each client has a connection of its own, like separate game servers; with `shared_connection` all
     calls share one connection, like one front end with many calls in flight. With `http` the calls go
@@ -189,10 +191,12 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 return (next_board[0] - 1) % len(payloads)
             return i % len(payloads)
 
-        def check(k: int, j: int, answer: tuple[int, bool]) -> None:
+        def check(k: int, j: int, revenue: int, optimal: bool, bound: int) -> None:
             if fresh:
-                answers[j] = answer
-            elif answer != expected[j]:
+                answers[j] = (revenue, optimal)
+            elif deadline_ms and not optimal and revenue <= expected[j][0] <= bound:
+                unproved[k] += 1       # stopped by the deadline with a valid bound: an answer, not proved
+            elif (revenue, optimal) != expected[j]:
                 errors[k]["WRONG_ANSWER"] += 1
 
         if fresh:
@@ -208,6 +212,8 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
 
         latencies: list[list[tuple[int, float]]] = [[] for _ in range(clients)]
         errors: list[Counter] = [Counter() for _ in range(clients)]
+        unproved = [0] * clients
+        timeout = deadline_ms / 1000.0 if deadline_ms else CALL_TIMEOUT
 
         async def client(k: int, channel, go: asyncio.Event, stop_at: list[float]) -> None:
             solve = channel.unary_unary(SOLVE)
@@ -218,12 +224,12 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 i += 1
                 t = time.perf_counter()
                 try:
-                    answer = revenue_pb2.SolveResponse.FromString(await solve(payloads[j], timeout=CALL_TIMEOUT))
+                    answer = revenue_pb2.SolveResponse.FromString(await solve(payloads[j], timeout=timeout))
                 except grpc.RpcError as exc:
                     errors[k][exc.code().name] += 1
                     continue
                 elapsed = (time.perf_counter() - t) * 1000
-                check(k, j, (answer.revenue, answer.optimal))
+                check(k, j, answer.revenue, answer.optimal, answer.upper_bound)
                 latencies[k].append((j, elapsed))
 
         async def http_client(k: int, session, go: asyncio.Event, stop_at: list[float]) -> None:
@@ -244,7 +250,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                     continue
                 answer = json.loads(content)
                 elapsed = (time.perf_counter() - t) * 1000
-                check(k, j, (answer.get("revenue", 0), answer.get("optimal", False)))
+                check(k, j, answer.get("revenue", 0), answer.get("optimal", False), answer.get("upper_bound", 0))
                 latencies[k].append((j, elapsed))
 
         async def http_load() -> float:
@@ -325,6 +331,9 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         "p50_ms": round(_percentile(everything, 50), 2), "p90_ms": round(_percentile(everything, 90), 2),
         "p99_ms": round(_percentile(everything, 99), 2), "max_ms": round(everything[-1], 2) if everything else None,
         "errors": sum(error_count.values()), "errors_by_code": dict(error_count), "scenarios": per_scenario,
+        "deadline_ms": deadline_ms, "unproved": sum(unproved),
+        "ok_before_deadline_share": round(len(everything) / (len(everything) + sum(error_count.values())), 5)
+        if everything else 0.0,
     }
     if fresh:
         # boards sent more than once (only when the run outlasts the boards made for it)
@@ -364,6 +373,9 @@ def print_report(report: dict, console: Console | None = None) -> None:
     summary.add_row(str(report["calls"]), f"{report['throughput_per_s']:.1f}", f"{report['p50_ms']:.2f}",
                     f"{report['p90_ms']:.2f}", f"{report['p99_ms']:.2f}", f"{report['max_ms']:.2f}", errors)
     console.print(summary)
+    if report.get("deadline_ms"):
+        console.print(f"deadline {report['deadline_ms']} ms: {100 * report['ok_before_deadline_share']:.2f}% of calls "
+                      f"answered OK before it ({report['unproved']} of them stopped unproved)")
     table = Table(title="per scenario (Solve, proved optimum checked on every answer)")
     for column, justify in (("scenario", "left"), ("trains", "left"), ("revenue", "right"), ("calls", "right"),
                             ("p50 ms", "right"), ("p99 ms", "right")):
@@ -382,6 +394,7 @@ def print_report(report: dict, console: Console | None = None) -> None:
               help="Server processes sharing the port (revenue serve --processes; default: its default).")
 @click.option("--shared-connection", is_flag=True,
               help="All clients on one connection (one front end with many calls in flight).")
+@click.option("--deadline-ms", type=click.IntRange(1), help="Set this gRPC deadline on every call.")
 @click.option("--http", is_flag=True, help="Call POST /v1/solve over HTTP/JSON instead of gRPC.")
 @click.option("--fresh-boards", "fresh", is_flag=True,
               help="Every call a board the server has not seen (games grown from the title scenarios).")
@@ -389,12 +402,14 @@ def print_report(report: dict, console: Console | None = None) -> None:
                                "instead of starting one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def main(clients: int, seconds: float, workers: int | None, processes: int | None, shared_connection: bool,
-         http: bool, fresh: bool, target: str | None, as_json: bool) -> None:
+         http: bool, fresh: bool, deadline_ms: int | None, target: str | None, as_json: bool) -> None:
     """Load test of the service (gRPC, or HTTP/JSON with --http) on the title scenarios."""
+    if http and deadline_ms:
+        raise click.UsageError("--deadline-ms is for gRPC")
     if http and shared_connection:
         raise click.UsageError("--shared-connection is for gRPC (HTTP/1.1 has one call at a time per connection)")
     report = run(clients=clients, seconds=seconds, workers=workers, target=target, processes=processes,
-                 shared_connection=shared_connection, http=http, fresh=fresh)
+                 shared_connection=shared_connection, http=http, fresh=fresh, deadline_ms=deadline_ms)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:

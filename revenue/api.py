@@ -17,6 +17,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from .bounds import size_violations
 from .errors import InputError
 
 _INT_RANGES = {
@@ -187,13 +188,24 @@ def parse_message(obj: Any, message_type: type[Message]) -> Message:
     try:
         message = json_format.ParseDict(obj, message_type())
     except Exception as exc:   # ParseError mostly; the walk names the field
+        _check_sizes(obj)
         _check_message(desc, obj, "")
         raise InputError("", f"not a valid {desc.name}: {exc}") from None
     if desc.full_name not in _LIST_VALUES:
         _LIST_VALUES[desc.full_name] = _holds_list_values(desc)
     if _LIST_VALUES[desc.full_name]:
+        _check_sizes(obj)
         _check_message(desc, obj, "")
     return message
+
+
+def _check_sizes(obj: Any) -> None:
+    """Strings first: no later message may quote a value of unbounded length. (A valid message's strings
+    are bounded where they are used: revenue.board, revenue.company, the service's check_limits. Lists
+    are counted there too: a Steam board may have tens of thousands of links.)"""
+    too_long = size_violations(obj, "", [], entries=2**62)
+    if too_long:
+        raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
 
 
 def parse_request(obj: Any, message_type: type[Message]) -> dict:

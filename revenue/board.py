@@ -8,7 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import hexgrid
-from .errors import InputError
+from .bounds import (MAX_DISTANCE, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
+                     size_violations)
+from .errors import InputError, short_repr
 from .tiles import Tile, icon_name, parse_tile
 from .titles import get_title
 from .titles.base import Phase, Title, TitleData
@@ -53,6 +55,7 @@ class Board:
     neighbours: dict[str, dict[int, str]]
     tokens: dict[tuple[str, int], list[str]] = field(default_factory=dict)   # (hex, city index) -> companies
     options: dict[str, str] = field(default_factory=dict)
+    stop_total: int = 0     # the most every stop of the board pays together (for revenue.company's bound)
 
     @property
     def layout(self) -> str:
@@ -63,14 +66,47 @@ def _int(value, where: str) -> int:
     if value is None or value == "":
         return 0
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(where, f"{value!r} is not an integer")
+        raise InputError(where, f"{short_repr(value)} is not an integer")
     try:
         number = int(value)
     except ValueError:
-        raise InputError(where, f"{value!r} is not an integer") from None
+        raise InputError(where, f"{short_repr(value)} is not an integer") from None
     if number != float(value):
-        raise InputError(where, f"{value!r} is not an integer")
+        raise InputError(where, f"{short_repr(value)} is not an integer")
     return number
+
+
+def _bounded(value, where: str, low: int, high: int) -> int:
+    """An integer field within low..high (0 or absent reads as 0)."""
+    number = _int(value, where)
+    if not low <= number <= high:
+        raise InputError(where, f"{number} is not in {low}..{high}")
+    return number
+
+
+def _check_revenues(tile: Tile, where: str) -> None:
+    """A tile code from the request pays 0..MAX_STOP_REVENUE at each stop: no negative revenue, and none
+    so large that a run's total would not fit a response."""
+    for node in tile.node_parts:
+        for _, value in node.revenue.by_colour:
+            if not 0 <= value <= MAX_STOP_REVENUE:
+                raise InputError(where, f"part {node.part} ({node.kind}) pays {value}; a stop pays "
+                                        f"0..{MAX_STOP_REVENUE}")
+
+
+def _check_train(t: dict, where: str) -> None:
+    """The numbers of a custom train: distance, multipliers, rows' pay and visit within their ranges."""
+    _bounded(t.get("distance"), f"{where}.distance", 0, MAX_DISTANCE)
+    _bounded(t.get("multiplier"), f"{where}.multiplier", 0, MAX_MULTIPLIER)
+    for j, row in enumerate(t.get("rows") or ()):
+        if not isinstance(row, dict):
+            continue
+        for key, high in (("pay", MAX_DISTANCE), ("visit", MAX_DISTANCE), ("multiplier", MAX_MULTIPLIER)):
+            _bounded(row.get(key), f"{where}.rows[{j}].{key}", 0, high)
+
+
+def _stop_total(hexes: dict[str, "BoardHex"]) -> int:
+    return sum(node.revenue.maximum for h in hexes.values() for node in h.tile.nodes)
 
 
 def _custom_data(custom: dict) -> TitleData:
@@ -78,7 +114,7 @@ def _custom_data(custom: dict) -> TitleData:
 
     layout = custom.get("layout") or "pointy"
     if layout not in hexgrid.LAYOUTS:
-        raise InputError("board.custom.layout", f"{layout!r} is not pointy or flat")
+        raise InputError("board.custom.layout", f"{short_repr(layout)} is not pointy or flat")
     hexes = {}
     for i, h in enumerate(custom.get("hexes") or ()):
         name = h.get("hex", "")
@@ -88,12 +124,14 @@ def _custom_data(custom: dict) -> TitleData:
             raise InputError(f"board.custom.hexes[{i}].hex", str(exc)) from None
         if name in hexes:
             raise InputError(f"board.custom.hexes[{i}].hex", f"{name} is listed twice")
-        parse_tile(h.get("code") or "", f"board.custom.hexes[{i}].code")
+        _check_revenues(parse_tile(h.get("code") or "", f"board.custom.hexes[{i}].code"),
+                        f"board.custom.hexes[{i}].code")
         hexes[name] = MapHex(name, h.get("code") or "", h.get("color") or "white", h.get("location") or "")
     if not hexes:
         raise InputError("board.custom.hexes", "a custom map needs at least one hex")
     trains = {}
     for i, t in enumerate(custom.get("trains") or ()):
+        _check_train(t, f"board.custom.trains[{i}]")
         spec = {"name": t.get("name"), "multiplier": t.get("multiplier")}
         spec["distance"] = t["rows"] if t.get("rows") else t.get("distance")
         try:
@@ -106,10 +144,16 @@ def _custom_data(custom: dict) -> TitleData:
             moved = [(new + f[len(old):] if f.startswith(old) else f, d) for f, d in exc.violations]
             raise InputError(moved[0][0], moved[0][1], moved[1:]) from None
         if train.name in trains:
-            raise InputError(f"board.custom.trains[{i}].name", f"{train.name!r} is defined twice")
+            raise InputError(f"board.custom.trains[{i}].name", f"{short_repr(train.name)} is defined twice")
         trains[train.name] = train
-    phases = [Phase(str(p.get("name")), tuple(p.get("tiles") or ("yellow",)))
-              for p in custom.get("phases") or ()] or [Phase("1", ("yellow", "green", "brown", "gray"))]
+    phases = []
+    for i, p in enumerate(custom.get("phases") or ()):
+        colours = tuple(p.get("tiles") or ("yellow",))
+        if len(colours) > MAX_PHASE_COLOURS:
+            raise InputError(f"board.custom.phases[{i}].tiles",
+                             f"{len(colours)} colours; a phase has at most {MAX_PHASE_COLOURS}")
+        phases.append(Phase(str(p.get("name")), colours))
+    phases = phases or [Phase("1", ("yellow", "green", "brown", "gray"))]
     return TitleData(layout, hexes, {}, trains, phases)
 
 
@@ -154,6 +198,9 @@ def _moved(exc: InputError, where: str):
 
 
 def _build(req: dict) -> Board:
+    too_long = size_violations(req, "board", [], name=MAX_NAME_CHARS)
+    if too_long:
+        raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
     title_name = req.get("title") or ""
     title = get_title(title_name, "board.title")
     options = {str(k): str(v) for k, v in (req.get("options") or {}).items()}
@@ -172,7 +219,7 @@ def _build(req: dict) -> Board:
     elif phase_name in phases:
         phase = phases[phase_name]
     else:
-        raise InputError("board.phase", f"unknown phase {phase_name!r} (known: {', '.join(phases)})")
+        raise InputError("board.phase", f"unknown phase {short_repr(phase_name)} (known: {', '.join(phases)})")
 
     hexes = dict(_printed_hexes(title, data))
 
@@ -210,6 +257,7 @@ def _build(req: dict) -> Board:
             tile, colour = parse_tile(entry["code"], f"{where}.tile"), entry["color"]
         elif code:
             tile, colour, tile_name = parse_tile(code, f"{where}.code"), lay.get("color") or "yellow", name
+            _check_revenues(tile, f"{where}.code")
         else:
             raise InputError(f"{where}.tile", "a tile lay needs tile (a manifest name) or code (tile DSL)")
         old = hexes[name]
@@ -249,4 +297,5 @@ def _build(req: dict) -> Board:
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
     title.check_board(board)
+    board.stop_total = _stop_total(hexes)
     return board

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import InputError
+from .bounds import MAX_NAME_CHARS, MAX_RUN_TOTAL, size_violations
+from .errors import InputError, short_repr
 from .titles.base import TrainType
 
 
@@ -16,6 +17,9 @@ class Company:
 
 def build_company(request: dict, board, where: str = "company") -> Company:
     request = request or {}
+    too_long = size_violations(request, where, [], name=MAX_NAME_CHARS)
+    if too_long:
+        raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
     company_id = request.get("id") or ""
     if not company_id:
         raise InputError(f"{where}.id", "the running company needs an id (the owner of its tokens)")
@@ -25,7 +29,7 @@ def build_company(request: dict, board, where: str = "company") -> Company:
         name = (t.get("name") if isinstance(t, dict) else t) or ""
         if name not in known:
             raise InputError(f"{where}.trains[{i}].name",
-                             f"unknown train {name!r} for {board.title.name} (known: {', '.join(known)})")
+                             f"unknown train {short_repr(name)} for {board.title.name} (known: {', '.join(known)})")
         leased = bool(isinstance(t, dict) and t.get("leased"))
         train = board.title.company_train(known[name], board, leased)
         if train is None:
@@ -39,4 +43,16 @@ def build_company(request: dict, board, where: str = "company") -> Company:
     for i, p in enumerate(privates):
         if not isinstance(p, str) or not p:
             raise InputError(f"{where}.privates[{i}]", "a private is named by its id, e.g. VES")
+    _check_total(trains, board, where)
     return Company(company_id, tuple(trains), frozenset(privates))
+
+
+def _check_total(trains: list[TrainType], board, where: str) -> None:
+    """Bad input when the trains could earn more than a response holds: every train visiting every stop of
+    the board at its largest multiplier bounds any run (bonuses aside, for which MAX_RUN_TOTAL leaves
+    room), so a run that passes can never overflow the int32 revenue of an answer."""
+    most = board.stop_total * sum(max([t.multiplier] + [r.multiplier or 0 for r in t.rows]) for t in trains)
+    if most > MAX_RUN_TOTAL:
+        raise InputError(f"{where}.trains", f"these trains on this board could earn up to {most}, more than "
+                                            f"the {MAX_RUN_TOTAL} a run may total; lower the revenues or "
+                                            f"multipliers")

@@ -22,6 +22,7 @@ import numpy as np
 
 from .board import Board, build_board
 from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, build_track
+from .cache import GRAPH_CACHE_BYTES, graph_bytes
 
 
 @dataclass
@@ -502,12 +503,13 @@ def build_graph(board: Board) -> Graph:
 _GRAPHS: OrderedDict[object, Graph] = OrderedDict()
 _GRAPHS_LOCK = threading.Lock()
 GRAPH_CACHE_SIZE = 64
+_GRAPH_BYTES: dict[object, int] = {}    # the estimated size of each remembered graph (revenue.cache)
 
 
 def graph_for(board_request: Mapping) -> Graph:
-    """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards: a game
-    server asks about one board for each company of an operating round, and the track graph does not
-    depend on the company. Boards and graphs are never changed after they are built.
+    """build_graph(build_board(board_request)), remembered for the last GRAPH_CACHE_SIZE boards (fewer when
+    they would pass GRAPH_CACHE_BYTES by revenue.cache's estimate): a game server asks about one board for
+    each company of an operating round, and the track graph does not depend on the company. Boards and graphs are never changed after they are built.
 
     A board given as a read-only mapping (types.MappingProxyType) is remembered by identity: its owner
     promises never to change what it holds (the service does this with the boards it has decoded). Any
@@ -528,6 +530,8 @@ def graph_for(board_request: Mapping) -> Graph:
     graph.request = board_request      # keeps an identity-keyed board alive while it is remembered
     with _GRAPHS_LOCK:
         _GRAPHS[key] = graph
-        while len(_GRAPHS) > GRAPH_CACHE_SIZE:
-            _GRAPHS.popitem(last=False)
+        _GRAPH_BYTES[key] = graph_bytes(graph)
+        while len(_GRAPHS) > 1 and (len(_GRAPHS) > GRAPH_CACHE_SIZE or
+                                    sum(_GRAPH_BYTES.values()) > GRAPH_CACHE_BYTES):
+            _GRAPH_BYTES.pop(_GRAPHS.popitem(last=False)[0], None)
     return graph

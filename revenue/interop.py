@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import InputError
+from .errors import InputError, short_repr  # noqa: F401  (short_repr: also imported from here)
 from .graph import Chain, Graph
 
 _TRAIN_ID = re.compile(r"^(?P<name>.+)-(?P<copy>\d+)$")
@@ -141,8 +141,3 @@ def run_routes_action(company: dict, routes: list[dict]) -> dict:
     return {"type": "run_routes", "entity": company.get("id", ""), "entity_type": "corporation",
             "routes": out}
 
-
-def short_repr(value) -> str:
-    """A value quoted for an error message, cut to a short prefix."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

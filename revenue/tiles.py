@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .cache import TILE_CACHE_BYTES, ByteLRU, tile_bytes
 from .errors import InputError
 
 NODE_KINDS = ("city", "pass", "town", "halt", "offboard", "junction")
@@ -181,7 +182,7 @@ def _parse(code: str) -> Tile:
                 tuple(borders), nodes)
 
 
-_CACHE: dict[str, Tile] = {}
+_CACHE: ByteLRU[Tile] = ByteLRU(TILE_CACHE_BYTES)   # a request may bring codes without end
 
 
 def parse_tile(code: str, field_name: str = "code") -> Tile:
@@ -192,7 +193,7 @@ def parse_tile(code: str, field_name: str = "code") -> Tile:
             tile = _parse(code)
         except ValueError as exc:
             raise InputError(field_name, f"malformed tile code: {exc}") from None
-        _CACHE[code] = tile
+        _CACHE.put(code, tile, tile_bytes(code))
     return tile
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hmac
 import json
 import logging
 import os
@@ -21,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from .service import SERVICE_NAME, Limits, RouteService
+from .service import SERVICE_NAME, Limits, RouteService, bearer_accepts
 
 log = logging.getLogger("revenue.server")
 
@@ -53,14 +52,17 @@ class BearerAuth(grpc.aio.ServerInterceptor):
     reflection stay open so that load balancers and tools can see the server."""
 
     def __init__(self, token: str):
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
+
+    def accepts(self, given: str | bytes) -> bool:
+        return bearer_accepts(given, self._expected)
 
     async def intercept_service(self, continuation, details):
         handler = await continuation(details)
         if handler is None or not details.method.startswith(f"/{SERVICE_NAME}/"):
             return handler
         given = next((v for k, v in details.invocation_metadata or () if k == "authorization"), "")
-        if hmac.compare_digest(given.encode() if isinstance(given, str) else given, self._expected):
+        if self.accepts(given):
             return handler
         method = details.method.rsplit("/", 1)[-1]
 
@@ -246,6 +248,7 @@ class RouteServer:
 
         async def stop():
             try:
+                self.service.stopping.set()
                 await self.health.enter_graceful_shutdown()
                 if self.http is not None:
                     self.http.config.timeout_graceful_shutdown = max(grace, 0.1)
@@ -254,6 +257,7 @@ class RouteServer:
                 if self.http is not None:
                     await asyncio.wait_for(asyncio.shield(self._http_task), grace + 5)
                     await self._close_http()
+                await _finish_tasks()
             finally:
                 self.service.admission.shutdown()
                 self._terminated.set()
@@ -278,6 +282,20 @@ class RouteServer:
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """True if `timeout` passed before the server terminated (gRPC's convention)."""
         return not self._terminated.wait(timeout)
+
+
+async def _finish_tasks(timeout: float = 2.0) -> None:
+    """Let the handlers that gRPC's stop cancelled run to their end (each writes its log line), then close
+    the asynchronous generators, so that no task is destroyed while pending when the loop stops."""
+    loop = asyncio.get_running_loop()
+    pending = [t for t in asyncio.all_tasks(loop) if t is not asyncio.current_task()]
+    if pending:
+        _, still = await asyncio.wait(pending, timeout=timeout)
+        for task in still:
+            task.cancel()
+        if still:
+            await asyncio.wait(still, timeout=timeout)
+    await loop.shutdown_asyncgens()
 
 
 def configure_logging(level: int = logging.INFO) -> None:

@@ -14,7 +14,6 @@ its search, as a cancelled gRPC call does.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import pathlib
@@ -40,7 +39,7 @@ from revenue import api
 from revenue.errors import InputError
 from revenue.v1 import revenue_pb2, service_pb2
 
-from .service import SERVICE_NAME, RouteService, _BadRequest, _run, bad_request_status
+from .service import SERVICE_NAME, RouteService, _BadRequest, _run, bad_request_status, bearer_accepts
 
 log = logging.getLogger("revenue.server")
 
@@ -267,7 +266,7 @@ class HttpApi:
     def __init__(self, service: RouteService, state: Callable[[], str], *, auth_token: str | None = None,
                  cors_origins: tuple[str, ...] = (), max_message_bytes: int = 4 * 1024 * 1024):
         self.service, self.state = service, state
-        self._expected = f"Bearer {auth_token}".encode() if auth_token else None
+        self._expected = auth_token.encode() if auth_token else None
         self.max_message_bytes = max_message_bytes
         self._grpc = service.handler()
         self.boards = JsonBoards()
@@ -311,7 +310,7 @@ class HttpApi:
     def _authorize(self, request: Request, method: str, started: float) -> None:
         if self._expected is None:
             return
-        if hmac.compare_digest(request.headers.get("authorization", "").encode(), self._expected):
+        if bearer_accepts(request.headers.get("authorization", ""), self._expected):
             return
         _log(method, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token", started)
         raise aborted(grpc.StatusCode.UNAUTHENTICATED,

@@ -9,12 +9,13 @@ an incident id, its traceback only in the server's log. Each call ends with one 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import threading
 import time
 import uuid
-from collections import OrderedDict
+from collections import deque
 from concurrent import futures
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -26,7 +27,9 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from revenue import api
-from revenue.errors import InputError
+from revenue.bounds import size_violations
+from revenue.cache import BOARD_CACHE_BYTES, ByteLRU
+from revenue.errors import InputError, Interrupted, clip
 from revenue.solve import Cancel
 from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
 
@@ -35,6 +38,8 @@ log = logging.getLogger("revenue.server")
 SERVICE_NAME = "revenue.v1.RouteService"
 # gRPC reports "no deadline" as a time remaining of about the age of the universe.
 NO_DEADLINE = 1e6
+# The longest request value (title, company, player) a log line quotes.
+LOGGED_CHARS = 64
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,17 @@ class Limits:
     options: int = 50           # board.options
     privates: int = 50          # company.privates
     route_nodes: int = 200      # routes[i].nodes and routes[i].connections
-    text: int = 4096            # any one string (tile codes included)
+    text: int = 4096            # a tile code or an option value
+    name: int = 200             # any other string: names, ids, colours, locations, option keys
+    entries: int = 1000         # any other list (phase colours, holders, connections...)
+
+
+def bearer_accepts(given: str | bytes, token: bytes) -> bool:
+    """Whether an `authorization` value is `Bearer <token>`: the scheme in any case and any spaces after
+    it (RFC 6750, RFC 7235), the token compared in constant time. For both transports."""
+    given = given.encode() if isinstance(given, str) else given
+    scheme, _, rest = given.strip().partition(b" ")
+    return scheme.lower() == b"bearer" and hmac.compare_digest(rest.lstrip(b" "), token)
 
 
 class ServiceError(Exception):
@@ -63,49 +78,140 @@ class ServiceError(Exception):
 
 
 class Admission:
-    """The bounded queue: at most `workers` calls compute at once (the threads of its executor), at most
-    `max_queue` more wait for one; the next is RESOURCE_EXHAUSTED at once rather than waiting without
-    bound. A call counts as admitted until its work is over or was cancelled before it started."""
+    """The bounded queue, fair to small calls: at most `workers` calls compute at once (its threads), at
+    most `max_queue` more wait for one, and the next is RESOURCE_EXHAUSTED at once rather than waiting
+    without bound. A call counts as admitted until its work is over or was cancelled before it started.
+
+    Calls expected to be long ("large": see RouteService.expect_large) may hold at most `workers - 1`
+    threads (all of them when there is one) and `max_queue` less a quarter (rounded up) of the queue
+    slots, so a flood of long searches never keeps a small call from a thread or a slot. Waiting calls
+    start in arrival order, a large one skipped while the large calls already hold their share."""
 
     def __init__(self, workers: int, max_queue: int):
-        self.workers, self.capacity = workers, workers + max_queue
-        self._lock = threading.Lock()
-        self.admitted = 0
-        self.executor = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="revenue-solve")
+        self.workers, self.max_queue, self.capacity = workers, max_queue, workers + max_queue
+        self.large_workers = workers - 1 if workers >= 2 else workers
+        self.large_capacity = self.large_workers + max_queue - (max_queue + 3) // 4
+        self._cond = threading.Condition()
+        self._queue: deque[tuple[futures.Future, Callable[[], Any], bool]] = deque()
+        self._closed = False
+        self.admitted = 0          # calls waiting or computing
+        self.admitted_large = 0    # ... of them large
+        self.running_large = 0     # large calls computing
+        self._threads = [threading.Thread(target=self._serve, name=f"revenue-solve-{i}", daemon=True)
+                         for i in range(workers)]
+        for thread in self._threads:
+            thread.start()
 
-    def submit(self, work: Callable[[], Any]) -> futures.Future:
-        with self._lock:
+    def submit(self, work: Callable[[], Any], large: bool = False) -> futures.Future:
+        with self._cond:
+            if self._closed:
+                raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
             if self.admitted >= self.capacity:
                 raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                    f"server busy: {self.workers} calls computing and "
                                    f"{self.capacity - self.workers} waiting; retry later")
+            if large and self.admitted_large >= self.large_capacity:
+                raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                   f"server busy with long searches ({self.admitted_large}); the rest of "
+                                   f"the queue is kept for small calls; retry later")
             self.admitted += 1
-        try:
-            future = self.executor.submit(work)
-        except BaseException:
-            self._release(None)
-            raise
-        future.add_done_callback(self._release)
+            self.admitted_large += large
+            future: futures.Future = futures.Future()
+            self._queue.append((future, work, large))
+            self._cond.notify_all()
+        future.add_done_callback(lambda _: self._release(large))
         return future
 
-    def _release(self, _future) -> None:
-        with self._lock:
+    def _release(self, large: bool) -> None:
+        with self._cond:
             self.admitted -= 1
+            self.admitted_large -= large
+
+    def _take(self):
+        """The oldest waiting call that may start now (with the lock held), or None."""
+        for job in list(self._queue):
+            future, _, large = job
+            if future.cancelled():
+                self._queue.remove(job)
+            elif not large or self.running_large < self.large_workers:
+                self._queue.remove(job)
+                self.running_large += large
+                return job
+        return None
+
+    def _serve(self) -> None:
+        while True:
+            with self._cond:
+                while (job := None if self._closed else self._take()) is None:
+                    if self._closed:
+                        return
+                    self._cond.wait()
+            future, work, large = job
+            try:
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(work())
+                    except BaseException as exc:
+                        future.set_exception(exc)
+            finally:
+                if large:
+                    with self._cond:
+                        self.running_large -= 1
+                        self._cond.notify_all()
 
     def shutdown(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        """Start nothing more; the calls still waiting are cancelled (running ones end with their calls)."""
+        with self._cond:
+            self._closed = True
+            waiting = [future for future, _, _ in self._queue]
+            self._queue.clear()
+            self._cond.notify_all()
+        for future in waiting:
+            future.cancel()
 
 
-async def _run(admission: Admission, cancel: threading.Event, work: Callable[[], Any]):
+async def _run(admission: Admission, cancel: threading.Event, work: Callable[[], Any], large: bool = False):
     """`work` on a compute thread; cancelling the call (the client, its deadline, the server stopping)
     cancels it while it waits, or sets `cancel`, which stops a running search within a few polls."""
-    future = admission.submit(work)
+    future = admission.submit(work, large)
     try:
         return await asyncio.wrap_future(future)
     except asyncio.CancelledError:
         cancel.set()
         future.cancel()
         raise
+
+
+SEND_SECONDS = 0.005
+
+
+class Margin:
+    """The time kept from a call's deadline to finish and send its answer, from measurement: how long
+    after its search was to stop, each recent answer that ran into its limit was ready to leave the
+    handler (calls that finish sooner need no margin, and their answers are quicker to build: their
+    times would make it too small). That covers stopping the kernels, building the best run found,
+    converting it, and the event loop's lag in taking it from the compute thread, all of which grow
+    when the CPU is contended. The margin is three times the 99th percentile of the last SAMPLES such
+    times plus SEND_SECONDS (to serialize and send it, which the handler does not see), within
+    low..high."""
+
+    SAMPLES = 256
+
+    def __init__(self, low: float = 0.010, high: float = 0.250, start: float = 0.100):
+        self.low, self.high = low, high
+        self._samples: deque[float] = deque(maxlen=self.SAMPLES)
+        self._lock = threading.Lock()
+        self._value = start      # until the first answer is measured
+
+    def add(self, seconds: float) -> None:
+        with self._lock:
+            self._samples.append(seconds)
+            ordered = sorted(self._samples)     # at most SAMPLES: microseconds
+            p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+            self._value = min(self.high, max(self.low, 3 * p99 + SEND_SECONDS))
+
+    def seconds(self) -> float:
+        return self._value
 
 
 def _remaining(context: grpc.ServicerContext) -> float:
@@ -121,12 +227,12 @@ class Boards:
     """Requests as dicts, each distinct board converted and checked against the limits once: a game
     server asks about one board for each company of a round, and converting a board message is most
     of a small call's cost. The boards are read-only, so the library remembers each one's track graph
-    by identity (revenue.graph.graph_for)."""
+    by identity (revenue.graph.graph_for). At most `size` boards and BOARD_CACHE_BYTES by estimate (a
+    decoded board takes about 30 KB plus three times its message's bytes, key included)."""
 
     def __init__(self, limits: Limits, size: int = 64):
         self.limits, self.size = limits, size
-        self._boards: OrderedDict[bytes, MappingProxyType] = OrderedDict()
-        self._lock = threading.Lock()
+        self._boards: ByteLRU[MappingProxyType] = ByteLRU(BOARD_CACHE_BYTES, most=size)
 
     def request(self, message) -> dict:
         """`message` as a dict, checked (InputError for a request over the limits)."""
@@ -145,18 +251,28 @@ class Boards:
 
     def board(self, message) -> MappingProxyType:
         key = message.SerializeToString(deterministic=True)
-        with self._lock:
-            board = self._boards.get(key)
-            if board is not None:
-                self._boards.move_to_end(key)
-                return board
+        board = self._boards.get(key)
+        if board is not None:
+            return board
         board = MappingProxyType(_to_dict(message))
         check_limits({"board": board}, self.limits)    # an oversized board is not kept
-        with self._lock:
-            self._boards[key] = board
-            while len(self._boards) > self.size:
-                self._boards.popitem(last=False)
+        self._boards.put(key, board, 30_000 + 3 * len(key))
         return board
+
+
+# What makes a call "large" for Admission (RouteService.expect_large).
+LARGE_SECONDS = 0.1
+LARGE_TRAINS = 4
+SMALL_CUSTOM_HEXES = 30
+LARGE_STEAM_LINKS = 1000
+LARGE_STEAM_LEVEL = 8
+
+
+def cost_key(request) -> tuple:
+    """What the cost of a Solve is remembered by: the board's title, phase and encoded size, and the
+    trains (cheap to compute; two boards that share it are alike enough for a guess)."""
+    return (request.board.title, request.board.phase, request.board.ByteSize(),
+            tuple(t.name for t in request.company.trains))
 
 
 def _to_message(result: dict, message_type):
@@ -216,13 +332,20 @@ def check_limits(request: dict, limits: Limits) -> None:
     for where, routes in (("routes", request.get("routes")), ("run_routes.routes", action.get("routes"))):
         cap(where, routes, limits.trains)
         for i, r in enumerate(routes or []):
+            halts = r.get("halts")
+            if isinstance(halts, int) and not 0 <= halts <= limits.route_nodes:
+                violations.append((f"{where}[{i}].halts", f"{halts} is not in 0..{limits.route_nodes}"))
             cap(f"{where}[{i}].nodes", r.get("nodes"), limits.route_nodes)
             cap(f"{where}[{i}].connections", r.get("connections"), limits.route_nodes)
             for j, entry in enumerate(r.get("connections") or []):
                 cap(f"{where}[{i}].connections[{j}]",
                     entry.get("hexes") if isinstance(entry, dict) else entry, limits.route_nodes)
+    # Every string and every other list, wherever it is: nothing of unbounded size goes further.
+    size_violations(request, "", violations, text=limits.text, name=limits.name, entries=limits.entries)
     if violations:
-        raise InputError(violations[0][0], violations[0][1], violations[1:])
+        seen: set[str] = set()
+        unique = [(f, d) for f, d in violations if not (f in seen or seen.add(f))]   # one per field
+        raise InputError(unique[0][0], unique[0][1], unique[1:])
 
 
 def bad_request_status(exc: InputError) -> status_pb2.Status:
@@ -234,11 +357,16 @@ def bad_request_status(exc: InputError) -> status_pb2.Status:
 
 
 class _Call:
-    """One call's bookkeeping: its log fields, and the mapping of its outcome to a status."""
+    """One call's bookkeeping: its log fields, and the mapping of its outcome to a status.
 
-    __slots__ = ("method", "context", "started", "fields", "code", "error")
+    Its one log line is written by whichever comes first: the handler's end, or the end of the RPC
+    itself (a callback of gRPC's): a stream the client cancels while it waits to send, or a call the
+    server's shutdown cuts, may leave its handler suspended, never to be resumed."""
 
-    def __init__(self, method: str, context: grpc.aio.ServicerContext):
+    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping", "stopped_at")
+
+    def __init__(self, method: str, context: grpc.aio.ServicerContext,
+                 stopping: threading.Event | None = None):
         self.method, self.context = method, context
         self.started = time.perf_counter()
         self.fields: dict[str, Any] = {}
@@ -246,6 +374,19 @@ class _Call:
             self.fields["transport"] = context.transport
         self.code = grpc.StatusCode.OK
         self.error = ""
+        self.logged = False
+        self.stopping = stopping      # set once the server shuts down
+        self.stopped_at = 0.0         # when a search that ran into its limit was to stop, for Margin
+        add_done_callback = getattr(context, "add_done_callback", None)
+        if add_done_callback is not None:
+            add_done_callback(self._rpc_done)
+
+    def _rpc_done(self, context) -> None:
+        if self.logged:
+            return
+        if self.code == grpc.StatusCode.OK:
+            self.interrupted()
+        self.finish()
 
     def describe(self, message) -> None:
         """The request's title, company and player for the log line."""
@@ -254,11 +395,13 @@ class _Call:
         player = getattr(message, "player", "")
         for name, value in (("title", title), ("company", company), ("player", player)):
             if value:
-                self.fields[name] = value
+                self.fields[name] = clip(value, LOGGED_CHARS)   # a log line stays short whatever came in
 
     def interrupted(self) -> None:
         """The call was cancelled under the handler: by its deadline, the client or the server stopping."""
-        if _remaining(self.context) <= 0.01:
+        if self.stopping is not None and self.stopping.is_set():
+            self.code, self.error = grpc.StatusCode.CANCELLED, "the server shut down"
+        elif _remaining(self.context) <= 0.01:
             self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed"
         else:
             self.code, self.error = grpc.StatusCode.CANCELLED, "the call was cancelled"
@@ -277,10 +420,13 @@ class _Call:
         await self.context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident}); it is logged")
 
     def finish(self) -> None:
+        if self.logged:
+            return
+        self.logged = True
         record = {"method": self.method, **self.fields, "code": self.code.name,
                   "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3)}
         if self.error:
-            record["error"] = self.error
+            record["error"] = clip(self.error, 300)
         if log.isEnabledFor(logging.INFO):
             log.info(json.dumps(record))
 
@@ -299,6 +445,9 @@ class RouteService:
         self.max_memory_mb = max_memory_mb
         self.limits = limits
         self.boards = Boards(limits)
+        self.costs: ByteLRU[float] = ByteLRU(1 << 20, most=4096)   # cost_key -> seconds of its last search
+        self.margin = Margin()
+        self.stopping = threading.Event()     # set by the server when it shuts down
         self._titles: revenue_pb2.ListTitlesResponse | None = None
         self._titles_lock = threading.Lock()
 
@@ -325,7 +474,7 @@ class RouteService:
         name = fn.__name__.strip("_").title().replace("_", "")
 
         async def handle(request, context):
-            call = _Call(name, context)
+            call = _Call(name, context, self.stopping)
             try:
                 return await fn(self._decode(request), context, call)
             except asyncio.CancelledError:
@@ -354,9 +503,23 @@ class RouteService:
             limits.append((deadline_ms / 1000.0, f"deadline_ms {deadline_ms}"))
         if ends != float("inf"):
             remaining = ends - time.perf_counter()
-            # Leave time to build and send the answer before the client gives up on it.
-            limits.append((remaining - min(0.05, remaining * 0.2), "the call's deadline"))
+            # Leave time to build and send the answer before the client gives up on it (Margin), but
+            # never more than half of what is left.
+            limits.append((remaining - min(self.margin.seconds(), remaining * 0.5), "the call's deadline"))
         return min(limits)
+
+    def expect_large(self, request) -> bool:
+        """Whether a Solve is expected to be long (Admission keeps a thread and queue slots from those):
+        as its last search of the same board and trains was (longer than LARGE_SECONDS, or stopped
+        unproved), else from its shape: a title's board with at most LARGE_TRAINS trains is small (every
+        title scenario solves in milliseconds), a custom map beyond SMALL_CUSTOM_HEXES hexes is large."""
+        seconds = self.costs.get(cost_key(request))
+        if seconds is not None:
+            return seconds > LARGE_SECONDS
+        trains = len(request.company.trains)
+        if request.board.title != "custom":
+            return trains > LARGE_TRAINS
+        return len(request.board.custom.hexes) > SMALL_CUSTOM_HEXES or trains > LARGE_TRAINS
 
     # ---- methods -------------------------------------------------------------------------------------
 
@@ -373,6 +536,13 @@ class RouteService:
         searching = time.perf_counter()
         try:
             result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
+            now = time.perf_counter()
+            if not result.get("optimal") and not cancel.is_set():
+                call.stopped_at = searching + budget    # ran into its limit: a sample for Margin
+            if result.get("optimal"):
+                self.costs.put(cost_key(request), now - searching, 200)
+            elif not cancel.is_set() and budget >= LARGE_SECONDS:    # stopped unproved by a long enough limit
+                self.costs.put(cost_key(request), float("inf"), 200)
         except InputError:
             raise
         except Exception:
@@ -408,12 +578,15 @@ class RouteService:
 
         def work():
             return _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
-        return await _run(self.admission, cancel, work)
+        answer = await _run(self.admission, cancel, work, self.expect_large(request))
+        if call.stopped_at:
+            self.margin.add(time.perf_counter() - call.stopped_at)
+        return answer
 
     async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
         # to this generator, which alone may yield responses.
-        call = _Call("SolveStream", context)
+        call = _Call("SolveStream", context, self.stopping)
         cancel = Cancel()
         try:
             req, ends = self._prepare(self._decode(request), context, call)
@@ -427,7 +600,7 @@ class RouteService:
                 finally:
                     loop.call_soon_threadsafe(events.put_nowait, None)
 
-            final = asyncio.ensure_future(_run(self.admission, cancel, work))
+            final = asyncio.ensure_future(_run(self.admission, cancel, work, self.expect_large(request)))
             try:
                 best = -1
                 while (value := await events.get()) is not None:
@@ -441,7 +614,10 @@ class RouteService:
                 if not final.done():
                     cancel.set()
                     final.cancel()
-            yield _to_message(result, revenue_pb2.SolveResponse)
+            answer = _to_message(result, revenue_pb2.SolveResponse)
+            if call.stopped_at:
+                self.margin.add(time.perf_counter() - call.stopped_at)
+            yield answer
         except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream, or the deadline
             cancel.set()
             call.interrupted()
@@ -476,14 +652,30 @@ class RouteService:
         from revenue.steam import deliveries
 
         call.describe(request)
-        req = _to_dict(request)
+        ends = time.perf_counter() + _remaining(context)
+        cancel = Cancel()
 
         def work():
-            result = deliveries(req)
+            # The same deadline, compute cap and cancellation as a search of Solve (the per-search memory
+            # cap, revenue/solve.py's, is to apply here too). The request is converted here, on a compute
+            # thread: a large board would hold the event loop up.
+            if cancel.is_set():
+                raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
+            budget, reason = self._budget(ends, 0)
+            if budget <= 0:
+                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
+            try:
+                result = deliveries(_to_dict(request), deadline=budget, cancel=cancel)
+            except Interrupted:
+                if cancel.is_set():
+                    raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call") from None
+                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                   f"{reason} passed before the search ended") from None
             if "best" in result:
                 call.fields["own_points"] = result["best"].get("own_points", 0)
             return _to_message(result, steam_pb2.DeliveriesResponse)
-        return await _run(self.admission, threading.Event(), work)
+        large = len(request.links) > LARGE_STEAM_LINKS or any(p.level > LARGE_STEAM_LEVEL for p in request.players)
+        return await _run(self.admission, cancel, work, large)
 
     async def _dividends(self, request, context, call):
         from revenue.dividends import dividends
@@ -493,6 +685,10 @@ class RouteService:
             check_limits(req.get("evaluate") or {}, self.limits)
         except InputError as exc:
             raise exc.within("evaluate") from None
+        rest = size_violations({k: v for k, v in req.items() if k != "evaluate"}, "", [], text=self.limits.text,
+                               name=self.limits.name, entries=self.limits.entries)
+        if rest:
+            raise InputError(rest[0][0], rest[0][1], rest[1:])
 
         def work():
             return _to_message(dividends(req), revenue_pb2.DividendsResponse)

@@ -81,3 +81,33 @@ def unproved_request() -> dict:
 def heavy_request() -> dict:
     """A dense custom map whose first run takes the search more than a second; no proof within 8 s."""
     return dense_custom(3, 9, 9, [{"name": "7", "distance": 7}], ["7", "7", "7"]).request
+
+
+def heavy_deliveries() -> dict:
+    """A dense Steam board at locomotive level 12 whose full search takes many seconds (over 8 s when
+    this was written)."""
+    from benchmarks.steam import large_map
+
+    request = large_map(seed=3, n_stops=300, n_links=3000, level=12)
+    request["max_level"] = 12
+    for player in request["players"]:
+        player["level"] = 12
+    request["player"] = request["players"][0]["id"]
+    return request
+
+
+def wait_until(predicate, timeout: float = 10.0, poll: float = 0.01) -> bool:
+    """Whether `predicate()` became true within `timeout` seconds; an exception inside it (a list read
+    before anything was logged, say) counts as not yet."""
+    import time
+
+    end = time.perf_counter() + timeout
+    while True:
+        try:
+            if predicate():
+                return True
+        except (IndexError, KeyError, StopIteration):
+            pass
+        if time.perf_counter() >= end:
+            return False
+        time.sleep(poll)

@@ -331,6 +331,9 @@ def test_bearer_token(guarded):
         assert missing.json()["code"] == grpc.StatusCode.UNAUTHENTICATED.value[0]
         assert right.status_code == 200 and right.json()["titles"]
         assert last_log("ListTitles")["code"] == "OK"
+        # The scheme is case-insensitive (RFC 7235), the token is not.
+        assert client.get("/v1/titles", headers={"authorization": f"bearer {TOKEN}"}).status_code == 200
+        assert client.get("/v1/titles", headers={"authorization": f"bearer {TOKEN.upper()}x"}).status_code == 401
         # Health and the page stay open, like gRPC health checking and reflection.
         assert client.get("/healthz").status_code == 200
         assert client.get("/").status_code == 200

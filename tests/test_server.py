@@ -29,6 +29,7 @@ from revenue.v1 import revenue_pb2, steam_pb2
 
 from .server_helpers import (CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub,
                              unproved_request)
+from .server_helpers import wait_until as _wait_until
 
 SCENARIOS = title_scenarios()
 A_1830_HEX = SCENARIOS[0].request["board"]["tiles"][0]["hex"]
@@ -162,19 +163,30 @@ def renamed(request: dict, company: str) -> dict:
     return {**request, "board": board, "company": {**request["company"], "id": company}}
 
 
-def test_tiny_deadline_is_deadline_exceeded(rpc):
+def test_tiny_deadline_answers_a_legal_run_or_deadline_exceeded(rpc):
+    # At a 50 ms deadline on a board whose routes take seconds, the heuristic's first run (about 35 ms on
+    # an idle machine) may or may not make it: either a legal unproved run with a valid bound arrives, or
+    # the call ends DEADLINE_EXCEEDED; the server's own line for this call (found by its company) agrees.
     company = f"tiny-deadline-{os.getpid()}-{time.monotonic_ns()}"
-    with pytest.raises(grpc.RpcError) as err:
-        rpc.Solve(solve_message(renamed(heavy_request(), company)), timeout=0.05)
-    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    # The server's own line for this call (found by its company) says the same.
-    assert wait_until(lambda: [r["code"] for r in CALL_LOG.calls("Solve") if r.get("company") == company]
-                      == ["DEADLINE_EXCEEDED"])
+    request = renamed(heavy_request(), company)
+    try:
+        got = rpc.Solve(solve_message(request), timeout=0.05)
+    except grpc.RpcError as err:
+        assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        expected = {"DEADLINE_EXCEEDED"}
+    else:
+        assert got.routes and not got.optimal and got.revenue < got.upper_bound
+        check = evaluate({**request, "routes": [{"train": r.train, "nodes": list(r.nodes)} for r in got.routes]})
+        assert check["legal"] and check["revenue"] == got.revenue
+        expected = {"OK", "DEADLINE_EXCEEDED"}    # answered at the deadline's edge: either is the truth
+    assert wait_until(lambda: len([r for r in CALL_LOG.calls("Solve") if r.get("company") == company]) == 1)
+    assert [r["code"] for r in CALL_LOG.calls("Solve") if r.get("company") == company][0] in expected
 
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     request = unproved_request()
-    # The first run comes after ~0.15 s on an idle machine, over 1 s on a busy one; no proof within 6 s.
+    # A first run comes after about 0.15 s on an idle machine, the proof not within 6 s: 3 s leaves room
+    # for a busy machine and still stops the search long before it proves.
     got = rpc.Solve(solve_message(request), timeout=3.0)    # the answer arrived within the deadline
     assert not got.optimal and got.stats.timed_out and got.routes
     assert got.revenue == sum(r.revenue for r in got.routes) < got.upper_bound
@@ -212,23 +224,20 @@ def test_compute_cap_without_client_deadline():
 
 
 def wait_until(predicate, timeout=5.0):
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+    return _wait_until(predicate, timeout)
 
 
 def test_cancellation_stops_the_search(server, rpc):
     assert server.service.admission.admitted == 0
+    before = len(CALL_LOG.calls("Solve"))
     future = rpc.Solve.future(solve_message(heavy_request()), timeout=60)
     assert wait_until(lambda: server.service.admission.admitted == 1)
     time.sleep(0.3)
     future.cancel()
     # The worker slot frees within a few polls of the search, far before the heavy search would end.
     assert wait_until(lambda: server.service.admission.admitted == 0, timeout=3.0)
-    assert wait_until(lambda: any(r.get("code") == "CANCELLED" for r in CALL_LOG.calls("Solve")))
+    assert wait_until(lambda: len(CALL_LOG.calls("Solve")) > before)
+    assert CALL_LOG.calls("Solve")[before]["code"] == "CANCELLED"
 
 
 def test_abandoned_stream_stops_the_search(server, rpc):
@@ -241,7 +250,9 @@ def test_abandoned_stream_stops_the_search(server, rpc):
 # ---- the bounded queue and limits -------------------------------------------------------------------------
 
 def test_full_queue_is_resource_exhausted():
-    with running(workers=1, max_queue=1, max_compute_ms=10_000) as s:
+    # One worker and a queue of 2: long searches may hold the worker and all but a quarter (rounded up)
+    # of the queue; the last slot is kept for a small call.
+    with running(workers=1, max_queue=2, max_compute_ms=10_000) as s:
         service, channel = stub(s)
         first = service.Solve.future(solve_message(heavy_request()), timeout=30)
         assert wait_until(lambda: s.service.admission.admitted == 1)
@@ -249,13 +260,20 @@ def test_full_queue_is_resource_exhausted():
         assert wait_until(lambda: s.service.admission.admitted == 2)
         started = time.perf_counter()
         with pytest.raises(grpc.RpcError) as err:
-            service.Solve(solve_message(SCENARIOS[0].request), timeout=30)
+            service.Solve(solve_message(heavy_request()), timeout=30)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "long searches" in err.value.details()
+        small = service.Solve.future(solve_message(SCENARIOS[0].request), timeout=30)
+        assert wait_until(lambda: s.service.admission.admitted == 3)
+        with pytest.raises(grpc.RpcError) as err:
+            service.Solve(solve_message(SCENARIOS[1].request), timeout=30)
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert time.perf_counter() - started < 1.0              # refused at once, not after waiting
         # ListTitles needs no worker: it is answered while the queue is full.
-        assert s.service.admission.admitted == 2
+        assert s.service.admission.admitted == 3
         assert service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=5).titles
         first.cancel()
+        assert small.result(timeout=30).optimal                 # next after the running search
         second.cancel()
         assert wait_until(lambda: s.service.admission.admitted == 0)
         assert service.Solve(solve_message(SCENARIOS[0].request), timeout=30).optimal

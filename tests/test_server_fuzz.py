@@ -6,6 +6,7 @@ import copy
 import functools
 import json
 import random
+import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
@@ -105,6 +106,43 @@ def huge(request: dict, rng: random.Random) -> dict:
     return out
 
 
+HUGE_NUMBERS = [2**31 - 1, -2**31, -1, -180, 10**9, 100_000_000, 1_500_000_000]
+
+
+def hostile(request: dict, rng: random.Random) -> tuple[dict, bool]:
+    """A valid request with one value out of every bound (issue 15): a huge string, a huge or negative
+    number, a huge list, a tile code paying a huge or negative revenue. Returns the request and whether
+    it must be INVALID_ARGUMENT (a string over every bound); the others may also be OK."""
+    out = copy.deepcopy(request)
+    spots = list(paths(out))
+    strings = [(c, k) for c, k in spots if isinstance(c[k], str)]
+    numbers = [(c, k) for c, k in spots if isinstance(c[k], int) and not isinstance(c[k], bool)]
+    lists = [(c, k) for c, k in spots if isinstance(c[k], list) and c[k]]
+    choice = rng.randrange(5)
+    if choice == 0 and strings:
+        container, key = rng.choice(strings)
+        container[key] = "x" * rng.choice([5000, 20000, 100000])
+        return out, True
+    if choice == 1 and numbers:
+        container, key = rng.choice(numbers)
+        container[key] = rng.choice(HUGE_NUMBERS)
+        return out, False
+    if choice == 2 and lists:
+        container, key = rng.choice(lists)
+        container[key] = container[key] * (rng.randint(1500, 4000) // len(container[key]) + 1)
+        return out, False
+    codes = [(c, k) for c, k in strings if k == "code" and "revenue:" in c[k]]
+    if choice == 3 and codes:
+        container, key = rng.choice(codes)
+        container[key] = re.sub(r"revenue:\d+", f"revenue:{rng.choice(HUGE_NUMBERS)}", container[key], count=1)
+        return out, False
+    if "board" in out:
+        out["board"].setdefault("options", {})["k" * rng.choice([5000, 20000])] = "1"
+    else:
+        out["player"] = "p" * 20000
+    return out, True
+
+
 def encode(request: dict, message_type, rng: random.Random) -> bytes:
     """The mutant as wire bytes: through the message when it fits the schema; otherwise the fields that
     fit, with a field of the wrong wire type added (what a client with another schema would send)."""
@@ -138,7 +176,7 @@ def make_requests(n: int, seed: int = 1830) -> list[tuple[str, bytes, str]]:
     rng = random.Random(seed)
     by_method = bases()
     out = []
-    kinds = ["mutant", "mutant", "mutant", "corrupt", "random_bytes", "huge", "random_dict"]
+    kinds = ["mutant", "mutant", "mutant", "corrupt", "random_bytes", "huge", "random_dict", "hostile"]
     for i in range(n):
         method = rng.choice(list(METHODS))
         message_type = METHODS[method][0]
@@ -150,6 +188,10 @@ def make_requests(n: int, seed: int = 1830) -> list[tuple[str, bytes, str]]:
             data = corrupt(json_format.ParseDict(base, message_type()).SerializeToString(), rng)
         elif kind == "random_bytes":
             data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 300)))
+        elif kind == "hostile":
+            mutant, must_fail = hostile(base, rng)
+            data = encode(mutant, message_type, rng)
+            kind = "hostile_string" if must_fail else "hostile"
         elif kind == "huge":
             method = rng.choice(["Solve", "Evaluate"])
             data = encode(huge(rng.choice(by_method[method]), rng), METHODS[method][0], rng)
@@ -192,6 +234,12 @@ def test_fuzz_every_answer_is_ok_or_invalid_argument():
         # The fuzz reached the library, not only the decoder: both outcomes occur for mutants.
         assert tally[("mutant", "OK")] > 50 and tally[("mutant", "INVALID_ARGUMENT")] > 50, tally
         assert tally[("huge", "INVALID_ARGUMENT")] == sum(1 for r in requests if r[2] == "huge")
+        # Every string over its bound is INVALID_ARGUMENT (never RESOURCE_EXHAUSTED from an error detail
+        # that echoed it), and out-of-bound numbers and lists reached the checks.
+        hostile_strings = [r for r in requests if r[2] == "hostile_string" and r[0] != "ListTitles"]
+        assert len(hostile_strings) > 50
+        assert tally[("hostile_string", "INVALID_ARGUMENT")] >= len(hostile_strings), tally
+        assert tally[("hostile", "INVALID_ARGUMENT")] > 50, tally
         # Still up, and still right.
         health = health_pb2_grpc.HealthStub(channel)
         assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict, deque
+import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from revenue.errors import InputError
+from revenue.bounds import MAX_NAME_CHARS
+from revenue.cache import STEAM_CACHE_BYTES, ByteLRU
+from revenue.errors import InputError, Interrupted
 from revenue.steam import kernel
 
 __all__ = ["COLOURS", "RULESETS", "deliveries", "deliveries_proto", "format_text"]
@@ -117,6 +120,9 @@ class _Checker:
         if not isinstance(value, str):
             self.add(path, f"must be a string, not {type(value).__name__}")
             return ""
+        if len(value) > MAX_NAME_CHARS:
+            self.add(path, f"{len(value)} characters; at most {MAX_NAME_CHARS} are allowed")
+            return ""
         if required and not value:
             self.add(path, "is required")
         return value
@@ -158,7 +164,17 @@ class _Checker:
         return value
 
 
-def _parse(request) -> _Problem:
+_NO_STOP = np.zeros(1, np.int64)
+
+
+def _poll(i: int, stop: np.ndarray) -> None:
+    """Every 1024 entries of a long list, whether the deadline or a cancel has stopped the call."""
+    if i % 1024 == 1023 and stop[0]:
+        raise Interrupted("stopped while reading the request")
+
+
+def _parse(request, stop: np.ndarray = _NO_STOP) -> _Problem:
+    """The request checked and as arrays; `stop` set (a deadline or a cancel) interrupts it."""
     ck = _Checker()
     if not isinstance(request, dict):
         raise InputError("", "the request must be a JSON object")
@@ -203,6 +219,7 @@ def _parse(request) -> _Problem:
     stop_index: dict[str, int] = {}
     colours: list[int] = []
     for i, raw in enumerate(ck.items(req, "stops", "stops", MAX_STOPS)):
+        _poll(i, stop)
         path = f"stops[{i}]"
         s = ck.obj(raw, path, "stops")
         sid = ck.string(s, "id", f"{path}.id", required=True)
@@ -232,7 +249,12 @@ def _parse(request) -> _Problem:
     link_index: dict[str, int] = {}
     owners: list[int] = []
     edges: list[tuple[int, int, int]] = []  # complete links: (a, b, link index)
+    # Parallel complete links of one owner are interchangeable (a delivery uses at most one link between
+    # two stops, and they pay the same player): the first stands for them all, which keeps the search
+    # linear in such links rather than quadratic.
+    represented: set[tuple[int, int, int]] = set()
     for i, raw in enumerate(ck.items(req, "links", "links", MAX_LINKS)):
+        _poll(i, stop)
         path = f"links[{i}]"
         lk = ck.obj(raw, path, "links")
         lid = ck.string(lk, "id", f"{path}.id", required=True)
@@ -255,10 +277,14 @@ def _parse(request) -> _Problem:
         owners.append(player_index.get(owner, -1))
         complete = ck.boolean(lk, "complete", f"{path}.complete", True)
         if complete and ends[0] >= 0 and ends[1] >= 0 and ends[0] != ends[1]:
-            edges.append((ends[0], ends[1], len(link_ids) - 1))
+            pair = (min(ends), max(ends), owners[-1])
+            if pair not in represented:
+                represented.add(pair)
+                edges.append((ends[0], ends[1], len(link_ids) - 1))
 
     counts: dict[tuple[int, int], int] = {}
     for i, raw in enumerate(ck.items(req, "cubes", "cubes", MAX_CUBES)):
+        _poll(i, stop)
         path = f"cubes[{i}]"
         c = ck.obj(raw, path, "cubes")
         sid = ck.string(c, "stop", f"{path}.stop", required=True)
@@ -313,7 +339,7 @@ class _Search:
 
 
 def _run(pb: _Problem, level: int, top_k: int, dist: np.ndarray, require_own_link: bool,
-         only_groups: list[int] | None = None) -> _Search:
+         only_groups: list[int] | None = None, stop: np.ndarray = _NO_STOP) -> _Search:
     n_col = len(COLOURS)
     origins = sorted({s for s, _, _ in pb.groups})
     pos = {s: i for i, s in enumerate(origins)}
@@ -323,7 +349,9 @@ def _run(pb: _Problem, level: int, top_k: int, dist: np.ndarray, require_own_lin
             origin_groups[pos[s], c] = g
     out = kernel.search(pb.adj_ptr, pb.adj_to, pb.adj_link, pb.adj_owner, pb.stop_colour, dist,
                         np.array(origins, np.int32), origin_groups, len(pb.groups), pb.player,
-                        len(pb.player_ids), level, pb.own_majority, require_own_link, top_k)
+                        len(pb.player_ids), level, pb.own_majority, require_own_link, top_k, stop)
+    if stop[0]:
+        raise Interrupted("the search was stopped before it had an answer")
     return _Search(*out[:10], int(out[10]), int(out[11]))
 
 
@@ -359,7 +387,7 @@ def _group_bests(pb: _Problem, res: _Search) -> list[tuple[int, int]]:
     return out
 
 
-def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray) -> list[dict]:
+def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray, stop: np.ndarray = _NO_STOP) -> list[dict]:
     """Why each cube group without a legal delivery has none (first matching cause in this order:
     no_link, no_destination, unreachable, too_far, own_link, own_majority)."""
     stuck = [g for g in range(len(pb.groups)) if res.g_found[g] == 0]
@@ -405,7 +433,7 @@ def _reasons(pb: _Problem, res: _Search, level: int, dist: np.ndarray) -> list[d
         else:
             ownership.append(g)
     if ownership:
-        relaxed = _run(pb, level, 0, dist, False, only_groups=ownership) if pb.require_own_link else None
+        relaxed = _run(pb, level, 0, dist, False, only_groups=ownership, stop=stop) if pb.require_own_link else None
         for g in ownership:
             if relaxed is not None and relaxed.g_found[g] > 0:
                 out[g].update(reason="own_link",
@@ -467,17 +495,17 @@ def _plans(pb: _Problem, now: list[tuple[int, int]], up: list[tuple[int, int]] |
     return [p for _, p in candidates]
 
 
-def _solve(pb: _Problem) -> dict:
+def _solve(pb: _Problem, stop: np.ndarray = _NO_STOP) -> dict:
     level = pb.levels[pb.player]
     dist = pb.dist
-    res = _run(pb, level, pb.top_k, dist, pb.require_own_link)
+    res = _run(pb, level, pb.top_k, dist, pb.require_own_link, stop=stop)
     top = [_delivery(pb, int(res.t_group[i]), int(res.t_len[i]), res.t_links[i], res.t_stops[i])
            for i in range(res.t_size)]
     can_upgrade = not pb.upgraded[pb.player] and level < pb.max_level
     explored = res.explored
     up_res = None
     if can_upgrade:
-        up_res = _run(pb, level + 1, 0, dist, pb.require_own_link)
+        up_res = _run(pb, level + 1, 0, dist, pb.require_own_link, stop=stop)
         explored += up_res.explored
 
     def decoder(r):
@@ -487,7 +515,7 @@ def _solve(pb: _Problem) -> dict:
                    decoder(res), decoder(up_res) if up_res else None, level)
     result = {
         "deliveries": top,
-        "undeliverable": _reasons(pb, res, level, dist),
+        "undeliverable": _reasons(pb, res, level, dist, stop),
         "plan": plans[0],
         "plan_alternatives": plans,
         "player": pb.player_ids[pb.player],
@@ -501,40 +529,47 @@ def _solve(pb: _Problem) -> dict:
     return result
 
 
-def deliveries(request: dict) -> dict:
+def deliveries(request: dict, deadline: float | None = None, cancel: threading.Event | None = None) -> dict:
     """Best deliveries, reasons and phase plan for `request` (a DeliveriesRequest as a proto3-JSON dict).
 
     Returns a DeliveriesResponse as a dict that `json_format.ParseDict` accepts.
-    Raises InputError naming the offending field for bad input."""
-    return _solve(_parse_cached(request))
+    Raises InputError naming the offending field for bad input, and Interrupted when `deadline` (seconds
+    from now) passes or `cancel` is set before the answer is complete (the search stops within
+    microseconds: it has no partial answer worth giving)."""
+    if deadline is None and cancel is None:
+        return _solve(_parse_cached(request))
+    from revenue.solve import WATCHDOG
+
+    stop = np.zeros(1, np.int64)
+    ticket = WATCHDOG.watch(stop, time.perf_counter() + deadline if deadline is not None else None, cancel)
+    try:
+        if deadline is not None and deadline <= 0:
+            raise Interrupted("no time left to search")
+        return _solve(_parse_cached(request, stop), stop)
+    finally:
+        WATCHDOG.release(ticket, cancel)
 
 
-_BOARDS: OrderedDict[str, _Problem] = OrderedDict()
-_BOARDS_LOCK = threading.Lock()
+# At most 32 boards and STEAM_CACHE_BYTES by estimate (a parsed board takes about as much as its key).
+_BOARDS: ByteLRU[_Problem] = ByteLRU(STEAM_CACHE_BYTES, most=32)
 
 
-def _parse_cached(request) -> _Problem:
+def _parse_cached(request, stop: np.ndarray = _NO_STOP) -> _Problem:
     """_parse, remembering the last boards: a game asks about one board for each player in turn, so only
     the acting player differs between those requests (and an invalid request is never remembered)."""
     try:   # repr: a cheap exact key for JSON data (a reordered but equal request just misses)
         key = repr([(k, v) for k, v in request.items() if k != "player"])
     except (AttributeError, TypeError, ValueError):
-        return _parse(request)
-    with _BOARDS_LOCK:
-        board = _BOARDS.get(key)
-        if board is not None:
-            _BOARDS.move_to_end(key)
+        return _parse(request, stop)
+    board = _BOARDS.get(key)
     if board is None:
-        problem = _parse(request)
-        with _BOARDS_LOCK:
-            _BOARDS[key] = problem
-            while len(_BOARDS) > 32:
-                _BOARDS.popitem(last=False)
+        problem = _parse(request, stop)
+        _BOARDS.put(key, problem, 10_000 + 2 * len(key))
         return problem
     acting = request.get("player")
     if isinstance(acting, str) and acting in board.player_ids:
         return _for_player(board, board.player_ids.index(acting))
-    return _parse(request)    # the acting player is wrong: the full check names it
+    return _parse(request, stop)    # the acting player is wrong: the full check names it
 
 
 def deliveries_proto(request):

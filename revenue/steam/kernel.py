@@ -12,6 +12,8 @@ import numpy as np
 from numba import njit
 
 UNREACHED = 1 << 20
+# The search reads its stop flag once every STOP_POLL steps (a step costs nanoseconds).
+STOP_POLL = 4096
 # Packed key fields are 6 bits wide, so paths may have at most 63 links (the API caps levels far lower).
 FIELD = 64
 
@@ -82,12 +84,15 @@ def _record(key, length, path_stops, path_links, last_stop, last_link, group,
 @njit(cache=True, nogil=True)
 def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
            origins, origin_groups, n_groups, player, n_players, level,
-           own_majority, require_own_link, top_k):
+           own_majority, require_own_link, top_k, stop):
     """Every legal delivery of every cube group, exhaustively (depth-first, explicit stack).
 
     origins[i] is a stop holding cubes; origin_groups[i, c] is the group index of colour c there, or -1.
     All colours of one origin are searched in one walk: a colour drops out when the walk enters the
     first city of that colour (the delivery ends there), the walk goes on for the others.
+
+    `stop[0]` set to nonzero (by a watchdog, for a deadline or a cancel) ends the search within STOP_POLL
+    steps; what it returns then is incomplete, and the caller must not use it as an answer.
 
     Exact for what it returns, not an enumeration: branches that cannot change any group's best or the
     top K are cut (branch and bound), so group_found counts only the deliveries met on the way; it is
@@ -124,6 +129,8 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
     p_maxother = np.empty(level + 1, np.int32)
 
     for oi in range(origins.shape[0]):
+        if stop[0] != 0:
+            break
         s = origins[oi]
         alive0 = 0
         for c in range(n_colours):
@@ -155,6 +162,8 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
             if visited[w]:
                 continue
             explored += 1
+            if explored % STOP_POLL == 0 and stop[0] != 0:
+                break
             q = adj_owner[k]
             own = p_own[depth]
             others = p_others[depth]

@@ -1,0 +1,53 @@
+"""Caches bounded by bytes (issue 15): many distinct large boards leave the process's memory flat."""
+from __future__ import annotations
+
+import gc
+import random
+
+from revenue import tiles
+from revenue.cache import GRAPH_CACHE_BYTES, MB, TILE_CACHE_BYTES, ByteLRU
+from revenue.graph import _GRAPH_BYTES, graph_for
+
+
+def rss_mb() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 // MB
+
+
+def big_board(seed: int, hexes: int = 200) -> dict:
+    """A custom board of `hexes` hexes, each a city with a code of about 4,000 characters (labels), all
+    codes distinct: about 0.8 MB of input that parses to ten times as much."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(hexes):
+        labels = ";".join(f"label=L{rng.random():.12f}" for _ in range(180))
+        out.append({"hex": f"A{2 * i + 1}", "code": f"city=revenue:{rng.randint(10, 90)};path=a:1,b:_0;path=a:4,b:_0;"
+                                                    + labels})
+    return {"title": "custom", "custom": {"hexes": out, "trains": [{"name": "2", "distance": 2}]},
+            "tokens": [{"hex": "A1", "city": 0, "company": "X"}]}
+
+
+def test_byte_lru_evicts_by_bytes_and_count():
+    cache = ByteLRU(100, most=3)
+    for k in range(3):
+        cache.put(k, str(k), 30)
+    assert len(cache) == 3 and cache.bytes == 90
+    assert cache.get(0) == "0"            # 0 is now the newest
+    cache.put(3, "3", 30)                 # 120 bytes: the oldest (1) goes
+    assert cache.get(1) is None and cache.get(0) == "0" and cache.bytes == 90
+    cache.put("big", "x", 101)            # alone over the budget: not kept, nothing evicted
+    assert cache.get("big") is None and len(cache) == 3
+    cache.put(4, "4", 10)                 # four entries: over the count
+    assert len(cache) == 3 and cache.get(2) is None
+
+
+def test_distinct_large_boards_leave_memory_flat():
+    graph_for(big_board(0))
+    gc.collect()
+    before = rss_mb()
+    for seed in range(1, 25):     # 24 boards; kept whole they would take over 300 MB
+        graph_for(big_board(seed))
+        assert sum(_GRAPH_BYTES.values()) <= GRAPH_CACHE_BYTES and tiles._CACHE.bytes <= TILE_CACHE_BYTES
+    gc.collect()
+    grown = rss_mb() - before
+    assert grown < 150, f"{grown} MB more after 24 distinct large boards"
