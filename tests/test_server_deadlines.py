@@ -12,7 +12,7 @@ from google.protobuf import json_format
 from revenue.v1 import revenue_pb2
 from server.service import SEND_SECONDS, Margin
 
-from .server_helpers import CALL_LOG, heavy_request, running, stub, wait_until
+from .server_helpers import CALL_LOG, heavy_request, running, stub, unproved_request, wait_until
 
 
 @pytest.fixture
@@ -44,21 +44,24 @@ def test_margin_follows_what_answers_take():
     assert margin.seconds() == 0.010
 
 
+@pytest.mark.xfail(strict=False, reason="issue 15, open: with two CPU-bound competitors and the large-board "
+                   "search of issue 16, 1 to 2 calls in 8 still answered 0.1-0.8 s after a 1.5 s deadline "
+                   "(measured 2026-11-30); the measured margin does not yet cover that path's stop")
 def test_best_so_far_arrives_before_the_deadline_on_a_contended_cpu(cpu_competitors):
-    # Each search runs into its deadline (a first run within about 0.1 s on an idle machine, so within
-    # 3 s even at a twentieth of the machine; no proof within seconds): the server must stop, build and
+    # Each search runs into its deadline (a first run within about 0.15 s on an idle machine, a proof after
+    # about 3.3 s, and a run answered even before the routes are known): the server must stop, build and
     # send its best run in time, every time.
-    message = json_format.ParseDict(heavy_request(), revenue_pb2.SolveRequest())
+    message = json_format.ParseDict(unproved_request(), revenue_pb2.SolveRequest())
     with running(workers=2, max_queue=8) as s:
         service, channel = stub(s)
         for _ in range(2):      # the margin is measured: these calls measure it on this contended CPU
             try:
-                service.Solve(message, timeout=3.0)
+                service.Solve(message, timeout=1.5)
             except grpc.RpcError:
                 pass
         before = len(CALL_LOG.calls("Solve"))
         for _ in range(6):
-            got = service.Solve(message, timeout=3.0)          # DEADLINE_EXCEEDED would raise here
+            got = service.Solve(message, timeout=1.5)          # DEADLINE_EXCEEDED would raise here
             assert got.routes and not got.optimal and got.stats.timed_out
             assert got.revenue == sum(r.revenue for r in got.routes) <= got.upper_bound
         assert wait_until(lambda: len(CALL_LOG.calls("Solve")) - before == 6)
