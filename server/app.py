@@ -155,7 +155,7 @@ class RouteServer:
         """uvicorn serving the HTTP API (server/http.py) on its own socket, on this event loop."""
         import uvicorn
 
-        from .http import HttpApi
+        from .http import HttpApi, HttpProtocol
 
         config = self.config
         self.http_api = HttpApi(self.service, self._state, auth_token=config.auth_token,
@@ -178,7 +178,7 @@ class RouteServer:
         self._http_socket = sock
         self.http_port = sock.getsockname()[1]
         self.http = uvicorn.Server(uvicorn.Config(
-            self.http_api.app, log_config=None, access_log=False, lifespan="off", ws="none",
+            self.http_api.app, http=HttpProtocol, log_config=None, access_log=False, lifespan="off", ws="none",
             server_header=False, timeout_graceful_shutdown=max(config.grace_seconds, 0.1),
             ssl_certfile=config.tls_cert, ssl_keyfile=config.tls_key))
 

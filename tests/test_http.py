@@ -247,8 +247,9 @@ def test_deadline_ms_before_the_routes_are_known_gives_the_heuristic_run(http):
 
 
 def test_deadline_ms_after_first_routes_gives_best_so_far(http):
-    # (the heavy board: no proof for seconds; the unproved board is proved within a few seconds now)
-    request = {**heavy_request(), "deadline_ms": 3000}
+    # The heavy board: a first run within about 0.1 s, never proved (its memory cap stops it after about
+    # 3 s on a quiet machine, so the deadline comes well before).
+    request = {**heavy_request(), "deadline_ms": 1000}
     body = http.post("/v1/solve", json=request).json()
     assert not body["optimal"] and body["stats"]["timed_out"] and body["routes"]
     assert body["revenue"] == sum(r["revenue"] for r in body["routes"]) < body["upper_bound"]
