@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 
 from .company import build_company
-from .errors import InputError
+from .errors import InputError, short_repr
 from .graph import Chain, graph_for
-from .interop import short_repr, action_routes, action_trains, read_route, train_name
+from .interop import action_routes, action_trains, read_route, train_name
 from .problem import Problem, TrainSpec, chain_hex_walk, compile_problem, price_route
 from .titles.base import BYPASS_FLAG
 

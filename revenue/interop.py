@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import InputError, short_repr  # noqa: F401  (short_repr: also imported from here)
+from .errors import InputError, short_repr
 from .graph import Chain, Graph
 
 _TRAIN_ID = re.compile(r"^(?P<name>.+)-(?P<copy>\d+)$")
