@@ -268,7 +268,9 @@ def test_full_queue_is_resource_exhausted():
         with pytest.raises(grpc.RpcError) as err:
             service.Solve(solve_message(SCENARIOS[1].request), timeout=30)
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert time.perf_counter() - started < 1.0              # refused at once, not after waiting
+        # Refused at once, not after waiting (a wait would last until a search ends: seconds, up to the
+        # 10 s compute cap); 5 s is slack for a busy machine.
+        assert time.perf_counter() - started < 5.0
         # ListTitles needs no worker: it is answered while the queue is full.
         assert s.service.admission.admitted == 3
         assert service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=5).titles
