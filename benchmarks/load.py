@@ -253,6 +253,16 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 check(k, j, answer.get("revenue", 0), answer.get("optimal", False), answer.get("upper_bound", 0))
                 latencies[k].append((j, elapsed))
 
+        async def drive(run_client, connections) -> float:
+            """Start one client per connection at the same moment, stop them `seconds` later; the wall time."""
+            go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
+            tasks = [asyncio.create_task(run_client(k, c, go, stop_at)) for k, c in enumerate(connections)]
+            began = time.perf_counter()
+            stop_at[0] = began + seconds
+            go.set()
+            await asyncio.gather(*tasks)
+            return time.perf_counter() - began
+
         async def http_load() -> float:
             import aiohttp
 
@@ -261,13 +271,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                                               timeout=aiohttp.ClientTimeout(total=CALL_TIMEOUT),
                                               headers={"content-type": "application/json"})
                         for _ in range(clients)]
-            go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
-            tasks = [asyncio.create_task(http_client(k, s, go, stop_at)) for k, s in enumerate(sessions)]
-            began = time.perf_counter()
-            stop_at[0] = began + seconds
-            go.set()
-            await asyncio.gather(*tasks)
-            wall = time.perf_counter() - began
+            wall = await drive(http_client, sessions)
             for session in sessions:
                 await session.close()
             return wall
@@ -280,13 +284,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
             channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(clients)]
             for channel in channels:
                 await asyncio.wait_for(channel.channel_ready(), timeout=10)
-            go, stop_at = asyncio.Event(), [time.perf_counter() + seconds]
-            tasks = [asyncio.create_task(client(k, ch, go, stop_at)) for k, ch in enumerate(channels)]
-            began = time.perf_counter()
-            stop_at[0] = began + seconds
-            go.set()
-            await asyncio.gather(*tasks)
-            wall = time.perf_counter() - began
+            wall = await drive(client, channels)
             for channel in channels:
                 await channel.close()
             return wall
