@@ -56,6 +56,7 @@ class Board:
     tokens: dict[tuple[str, int], list[str]] = field(default_factory=dict)   # (hex, city index) -> companies
     options: dict[str, str] = field(default_factory=dict)
     stop_total: int = 0     # the most every stop of the board pays together (for revenue.company's bound)
+    code_chars: int = 0     # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
 
     @property
     def layout(self) -> str:
@@ -105,8 +106,13 @@ def _check_train(t: dict, where: str) -> None:
             _bounded(row.get(key), f"{where}.rows[{j}].{key}", 0, high)
 
 
-def _stop_total(hexes: dict[str, "BoardHex"]) -> int:
-    return sum(node.revenue.maximum for h in hexes.values() for node in h.tile.nodes)
+def _printed_totals(data: TitleData, printed: dict[str, "BoardHex"]) -> tuple[int, int]:
+    """(stop_total, code_chars) of the printed map, once per title data; a board adds its lays' changes."""
+    totals = data.derived.get("printed totals")
+    if totals is None:
+        totals = data.derived["printed totals"] = (sum(h.tile.stop_maximum for h in printed.values()),
+                                                   sum(len(h.tile.code) for h in printed.values()))
+    return totals
 
 
 def _custom_data(custom: dict) -> TitleData:
@@ -221,7 +227,8 @@ def _build(req: dict) -> Board:
     else:
         raise InputError("board.phase", f"unknown phase {short_repr(phase_name)} (known: {', '.join(phases)})")
 
-    hexes = dict(_printed_hexes(title, data))
+    printed = _printed_hexes(title, data)
+    hexes = dict(printed)
 
     laid: set[str] = set()
     # A lay of a manifest tile is checked once per map variant, hex, tile and rotation; the board hex it
@@ -297,5 +304,9 @@ def _build(req: dict) -> Board:
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
     title.check_board(board)
-    board.stop_total = _stop_total(hexes)
+    board.stop_total, board.code_chars = _printed_totals(data, printed)
+    for name in laid:     # each laid hex replaced its printed one
+        new, old = hexes[name].tile, printed[name].tile
+        board.stop_total += new.stop_maximum - old.stop_maximum
+        board.code_chars += len(new.code) - len(old.code)
     return board
