@@ -146,23 +146,24 @@ def route_parents(problem: Problem) -> dict[str, str]:
             spec = problem.specs[name]
             return -int(spec.row_visit.sum()), -int(spec.row_pay.sum()), name
 
-        def walk(name: str) -> tuple:
-            """The train's kernel arrays but its limits, as bytes: equal exactly when the arrays are."""
-            return tuple((np.shape(x), np.asarray(x).dtype.str, np.asarray(x).tobytes())
-                         for f, x in zip(SPEC_FIELDS, kernel_arguments(problem, name)[0]) if f not in LIMITS)
-
-        walks = {name: walk(name) for name in problem.specs} if len(problem.specs) > 1 else {}
-
         def same_walk(a: str, b: str) -> bool:
-            return walks[a] == walks[b]
+            """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
+            that differs)."""
+            for f, x, y in zip(SPEC_FIELDS, kernel_arguments(problem, a)[0], kernel_arguments(problem, b)[0]):
+                if f in LIMITS or x is y:
+                    continue
+                x, y = np.asarray(x), np.asarray(y)
+                if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+                    return False
+            return True
 
         parents: dict[str, str] = {}
         roots: list[str] = []
         for name in sorted(problem.specs, key=loose):
             spec = problem.specs[name]
-            parent = next((r for r in roots if not (spec.merge >= 0).any() and same_walk(name, r)
-                           and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)),
-                          None)
+            merges = bool((spec.merge >= 0).any())
+            parent = next((r for r in roots if not merges and same_walk(name, r)
+                           and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)), None)
             if parent is None:
                 roots.append(name)
             else:
