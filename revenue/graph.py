@@ -355,20 +355,16 @@ class Graph:
         return chain
 
     def _make_chain(self, c: int) -> Chain:
-        lists = self.derived.get("chain lists")
-        if lists is None:     # plain lists: a few chains are read per solve, each a handful of items
-            lists = self.derived["chain lists"] = tuple(x.tolist() for x in (
-                self.chain_start, self.chain_paths, self.path_hex, self.path_start, self.key_start, self.key_list,
-                self.chain_a, self.chain_b, self.term_a, self.term_b, self.term_inner))
-        chain_start, chain_paths, path_hex, path_start, key_start, key_list, a, b, term_a, term_b, inner = lists
-        names, geos = self.sides.names, self.geometries
+        # A solve reads a few chains of a fresh graph: each is read from the arrays by its own slices.
+        names, geos, path_start = self.sides.names, self.geometries, self.path_start
         walked = []      # (hex index, geometry, local path index)
-        for p in chain_paths[chain_start[c]:chain_start[c + 1]]:
-            h = path_hex[p]
-            walked.append((h, geos[h], p - path_start[h]))
+        for p in self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]].tolist():
+            h = int(self.path_hex[p])
+            walked.append((h, geos[h], p - int(path_start[h])))
         paths = tuple((names[h], geo.parts[i]) for h, geo, i in walked)
-        keys = tuple(key_list[key_start[c]:key_start[c + 1]])
-        return Chain(c, a[c], b[c], paths, keys, term_a[c], term_b[c], inner[c], self._chain_id(walked))
+        keys = tuple(self.key_list[self.key_start[c]:self.key_start[c + 1]].tolist())
+        return Chain(c, int(self.chain_a[c]), int(self.chain_b[c]), paths, keys, bool(self.term_a[c]),
+                     bool(self.term_b[c]), bool(self.term_inner[c]), self._chain_id(walked))
 
     def _chain_id(self, walked) -> tuple[str, ...]:
         """rules/base.md section 8: hex names in walking order, a path skipped when one of its ends is a
