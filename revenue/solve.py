@@ -184,18 +184,25 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
     nodes = max(nodes, problem.graph.n_nodes + 2)
     compact = False
     while True:
-        rev = np.empty(routes, dtype=np.int64)
-        keys = np.empty((routes, problem.words), dtype=np.uint64)
-        flags = np.empty(routes, dtype=np.int64)
-        start = np.empty(routes + 1, dtype=np.int64)
-        path_nodes = np.empty(nodes, dtype=np.int64)
-        path_chains = np.empty(nodes, dtype=np.int64)
+        scratch = routes <= ROUTE_CAPACITY and nodes <= ROUTE_CAPACITY * 8
+        if scratch:     # the first guess fits nearly every real board: this thread's arrays, used again
+            rev, keys, flags, start, path_nodes, path_chains = _scratch(problem.words)
+        else:
+            rev = np.empty(routes, dtype=np.int64)
+            keys = np.empty((routes, problem.words), dtype=np.uint64)
+            flags = np.empty(routes, dtype=np.int64)
+            start = np.empty(routes + 1, dtype=np.int64)
+            path_nodes = np.empty(nodes, dtype=np.int64)
+            path_chains = np.empty(nodes, dtype=np.int64)
         limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
-            path_chains, limits, compact)
+            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev[:routes], keys[:routes],
+            flags[:routes], start[:routes + 1], path_nodes[:nodes], path_chains[:nodes], limits, compact)
         if stored == count or not complete or compact:
+            if scratch:     # (RouteSet copies the rest as it sorts the routes)
+                used = int(start[stored])
+                path_nodes, path_chains = path_nodes[:used].copy(), path_chains[:used].copy()
             out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
                            start[1: stored + 1], path_nodes, path_chains, complete, weights)
             out.floor, out.best_seen = int(limits[0]), max(int(limits[1]), 0)
@@ -203,6 +210,25 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
         routes, nodes = max(count, 1), max(total, problem.graph.n_nodes + 2)
         if routes > most_routes or nodes > most_nodes:
             routes, nodes, compact = most_routes, max(most_nodes, problem.graph.n_nodes + 2), True
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(words: int) -> tuple[np.ndarray, ...]:
+    """This thread's route arrays of the first guess's size (ROUTE_CAPACITY routes, 8 nodes each), made
+    once per thread (the keys' again for wider keys): fresh arrays of that size cost a walk of few routes
+    more than the walk itself."""
+    arrays = getattr(_SCRATCH, "arrays", None)
+    routes = ROUTE_CAPACITY
+    if arrays is None:
+        arrays = _SCRATCH.arrays = [np.empty(routes, dtype=np.int64), np.empty(0, dtype=np.uint64),
+                                    np.empty(routes, dtype=np.int64), np.empty(routes + 1, dtype=np.int64),
+                                    np.empty(routes * 8, dtype=np.int64), np.empty(routes * 8, dtype=np.int64)]
+    if len(arrays[1]) < routes * words:
+        arrays[1] = np.empty(routes * words, dtype=np.uint64)
+    rev, keys, flags, start, path_nodes, path_chains = arrays
+    return rev, keys[:routes * words].reshape(routes, words), flags, start, path_nodes, path_chains
 
 
 INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps
