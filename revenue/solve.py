@@ -84,9 +84,9 @@ class RouteSet:
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
         a, b = self.begin[i], self.end[i]
-        nodes = [int(v) for v in self.nodes[a:b]]
+        nodes = self.nodes[a:b].tolist()
         graph = self.problem.graph
-        chains = [graph.chains[int(c)] for c in self.chains[a + 1:b]]
+        chains = [graph.chain(c) for c in self.chains[a + 1:b].tolist()]
         return route_result(self.problem, self.problem.specs[self.train], nodes, chains, weights=self.weights)
 
     def refit(self, train: str) -> "RouteSet":
