@@ -69,10 +69,28 @@ def size_violations(value: Any, where: str, out: list[tuple[str, str]], text: in
             limit = text if is_text else name
             for i in range(len(item) - 1, -1, -1):
                 sub = item[i]
-                if type(sub) is str and len(sub) <= limit or sub is None or type(sub) in (int, float, bool):
+                kind = type(sub)
+                if kind is str and len(sub) <= limit or sub is None or kind is int or kind is float or kind is bool:
+                    continue
+                if kind is dict and len(sub) <= entries and _flat_within(sub, name, text):
                     continue
                 stack.append((sub, (path, i, INDEX), is_text))
     return out
+
+
+def _flat_within(fields: dict, name: int, text: int) -> bool:
+    """A dict of a list (a tile lay, a token) whose keys are names and whose values are strings within
+    their bounds, numbers or nulls: nothing in it to report."""
+    for key, sub in fields.items():
+        if type(key) is not str or len(key) > name:
+            return False
+        kind = type(sub)
+        if kind is str:
+            if len(sub) > (text if key in TEXT_FIELDS else name):
+                return False
+        elif not (sub is None or kind is int or kind is float or kind is bool):
+            return False
+    return True
 
 
 FIELD, MAP_KEY, INDEX = 0, 1, 2     # how a path step is spelled: .field, [map key], [index]
