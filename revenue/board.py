@@ -234,17 +234,23 @@ def _build(req: dict) -> Board:
     # A lay of a manifest tile is checked once per map variant, hex, tile and rotation; the board hex it
     # makes is shared by every board that has it (board hexes are never changed).
     known = data.derived.setdefault("laid hexes", {}) if title.name != "custom" else None
+    # What the lays change of the printed map's stop total and code length (each replaces a printed hex).
+    more_stops = more_chars = 0
     for i, lay in enumerate(req.get("tiles") or ()):
         name = lay.get("hex") or ""
         if known is not None:
             rotation = lay.get("rotation")
-            key = (name, lay.get("tile"), 0 if rotation is None else rotation)
-            if (rotation is None or type(rotation) is int) and not lay.get("code") and key in known:
-                if name in laid:
-                    raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier entry")
-                laid.add(name)
-                hexes[name] = known[key]
-                continue
+            if rotation is None or type(rotation) is int:
+                entry = known.get((name, lay.get("tile"), rotation or 0))
+                if entry is not None and not lay.get("code"):
+                    if name in laid:
+                        raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier "
+                                                                 "entry")
+                    laid.add(name)
+                    hexes[name], stops, chars = entry
+                    more_stops += stops
+                    more_chars += chars
+                    continue
         where = f"board.tiles[{i}]"
         if name not in hexes:
             raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
@@ -275,8 +281,11 @@ def _build(req: dict) -> Board:
         hexes[name] = BoardHex(name, old.location, colour, tile, rotation, tile_name,
                                old.impassable | frozenset((e + rotation) % 6 for e, t in tile.borders
                                                           if t == "impassable"), icons)
+        stops, chars = tile.stop_maximum - old.tile.stop_maximum, len(tile.code) - len(old.tile.code)
+        more_stops += stops
+        more_chars += chars
         if known is not None and not code and len(known) < LAID_CACHE_SIZE:
-            known[(name, tile_name, rotation)] = hexes[name]
+            known[(name, tile_name, rotation)] = (hexes[name], stops, chars)
 
     neighbours = neighbour_map(data)
 
@@ -304,9 +313,6 @@ def _build(req: dict) -> Board:
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
     title.check_board(board)
-    board.stop_total, board.code_chars = _printed_totals(data, printed)
-    for name in laid:     # each laid hex replaced its printed one
-        new, old = hexes[name].tile, printed[name].tile
-        board.stop_total += new.stop_maximum - old.stop_maximum
-        board.code_chars += len(new.code) - len(old.code)
+    stops, chars = _printed_totals(data, printed)
+    board.stop_total, board.code_chars = stops + more_stops, chars + more_chars
     return board
