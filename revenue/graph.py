@@ -243,6 +243,7 @@ class MapSides:
                 self.side[6 * i + edge] = ids.setdefault(key, len(ids))
         self.n_sides = len(ids)
         self.side_names = ["/".join(map(str, k)) for k in ids]
+        self.hex_masks: dict[tuple[str, ...], np.ndarray] = {}   # Graph.in_hexes, per set of hexes
 
 
 def map_sides(board: Board) -> MapSides:
@@ -307,6 +308,21 @@ class Graph:
         """`<hex>-<part>` of node v, without building the node objects."""
         h = int(self.derived["node hex"][v])
         return f"{self.sides.names[h]}-{self.geometries[h].nodes[v - int(self.node_base[h])].part}"
+
+    def in_hexes(self, names: tuple[str, ...]) -> np.ndarray:
+        """bool [nodes]: the node lies on one of the hexes `names` (for title hooks that answer for every
+        node at once, revenue.titles.base.Title.end_allowed_all)."""
+        mask = self.sides.hex_masks.get(names)
+        if mask is None:
+            wanted = set(names)
+            if len(self.sides.hex_masks) > 256:
+                self.sides.hex_masks.clear()
+            mask = self.sides.hex_masks[names] = np.array([h in wanted for h in self.sides.names], dtype=np.bool_)
+        return mask[self.derived["node hex"]]
+
+    def kind_is(self, kind: str) -> np.ndarray:
+        """bool [nodes]: the node is of this kind (city, pass, town, halt, offboard)."""
+        return self.node_arrays().kind == NODE_KINDS.index(kind)
 
     def node_arrays(self) -> NodeArrays:
         arrays = self.derived.get("node arrays")

@@ -133,14 +133,20 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         return out
 
     row_by_kind, mult_by_kind, row_visit, row_pay = _train_arrays(train)
-    if _overrides(title, "visit_allowed"):
+    allowed = title.visit_allowed_all(train, graph) if _overrides(title, "visit_allowed") else None
+    if allowed is not None:
+        row = np.where(allowed, row_by_kind[kinds], -1)
+    elif _overrides(title, "visit_allowed"):
         row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in graph.nodes],
                        dtype=np.int64)
     else:
         row = common(("row", row_by_kind.tobytes()), lambda: row_by_kind[kinds])
     if _overrides(title, "node_value"):
         multiplier = mult_by_kind[kinds]
-        base = np.array([title.node_value(train, nd, board) for nd in graph.nodes], dtype=np.int64) * multiplier
+        values = title.node_value_all(train, graph, board)
+        if values is None:
+            values = np.array([title.node_value(train, nd, board) for nd in graph.nodes], dtype=np.int64)
+        base = values * multiplier
     else:
         diesel = train.name.upper() == "D"
         base = common(("base", diesel, mult_by_kind.tobytes()), lambda: (
@@ -157,7 +163,9 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         bonus = common("zeros", lambda: np.zeros(n, dtype=np.int64))
     group_ids: dict[str, int] = {}
     if _overrides(title, "node_groups"):
-        node_groups = [(nd.id, title.node_groups(train, nd)) for nd in graph.nodes]
+        node_groups = title.node_groups_all(train, graph)
+        if node_groups is None:
+            node_groups = [(nd.id, title.node_groups(train, nd)) for nd in graph.nodes]
         groups = np.zeros(n, dtype=np.int64)
         for v, labels in node_groups:
             for g in labels:
@@ -212,7 +220,9 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     else:
         rule_class = common("no classes", lambda: np.full((1, n), -1, dtype=np.int64))
     if _overrides(title, "end_allowed"):
-        end_ok = np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
+        end_ok = title.end_allowed_all(train, graph)
+        if end_ok is None:
+            end_ok = np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
     else:
         end_ok = common("true", lambda: np.ones(n, dtype=np.bool_))
     return TrainSpec(

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..errors import InputError
 from .base import BYPASS_FLAG, DistanceRow, RouteBonus, RouteRules, RunRules, Title, TitleData, TrainType
 
@@ -139,8 +141,24 @@ class G1860(Title):
                              f"worth {node.value}, which does not halve exactly (every 1860 tile's value does)")
         return node.value // 2 if train.leased else node.value
 
+    def node_value_all(self, train, graph, board):
+        options = _options(board.options)
+        arrays = graph.node_arrays()
+        if _leased_new(train, options):
+            ignored = graph.kind_is("halt") & _on(options, "southern_formed")
+            return np.where(ignored, 0, LEASE_PER_STOP)
+        if train.leased:
+            odd = (arrays.value % 2).nonzero()[0]
+            if len(odd):      # the message of node_value, for the first such node
+                self.node_value(train, graph.nodes[int(odd[0])], board)
+            return arrays.value // 2
+        return arrays.value
+
     def end_allowed(self, train, node) -> bool:
         return node.kind != "halt"
+
+    def end_allowed_all(self, train, graph):
+        return ~graph.kind_is("halt")
 
     def route_rules(self, train, company, board, graph) -> RouteRules:
         options = _options(board.options)
@@ -152,12 +170,20 @@ class G1860(Title):
         return RouteRules(
             bypass=1, spill=(CITIES, TOWNS), spill_next=HALTS if apart and halts_count else None,
             request_pool=apart and halts_count and not use_all_towns and not leased_new,
-            subsidy={n.id: HALT_SUBSIDY for n in graph.nodes if n.kind == "halt"}
+            subsidy=dict.fromkeys(graph.kind_is("halt").nonzero()[0].tolist(), HALT_SUBSIDY)
             if halts_count and not leased_new else {},
             bonuses=[RouteBonus("leased train", LEASE_BASE, [])] if leased_new else [],
             no_reentry=not _on(options, "re_enter_hexes"),
-            flags={n.id: HOME_FLAG for n in graph.nodes
-                   if n.hex == home and n.kind == "city" and company.id in n.tokens})
+            flags=self._home_flags(home, company.id, graph))
+
+    @staticmethod
+    def _home_flags(home: str | None, company_id: str, graph) -> dict[int, int]:
+        """The home flag on the company's tokened city of its home hex."""
+        if home is None:
+            return {}
+        tokens = graph.node_arrays().tokens
+        cities = (graph.in_hexes((home,)) & graph.kind_is("city")).nonzero()[0].tolist()
+        return {v: HOME_FLAG for v in cities if company_id in tokens.get(v, ())}
 
     def run_rules(self, company, board, graph) -> RunRules:
         return RunRules(flag_max={BYPASS_FLAG.bit_length() - 1: 1}, flag_min={HOME_FLAG.bit_length() - 1: 1},

@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import InputError
 from .base import RouteBonus, RouteRules, Title
 
@@ -74,6 +76,22 @@ class G18Rhl(Title):
 
     def visit_allowed(self, train, node) -> bool:
         return not _is_rge(train) or node.hex not in self._red() or node.hex in RGE_HEXES
+
+    def end_allowed_all(self, train, graph):
+        return np.ones(graph.n_nodes, dtype=np.bool_) if _is_rge(train) else ~graph.kind_is("town")
+
+    def visit_allowed_all(self, train, graph):
+        if not _is_rge(train):
+            return np.ones(graph.n_nodes, dtype=np.bool_)
+        return ~graph.in_hexes(tuple(sorted(self._red()))) | graph.in_hexes(RGE_HEXES)
+
+    def node_groups_all(self, train, graph):
+        groups = dict(graph.node_arrays().groups)
+        if not _is_rge(train):
+            for hexes, label in ((EASTERN_RUHR, "EasternRuhr"), (("L11", "L13"), "South")):
+                for v in graph.in_hexes(hexes).nonzero()[0].tolist():
+                    groups[v] = tuple(groups.get(v, ())) + (label,)
+        return sorted(groups.items())
 
     def node_groups(self, train, node):
         groups = tuple(node.groups)
