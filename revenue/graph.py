@@ -320,6 +320,17 @@ class Graph:
             mask = self.sides.hex_masks[names] = np.array([h in wanted for h in self.sides.names], dtype=np.bool_)
         return mask[self.derived["node hex"]]
 
+    def node_place(self, v: int) -> tuple[str, int, int]:
+        """(hex, part index, city index or -1) of node v, without building the node objects."""
+        h = int(self.derived["node hex"][v])
+        geo = self.geometries[h]
+        local = v - int(self.node_base[h])
+        return self.sides.names[h], geo.nodes[local].part, geo.city_index[local]
+
+    def nodes_in(self, names) -> list[int]:
+        """The ids of the nodes on the hexes `names`, ascending."""
+        return self.in_hexes(tuple(names)).nonzero()[0].tolist()
+
     def kind_is(self, kind: str) -> np.ndarray:
         """bool [nodes]: the node is of this kind (city, pass, town, halt, offboard)."""
         return self.node_arrays().kind == NODE_KINDS.index(kind)

@@ -271,11 +271,13 @@ def _compile(graph: Graph, company: Company) -> Problem:
     for v, companies in arrays.tokens.items():
         token[v] = company.id in companies
     city = arrays.kind <= NODE_KINDS.index("pass")
+    # Title.node_blocks for every node at once
+    blocks = (arrays.kind == NODE_KINDS.index("offboard")) | (
+        city & ~token & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
     if _overrides(title, "node_blocks"):
-        blocks = np.array([title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
-    else:   # Title.node_blocks for every node at once
-        blocks = (arrays.kind == NODE_KINDS.index("offboard")) | (
-            city & ~token & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
+        by_title = title.node_blocks_all(company.id, board, graph, blocks)
+        blocks = by_title if by_title is not None else np.array(
+            [title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
     bypassable = blocks & city
     cost = arrays.cost
     specs = {}

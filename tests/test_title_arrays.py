@@ -117,3 +117,68 @@ def test_in_hexes_and_kind_is_read_the_nodes():
         for kind in ("city", "town", "halt", "offboard"):
             assert graph.kind_is(kind).tolist() == [nd.kind == kind for nd in graph.nodes]
         assert np.any(graph.in_hexes(hexes))
+
+
+def test_18rhl_node_blocks_all_agrees_with_node_blocks():
+    from revenue.problem import compile_problem
+
+    compared = 0
+    for request in boards("18rhl"):
+        graph = graph_for(request["board"])
+        board, title = graph.board, graph.board.title
+        companies = sorted({c for cs in board.tokens.values() for c in cs})
+        for company_id in companies:
+            company = build_company({"id": company_id, "trains": [{"name": "2"}]}, board)
+            blocks = compile_problem(graph, company).blocks
+            assert blocks.tolist() == [title.node_blocks(nd, company_id, board) for nd in graph.nodes]
+            compared += 1
+    assert compared > 0
+
+
+def rhl_rules_by_node(title, train, company, board, graph):
+    """18Rhl's route rules read node by node (as the title read them before it read arrays)."""
+    from revenue.titles import g18rhl as R
+
+    nodes = graph.nodes
+    rge = R._is_rge(train)
+    metro = {n.id: R.METROPOLISES.index(n.hex) for n in nodes if n.hex in R.METROPOLISES}
+    merge = {n.id: R.METROPOLISES.index(n.hex) for n in nodes if n.hex in R.METROPOLISES
+             and board.hexes[n.hex].color != "yellow" and not (rge and n.kind == "town")}
+    if rge:
+        ends = {n.id for n in nodes if n.hex in R.RGE_HEXES}
+        return metro, merge, ends, {n.id: 2 for n in nodes if n.hex in R.METROPOLISES}, []
+    out = {n.id for n in nodes if n.hex in R.OUT_TOKENED and n.city_index == 0
+           and any(c != company.id for c in n.tokens)}
+    ends = {n.id for n in nodes} - out if out else set()
+    coal_hexes = {h for h, bh in board.hexes.items() if "K" in bh.icons}
+    steel_hexes = {h for h, bh in board.hexes.items() if "S" in bh.icons}
+    coal_hexes |= {board.options["coal"]} if board.options.get("coal") else set()
+    steel_hexes |= {board.options["steel"]} if board.options.get("steel") else set()
+    hex_class = {h: i for i, h in enumerate(sorted(coal_hexes | steel_hexes))}
+    coal = {n.id: hex_class[n.hex] for n in nodes if n.hex in coal_hexes}
+    steel = {n.id: hex_class[n.hex] for n in nodes if n.hex in steel_hexes}
+    for n in nodes:
+        if n.hex in R.EASTERN_RUHR:
+            if n.part == R.COAL_SIDE[n.hex]:
+                coal[n.id] = len(hex_class)
+            if n.part == R.STEEL_SIDE[n.hex]:
+                steel[n.id] = len(hex_class)
+    return metro, merge, ends, {}, [list(coal.items()), list(steel.items())]
+
+
+def test_18rhl_route_rules_read_from_arrays_match_the_nodes():
+    compared = 0
+    for request in boards("18rhl"):
+        graph = graph_for(request["board"])
+        board, title = graph.board, graph.board.title
+        company = build_company(request["company"], board)
+        for train in trains(graph):
+            rules = title.route_rules(train, company, board, graph)
+            metro, merge, ends, alt, montan = rhl_rules_by_node(title, train, company, board, graph)
+            assert list(rules.metro.items()) == list(metro.items())
+            assert list(rules.merge.items()) == list(merge.items())
+            assert rules.end_nodes == ends and rules.alt_multiplier == alt
+            if montan:
+                assert [list(classes.items()) for classes, _ in rules.bonuses[0].clauses] == montan
+            compared += 1
+    assert compared > 0

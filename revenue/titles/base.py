@@ -309,6 +309,10 @@ class Title:
         """(node id, node_groups) of every node that has groups, in node order, or None."""
         return None
 
+    def node_blocks_all(self, company: str, board, graph, blocks):
+        """bool [nodes]: node_blocks of every node, given `blocks`, the base rule's answer; or None."""
+        return None
+
     def route_rules(self, train: TrainType, company, board, graph) -> RouteRules:
         """Route bonuses, required ends, merged stops and other route-level rules of `train`."""
         return RouteRules()
