@@ -112,6 +112,11 @@ class Tile:
         """The most its stops pay together, in any phase (revenue.board.Board.stop_total)."""
         return sum(n.revenue.maximum for n in self.nodes)
 
+    @cached_property
+    def town_revenues(self) -> tuple[Revenue, ...]:
+        """The revenues of its towns with track (1860 compares them with a halt's subsidy)."""
+        return tuple(n.revenue for n in self.nodes if n.kind == "town")
+
     def exits(self) -> set[int]:
         return {e.edge for p in self.paths for e in p.ends if e.edge is not None}
 

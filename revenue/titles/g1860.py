@@ -127,8 +127,9 @@ class G1860(Title):
         what the towns leave: the same optimum, and routes priced from their row sums (faster)."""
         options = _options(board.options)
         half = leased and _on(options, "original_insolvency")
-        cheap = any(part.kind == "town" and part.revenue.value(board.phase.colours) // (2 if half else 1) < HALT_SUBSIDY
-                    for bh in board.hexes.values() for part in bh.tile.nodes)
+        colours = board.phase.colours
+        cheap = any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
+                    for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
         return replace(train, rows=self._rows(train.name, options, leased, cheap), leased=leased)
 
     def node_value(self, train, node, board) -> int:
