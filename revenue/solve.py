@@ -101,13 +101,19 @@ class RouteSet:
         return out
 
 
+_SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
+    "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")]
+
+
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
     """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS), its values scored with
     `weights` (revenue.problem.kernel_values)."""
-    scalars = ("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")
     scored = kernel_values(spec, weights)
-    return tuple(np.int64(scored.get(f, getattr(spec, f))) if f in scalars else scored.get(f, getattr(spec, f))
-                 for f in SPEC_FIELDS)
+    values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else \
+        [getattr(spec, f) for f in SPEC_FIELDS]
+    for i in _SCALAR_FIELDS:
+        values[i] = np.int64(values[i])
+    return tuple(values)
 
 
 def fast(spec: TrainSpec) -> bool:
