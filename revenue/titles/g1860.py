@@ -106,6 +106,7 @@ class G1860(Title):
     def __init__(self) -> None:
         super().__init__()
         self._trains: dict[int, TitleData] = {}
+        self._typed: dict[tuple, TrainType] = {}    # company_train's answers
 
     def data(self, options: dict | None = None, board_request: dict | None = None) -> TitleData:
         options = _options(options)
@@ -130,7 +131,14 @@ class G1860(Title):
         colours = board.phase.colours
         cheap = any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
                     for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
-        return replace(train, rows=self._rows(train.name, options, leased, cheap), leased=leased)
+        key = (train, tuple(sorted(options.items())), leased, cheap)
+        typed = self._typed.get(key)
+        if typed is None:       # (once per train, options and layout: a fresh board asks for the same few)
+            if len(self._typed) > 4096:
+                self._typed.clear()
+            typed = self._typed[key] = replace(train, rows=self._rows(train.name, options, leased, cheap),
+                                               leased=leased)
+        return typed
 
     def node_value(self, train, node, board) -> int:
         options = _options(board.options)
