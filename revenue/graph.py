@@ -508,13 +508,13 @@ def build_graph(board: Board) -> Graph:
             bh.forget_track()
     else:
         raise RuntimeError("the tile geometry registry keeps starting afresh (REGISTRY_PATHS below one board's paths)")
-    n_hexes = len(tracks)
-    gids = np.fromiter((geo.gid for geo, _ in tracks), dtype=np.int64, count=n_hexes)
-    impassable = np.fromiter((mask for _, mask in tracks), dtype=np.int64, count=n_hexes)
+    geometries, masks = zip(*tracks)
+    gids = np.array([geo.gid for geo in geometries], dtype=np.int64)
+    impassable = np.array(masks, dtype=np.int64)
     (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg, chain_a, chain_b, chain_start,
      chain_paths, arrays) = build_track(gids, impassable, registry.path_start, registry.node_start, registry.table,
                                         sides.neighbour, sides.side, sides.n_sides)
-    graph = Graph(board, [geo for geo, _ in tracks], node_base, path_hex, (kind0, val0, kind1, val1), chain_a,
+    graph = Graph(board, list(geometries), node_base, path_hex, (kind0, val0, kind1, val1), chain_a,
                   chain_b, chain_start, chain_paths, arrays, sides)
     graph.derived["path start"] = path_start
     graph.derived["node hex"] = node_hex
