@@ -56,6 +56,7 @@ class Board:
     tokens: dict[tuple[str, int], list[str]] = field(default_factory=dict)   # (hex, city index) -> companies
     options: dict[str, str] = field(default_factory=dict)
     stop_total: int = 0     # the most every stop of the board pays together (for revenue.company's bound)
+    code_chars: int = 0     # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
 
     @property
     def layout(self) -> str:
@@ -105,8 +106,13 @@ def _check_train(t: dict, where: str) -> None:
             _bounded(row.get(key), f"{where}.rows[{j}].{key}", 0, high)
 
 
-def _stop_total(hexes: dict[str, "BoardHex"]) -> int:
-    return sum(node.revenue.maximum for h in hexes.values() for node in h.tile.nodes)
+def _printed_totals(data: TitleData, printed: dict[str, "BoardHex"]) -> tuple[int, int]:
+    """(stop_total, code_chars) of the printed map, once per title data; a board adds its lays' changes."""
+    totals = data.derived.get("printed totals")
+    if totals is None:
+        totals = data.derived["printed totals"] = (sum(h.tile.stop_maximum for h in printed.values()),
+                                                   sum(len(h.tile.code) for h in printed.values()))
+    return totals
 
 
 def _custom_data(custom: dict) -> TitleData:
@@ -221,23 +227,30 @@ def _build(req: dict) -> Board:
     else:
         raise InputError("board.phase", f"unknown phase {short_repr(phase_name)} (known: {', '.join(phases)})")
 
-    hexes = dict(_printed_hexes(title, data))
+    printed = _printed_hexes(title, data)
+    hexes = dict(printed)
 
     laid: set[str] = set()
     # A lay of a manifest tile is checked once per map variant, hex, tile and rotation; the board hex it
     # makes is shared by every board that has it (board hexes are never changed).
     known = data.derived.setdefault("laid hexes", {}) if title.name != "custom" else None
+    # What the lays change of the printed map's stop total and code length (each replaces a printed hex).
+    more_stops = more_chars = 0
     for i, lay in enumerate(req.get("tiles") or ()):
         name = lay.get("hex") or ""
         if known is not None:
             rotation = lay.get("rotation")
-            key = (name, lay.get("tile"), 0 if rotation is None else rotation)
-            if (rotation is None or type(rotation) is int) and not lay.get("code") and key in known:
-                if name in laid:
-                    raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier entry")
-                laid.add(name)
-                hexes[name] = known[key]
-                continue
+            if rotation is None or type(rotation) is int:
+                entry = known.get((name, lay.get("tile"), rotation or 0))
+                if entry is not None and not lay.get("code"):
+                    if name in laid:
+                        raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier "
+                                                                 "entry")
+                    laid.add(name)
+                    hexes[name], stops, chars = entry
+                    more_stops += stops
+                    more_chars += chars
+                    continue
         where = f"board.tiles[{i}]"
         if name not in hexes:
             raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
@@ -268,8 +281,11 @@ def _build(req: dict) -> Board:
         hexes[name] = BoardHex(name, old.location, colour, tile, rotation, tile_name,
                                old.impassable | frozenset((e + rotation) % 6 for e, t in tile.borders
                                                           if t == "impassable"), icons)
+        stops, chars = tile.stop_maximum - old.tile.stop_maximum, len(tile.code) - len(old.tile.code)
+        more_stops += stops
+        more_chars += chars
         if known is not None and not code and len(known) < LAID_CACHE_SIZE:
-            known[(name, tile_name, rotation)] = hexes[name]
+            known[(name, tile_name, rotation)] = (hexes[name], stops, chars)
 
     neighbours = neighbour_map(data)
 
@@ -297,5 +313,6 @@ def _build(req: dict) -> Board:
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
     title.check_board(board)
-    board.stop_total = _stop_total(hexes)
+    stops, chars = _printed_totals(data, printed)
+    board.stop_total, board.code_chars = stops + more_stops, chars + more_chars
     return board

@@ -25,7 +25,7 @@ def route_bytes(problem: Problem) -> int:
     offsets (stored, sorted, concatenated), its nodes and chains, its bit in each key's bitmap."""
     words = problem.words
     fixed = 8 * (5 + words)
-    node_words = (len(problem.graph.nodes) + 63) // 64 if problem.run.connected else 0
+    node_words = (problem.graph.n_nodes + 63) // 64 if problem.run.connected else 0
     return 3 * fixed + words * 64 // 8 + 16 * NODES_PER_ROUTE + 8 * node_words
 
 

@@ -31,30 +31,86 @@ def size_violations(value: Any, where: str, out: list[tuple[str, str]], text: in
     """Add to `out` every string in a JSON-shaped value longer than its bound (`text` for tile codes and
     map values, `name` for the rest, map keys included) and every list or map of more than `entries`
     (not looked into), as (field, description), until `out` holds `most`."""
+    # Called on every request: a field's path is spelled out only for a violation (_spelled), and a string
+    # within its bound, a number or a null is passed over where its container is read, never stacked.
     stack = [(value, where, False)]
     while stack and len(out) < most:
         item, path, is_text = stack.pop()
         if isinstance(item, str):
             limit = text if is_text else name
             if len(item) > limit:
-                out.append((path, f"{len(item)} characters; at most {limit} are allowed"))
+                out.append((_spelled(path), f"{len(item)} characters; at most {limit} are allowed"))
         elif hasattr(item, "items"):
             if len(item) > entries:
-                out.append((path, f"{len(item)} entries; at most {entries} are allowed"))
+                out.append((_spelled(path), f"{len(item)} entries; at most {entries} are allowed"))
                 continue
-            is_map = path.endswith("options")
-            for key, sub in reversed(list(item.items())):
-                key = str(key)
+            is_map = _ends_with_options(path)
+            limit = text if is_map else name
+            pushed = []
+            for key, sub in reversed(list(item.items())):   # stacked last first: read in order
+                if type(key) is not str:
+                    key = str(key)
                 if len(key) > name:
-                    out.append((f"{path}[{key[:40]}...]", f"a key of {len(key)} characters; at most {name} "
-                                                         f"are allowed"))
+                    out.append((f"{_spelled(path)}[{key[:40]}...]", f"a key of {len(key)} characters; at most "
+                                                                    f"{name} are allowed"))
                     continue
-                sub_path = f"{path}[{key}]" if is_map else (f"{path}.{key}" if path else key)
-                stack.append((sub, sub_path, is_map or key in TEXT_FIELDS))
+                kind = type(sub)
+                if kind is str:
+                    if len(sub) <= (text if key in TEXT_FIELDS else limit):
+                        continue
+                elif sub is None or kind is int or kind is bool or kind is float:
+                    continue
+                pushed.append((sub, (path, key, MAP_KEY if is_map else FIELD), is_map or key in TEXT_FIELDS))
+            stack.extend(pushed)
         elif isinstance(item, (list, tuple)):
             if len(item) > entries:
-                out.append((path, f"{len(item)} entries; at most {entries} are allowed"))
+                out.append((_spelled(path), f"{len(item)} entries; at most {entries} are allowed"))
                 continue
+            limit = text if is_text else name
             for i in range(len(item) - 1, -1, -1):
-                stack.append((item[i], f"{path}[{i}]", is_text))
+                sub = item[i]
+                kind = type(sub)
+                if kind is str and len(sub) <= limit or sub is None or kind is int or kind is float or kind is bool:
+                    continue
+                if kind is dict and len(sub) <= entries and _flat_within(sub, name, text):
+                    continue
+                stack.append((sub, (path, i, INDEX), is_text))
     return out
+
+
+def _flat_within(fields: dict, name: int, text: int) -> bool:
+    """A dict of a list (a tile lay, a token) whose keys are names and whose values are strings within
+    their bounds, numbers or nulls: nothing in it to report."""
+    for key, sub in fields.items():
+        if type(key) is not str or len(key) > name:
+            return False
+        kind = type(sub)
+        if kind is str:
+            if len(sub) > (text if key in TEXT_FIELDS else name):
+                return False
+        elif not (sub is None or kind is int or kind is float or kind is bool):
+            return False
+    return True
+
+
+FIELD, MAP_KEY, INDEX = 0, 1, 2     # how a path step is spelled: .field, [map key], [index]
+
+
+def _spelled(path) -> str:
+    """A path as size_violations keeps it (the root's name, or (parent, step, how)) written out."""
+    steps = []
+    while isinstance(path, tuple):
+        path, step, how = path
+        steps.append((step, how))
+    out = path
+    for step, how in reversed(steps):
+        out = f"{out}.{step}" if how == FIELD and out else (step if how == FIELD else f"{out}[{step}]")
+    return out
+
+
+def _ends_with_options(path) -> bool:
+    """Whether the spelled path ends with "options" (its values are map values, checked as text)."""
+    if isinstance(path, tuple):
+        _, step, how = path
+        return str(step).endswith("options") if how == FIELD else False
+    return path.endswith("options")

@@ -74,4 +74,5 @@ def tile_bytes(code: str) -> int:
 
 def graph_bytes(graph) -> int:
     """A board's track graph with what it keeps alive (its board, the tiles laid) and derives."""
-    return 100_000 + sum(1500 + 50 * len(h.tile.code) for h in graph.board.hexes.values())
+    board = graph.board
+    return 100_000 + 1500 * len(board.hexes) + 50 * board.code_chars

@@ -190,13 +190,14 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: li
     (revenue.problem.price_route)."""
     graph = problem.graph
     priced = price_route(problem, spec, nodes, halts, weights)
+    names = [graph.node_name(v) for v in nodes]
     return {
         "train": spec.train.name,
         "revenue": priced.revenue,
-        "nodes": [graph.node_name(v) for v in nodes],
+        "nodes": names,
         "connections": [{"hexes": graph.connection(c, nodes[i])} for i, c in enumerate(chains)],
-        "stops": [{"node": graph.node_name(v), "value": value if paid else 0, "paid": paid}
-                  for v, value, paid in priced.stops],
+        "stops": [{"node": name, "value": value if paid else 0, "paid": paid}      # (stops: the nodes in order)
+                  for name, (_, value, paid) in zip(names, priced.stops)],
         "bonuses": [{"name": name, "amount": amount} for name, amount in priced.bonuses],
         "halts": priced.halts,
         "subsidy": priced.subsidy,

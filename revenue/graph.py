@@ -243,6 +243,7 @@ class MapSides:
                 self.side[6 * i + edge] = ids.setdefault(key, len(ids))
         self.n_sides = len(ids)
         self.side_names = ["/".join(map(str, k)) for k in ids]
+        self.hex_masks: dict[tuple[str, ...], np.ndarray] = {}   # Graph.in_hexes, per set of hexes
 
 
 def map_sides(board: Board) -> MapSides:
@@ -308,6 +309,32 @@ class Graph:
         h = int(self.derived["node hex"][v])
         return f"{self.sides.names[h]}-{self.geometries[h].nodes[v - int(self.node_base[h])].part}"
 
+    def in_hexes(self, names: tuple[str, ...]) -> np.ndarray:
+        """bool [nodes]: the node lies on one of the hexes `names` (for title hooks that answer for every
+        node at once, revenue.titles.base.Title.end_allowed_all)."""
+        mask = self.sides.hex_masks.get(names)
+        if mask is None:
+            wanted = set(names)
+            if len(self.sides.hex_masks) > 256:
+                self.sides.hex_masks.clear()
+            mask = self.sides.hex_masks[names] = np.array([h in wanted for h in self.sides.names], dtype=np.bool_)
+        return mask[self.derived["node hex"]]
+
+    def node_place(self, v: int) -> tuple[str, int, int]:
+        """(hex, part index, city index or -1) of node v, without building the node objects."""
+        h = int(self.derived["node hex"][v])
+        geo = self.geometries[h]
+        local = v - int(self.node_base[h])
+        return self.sides.names[h], geo.nodes[local].part, geo.city_index[local]
+
+    def nodes_in(self, names) -> list[int]:
+        """The ids of the nodes on the hexes `names`, ascending."""
+        return self.in_hexes(tuple(names)).nonzero()[0].tolist()
+
+    def kind_is(self, kind: str) -> np.ndarray:
+        """bool [nodes]: the node is of this kind (city, pass, town, halt, offboard)."""
+        return self.node_arrays().kind == NODE_KINDS.index(kind)
+
     def node_arrays(self) -> NodeArrays:
         arrays = self.derived.get("node arrays")
         if arrays is None:
@@ -355,20 +382,16 @@ class Graph:
         return chain
 
     def _make_chain(self, c: int) -> Chain:
-        lists = self.derived.get("chain lists")
-        if lists is None:     # plain lists: a few chains are read per solve, each a handful of items
-            lists = self.derived["chain lists"] = tuple(x.tolist() for x in (
-                self.chain_start, self.chain_paths, self.path_hex, self.path_start, self.key_start, self.key_list,
-                self.chain_a, self.chain_b, self.term_a, self.term_b, self.term_inner))
-        chain_start, chain_paths, path_hex, path_start, key_start, key_list, a, b, term_a, term_b, inner = lists
-        names, geos = self.sides.names, self.geometries
+        # A solve reads a few chains of a fresh graph: each is read from the arrays by its own slices.
+        names, geos, path_start = self.sides.names, self.geometries, self.path_start
         walked = []      # (hex index, geometry, local path index)
-        for p in chain_paths[chain_start[c]:chain_start[c + 1]]:
-            h = path_hex[p]
-            walked.append((h, geos[h], p - path_start[h]))
+        for p in self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]].tolist():
+            h = int(self.path_hex[p])
+            walked.append((h, geos[h], p - int(path_start[h])))
         paths = tuple((names[h], geo.parts[i]) for h, geo, i in walked)
-        keys = tuple(key_list[key_start[c]:key_start[c + 1]])
-        return Chain(c, a[c], b[c], paths, keys, term_a[c], term_b[c], inner[c], self._chain_id(walked))
+        keys = tuple(self.key_list[self.key_start[c]:self.key_start[c + 1]].tolist())
+        return Chain(c, int(self.chain_a[c]), int(self.chain_b[c]), paths, keys, bool(self.term_a[c]),
+                     bool(self.term_b[c]), bool(self.term_inner[c]), self._chain_id(walked))
 
     def _chain_id(self, walked) -> tuple[str, ...]:
         """rules/base.md section 8: hex names in walking order, a path skipped when one of its ends is a
@@ -485,13 +508,13 @@ def build_graph(board: Board) -> Graph:
             bh.forget_track()
     else:
         raise RuntimeError("the tile geometry registry keeps starting afresh (REGISTRY_PATHS below one board's paths)")
-    n_hexes = len(tracks)
-    gids = np.fromiter((geo.gid for geo, _ in tracks), dtype=np.int64, count=n_hexes)
-    impassable = np.fromiter((mask for _, mask in tracks), dtype=np.int64, count=n_hexes)
+    geometries, masks = zip(*tracks)
+    gids = np.array([geo.gid for geo in geometries], dtype=np.int64)
+    impassable = np.array(masks, dtype=np.int64)
     (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg, chain_a, chain_b, chain_start,
      chain_paths, arrays) = build_track(gids, impassable, registry.path_start, registry.node_start, registry.table,
                                         sides.neighbour, sides.side, sides.n_sides)
-    graph = Graph(board, [geo for geo, _ in tracks], node_base, path_hex, (kind0, val0, kind1, val1), chain_a,
+    graph = Graph(board, list(geometries), node_base, path_hex, (kind0, val0, kind1, val1), chain_a,
                   chain_b, chain_start, chain_paths, arrays, sides)
     graph.derived["path start"] = path_start
     graph.derived["node hex"] = node_hex
@@ -533,5 +556,9 @@ def graph_for(board_request: Mapping) -> Graph:
         _GRAPH_BYTES[key] = graph_bytes(graph)
         while len(_GRAPHS) > 1 and (len(_GRAPHS) > GRAPH_CACHE_SIZE or
                                     sum(_GRAPH_BYTES.values()) > GRAPH_CACHE_BYTES):
-            _GRAPH_BYTES.pop(_GRAPHS.popitem(last=False)[0], None)
+            old_key, old = _GRAPHS.popitem(last=False)
+            _GRAPH_BYTES.pop(old_key, None)
+            # Its problems point back at it: without them the graph is freed as its last user lets go,
+            # not by a full collection of the cyclic garbage (40-60 ms each, every few hundred boards).
+            old.derived.pop("problems", None)
     return graph

@@ -101,35 +101,83 @@ def _overrides(title, hook: str) -> bool:
     return getattr(method, "__func__", method) is not getattr(Title, hook)
 
 
-def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
+_TRAIN_ARRAYS: dict[TrainType, tuple] = {}
+TRAIN_ARRAYS_SIZE = 4096    # train types remembered (a request may define its own)
+
+
+def _train_arrays(train: TrainType) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(row, multiplier) per node kind (NODE_KINDS) and the rows' visit and pay limits, once per train type."""
+    arrays = _TRAIN_ARRAYS.get(train)
+    if arrays is None:
+        if len(_TRAIN_ARRAYS) >= TRAIN_ARRAYS_SIZE:
+            _TRAIN_ARRAYS.clear()
+        arrays = _TRAIN_ARRAYS[train] = (
+            np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64),
+            np.array([train.multiplier_of(k) for k in NODE_KINDS], dtype=np.int64),
+            np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64))
+    return arrays
+
+
+def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None = None) -> TrainSpec:
+    """The train's arrays. `shared` holds the arrays one problem's trains have in common (the ones a rule
+    left at their defaults, equal rows and values): made once and shared, never changed."""
     board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
     n = graph.n_nodes
     kinds = arrays.kind
-    if _overrides(title, "visit_allowed"):
+    shared = {} if shared is None else shared
+
+    def common(key, make):
+        out = shared.get(key)
+        if out is None:
+            out = shared[key] = make()
+        return out
+
+    row_by_kind, mult_by_kind, row_visit, row_pay = _train_arrays(train)
+    allowed = title.visit_allowed_all(train, graph) if _overrides(title, "visit_allowed") else None
+    if allowed is not None:
+        row = np.where(allowed, row_by_kind[kinds], -1)
+    elif _overrides(title, "visit_allowed"):
         row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in graph.nodes],
                        dtype=np.int64)
     else:
-        row = np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64)[kinds]
-    multiplier = np.array([train.multiplier_of(k) for k in NODE_KINDS], dtype=np.int64)[kinds]
+        row = common(("row", row_by_kind.tobytes()), lambda: row_by_kind[kinds])
     if _overrides(title, "node_value"):
-        base = np.array([title.node_value(train, nd, board) for nd in graph.nodes], dtype=np.int64) * multiplier
-    elif train.name.upper() == "D":
-        base = np.where(arrays.has_diesel, arrays.diesel, arrays.value) * multiplier
+        multiplier = mult_by_kind[kinds]
+        values = title.node_value_all(train, graph, board)
+        if values is None:
+            values = np.array([title.node_value(train, nd, board) for nd in graph.nodes], dtype=np.int64)
+        base = values * multiplier
     else:
-        base = arrays.value * multiplier
-    bonus = np.zeros(n, dtype=np.int64)
+        diesel = train.name.upper() == "D"
+        base = common(("base", diesel, mult_by_kind.tobytes()), lambda: (
+            np.where(arrays.has_diesel, arrays.diesel, arrays.value) if diesel else arrays.value) * mult_by_kind[kinds])
     names: dict[int, list[tuple[str, int]]] = {}
-    for name, node_ids, amount in title.stop_bonuses(train, company, board, graph):
-        for i in node_ids:
-            bonus[i] += amount
-            names.setdefault(i, []).append((name, amount))
+    stop_bonuses = title.stop_bonuses(train, company, board, graph)
+    if stop_bonuses:
+        bonus = np.zeros(n, dtype=np.int64)
+        for name, node_ids, amount in stop_bonuses:
+            for i in node_ids:
+                bonus[i] += amount
+                names.setdefault(i, []).append((name, amount))
+    else:
+        bonus = common("zeros", lambda: np.zeros(n, dtype=np.int64))
     group_ids: dict[str, int] = {}
-    groups = np.zeros(n, dtype=np.int64)
-    node_groups = ([(nd.id, title.node_groups(train, nd)) for nd in graph.nodes] if _overrides(title, "node_groups")
-                   else arrays.groups)
-    for v, labels in node_groups:
-        for g in labels:
-            groups[v] |= 1 << group_ids.setdefault(g, len(group_ids))
+    if _overrides(title, "node_groups"):
+        node_groups = title.node_groups_all(train, graph)
+        if node_groups is None:
+            node_groups = [(nd.id, title.node_groups(train, nd)) for nd in graph.nodes]
+        groups = np.zeros(n, dtype=np.int64)
+        for v, labels in node_groups:
+            for g in labels:
+                groups[v] |= 1 << group_ids.setdefault(g, len(group_ids))
+    else:
+        def printed_groups():
+            out = np.zeros(n, dtype=np.int64)
+            for v, labels in arrays.groups:
+                for g in labels:
+                    out[v] |= 1 << group_ids.setdefault(g, len(group_ids))
+            return out
+        groups = common("groups", printed_groups)
     if len(group_ids) > 62:
         raise ValueError("more than 62 node groups")
     rules = title.route_rules(train, company, board, graph)
@@ -137,15 +185,12 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
     if any(not 0 <= g < 62 for g in rules.merge.values()) or any(
             not 0 <= c < 62 for b in rules.bonuses for classes, _ in b.clauses for c in classes.values()):
         raise ValueError(f"{title.name}: merge groups and bonus classes must be numbered 0..61")
-    alt_mult = np.ones(n, dtype=np.int64)
-    for v, m in rules.alt_multiplier.items():
-        alt_mult[v] = m
-    merge = np.full(n, -1, dtype=np.int64)
-    for v, g in rules.merge.items():
-        merge[v] = g
-    metro = np.full(n, -1, dtype=np.int64)
-    for v, m in rules.metro.items():
-        metro[v] = m
+    none = common("minus ones", lambda: np.full(n, -1, dtype=np.int64))
+    no = common("false", lambda: np.zeros(n, dtype=np.bool_))
+    alt_mult = _filled(n, rules.alt_multiplier, 1) if rules.alt_multiplier else common(
+        "ones", lambda: np.ones(n, dtype=np.int64))
+    merge = _filled(n, rules.merge, -1) if rules.merge else none
+    metro = _filled(n, rules.metro, -1) if rules.metro else none
     sets: list[dict[int, int]] = []
     clauses = max((len(b.clauses) for b in rules.bonuses), default=0)
     rule_set = np.full((len(rules.bonuses), max(clauses, 1)), -1, dtype=np.int64)
@@ -156,29 +201,46 @@ def _spec(train: TrainType, company: Company, graph: Graph) -> TrainSpec:
                 sets.append(classes)
             rule_set[r, c] = sets.index(classes)
             rule_min[r, c] = minimum
-    flag_on = np.zeros(n, dtype=np.int64)
-    for v, bits in rules.flags.items():
-        flag_on[v] |= bits
-    sub = np.zeros(n, dtype=np.int64)
-    for v, amount in rules.subsidy.items():
-        sub[v] = amount
-    if sub.any() and ((merge >= 0).any() or (alt_mult != 1).any()):
+    if rules.flags:
+        flag_on = np.zeros(n, dtype=np.int64)
+        for v, bits in rules.flags.items():
+            flag_on[v] |= bits
+    else:
+        flag_on = common("zeros", lambda: np.zeros(n, dtype=np.int64))
+    sub = _filled(n, rules.subsidy, 0) if rules.subsidy else common("zeros", lambda: np.zeros(n, dtype=np.int64))
+    if rules.subsidy and sub.any() and (rules.merge or (alt_mult != 1).any()):
         raise ValueError(f"{title.name}: subsidies do not combine with merged stops or alternative multipliers")
     if rules.spill_next is not None and rules.spill is None:
         raise ValueError(f"{title.name}: spill_next needs a spill")
-    rule_class = np.full((max(len(sets), 1), n), -1, dtype=np.int64)
-    for s, classes in enumerate(sets):
-        for v, cls in classes.items():
-            rule_class[s, v] = cls
-    end_ok = (np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
-              if _overrides(title, "end_allowed") else np.ones(n, dtype=np.bool_))
+    if sets:
+        rule_class = np.full((len(sets), n), -1, dtype=np.int64)
+        for s, classes in enumerate(sets):
+            for v, cls in classes.items():
+                rule_class[s, v] = cls
+    else:
+        rule_class = common("no classes", lambda: np.full((1, n), -1, dtype=np.int64))
+    if _overrides(title, "end_allowed"):
+        end_ok = title.end_allowed_all(train, graph)
+        if end_ok is None:
+            end_ok = np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
+    else:
+        end_ok = common("true", lambda: np.ones(n, dtype=np.bool_))
     return TrainSpec(
-        train, row, base, bonus, end_ok, groups,
-        np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64),
-        _mask(n, rules.end_nodes), rules.need_ends, alt_mult, _mask(n, rules.alt_ends), merge, rules.merge_penalty,
+        train, row, base, bonus, end_ok, groups, row_visit, row_pay,
+        _mask(n, rules.end_nodes) if rules.end_nodes else no, rules.need_ends, alt_mult,
+        _mask(n, rules.alt_ends) if rules.alt_ends else no, merge, rules.merge_penalty,
         metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min,
         rules.bypass, flag_on, *(rules.spill or (-1, -1)), rules.no_reentry,
         -1 if rules.spill_next is None else rules.spill_next, sub, rules, names)
+
+
+def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
+    """int64 [n]: `default`, with values[v] at each node v listed."""
+    out = np.full(n, default, dtype=np.int64)
+    if values:
+        out[np.fromiter(values.keys(), dtype=np.int64, count=len(values))] = np.fromiter(
+            values.values(), dtype=np.int64, count=len(values))
+    return out
 
 
 _LOCK = threading.Lock()
@@ -209,17 +271,20 @@ def _compile(graph: Graph, company: Company) -> Problem:
     for v, companies in arrays.tokens.items():
         token[v] = company.id in companies
     city = arrays.kind <= NODE_KINDS.index("pass")
+    # Title.node_blocks for every node at once
+    blocks = (arrays.kind == NODE_KINDS.index("offboard")) | (
+        city & ~token & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
     if _overrides(title, "node_blocks"):
-        blocks = np.array([title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
-    else:   # Title.node_blocks for every node at once
-        blocks = (arrays.kind == NODE_KINDS.index("offboard")) | (
-            city & ~token & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
+        by_title = title.node_blocks_all(company.id, board, graph, blocks)
+        blocks = by_title if by_title is not None else np.array(
+            [title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
     bypassable = blocks & city
     cost = arrays.cost
     specs = {}
+    shared: dict = {}    # arrays the trains have in common (_spec)
     for train in company.trains:
         if train.name not in specs:
-            specs[train.name] = _spec(train, company, graph)
+            specs[train.name] = _spec(train, company, graph, shared)
 
     return Problem(graph, company, token, blocks, bypassable, cost, specs, chain_keys(graph),
                    title.run_rules(company, board, graph))

@@ -84,9 +84,9 @@ class RouteSet:
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
         a, b = self.begin[i], self.end[i]
-        nodes = [int(v) for v in self.nodes[a:b]]
+        nodes = self.nodes[a:b].tolist()
         graph = self.problem.graph
-        chains = [graph.chains[int(c)] for c in self.chains[a + 1:b]]
+        chains = [graph.chain(c) for c in self.chains[a + 1:b].tolist()]
         return route_result(self.problem, self.problem.specs[self.train], nodes, chains, weights=self.weights)
 
     def refit(self, train: str) -> "RouteSet":
@@ -101,13 +101,19 @@ class RouteSet:
         return out
 
 
+_SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
+    "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")]
+
+
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
     """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS), its values scored with
     `weights` (revenue.problem.kernel_values)."""
-    scalars = ("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")
     scored = kernel_values(spec, weights)
-    return tuple(np.int64(scored.get(f, getattr(spec, f))) if f in scalars else scored.get(f, getattr(spec, f))
-                 for f in SPEC_FIELDS)
+    values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else \
+        [getattr(spec, f) for f in SPEC_FIELDS]
+    for i in _SCALAR_FIELDS:
+        values[i] = np.int64(values[i])
+    return tuple(values)
 
 
 def fast(spec: TrainSpec) -> bool:
@@ -146,23 +152,24 @@ def route_parents(problem: Problem) -> dict[str, str]:
             spec = problem.specs[name]
             return -int(spec.row_visit.sum()), -int(spec.row_pay.sum()), name
 
-        def walk(name: str) -> tuple:
-            """The train's kernel arrays but its limits, as bytes: equal exactly when the arrays are."""
-            return tuple((np.shape(x), np.asarray(x).dtype.str, np.asarray(x).tobytes())
-                         for f, x in zip(SPEC_FIELDS, kernel_arguments(problem, name)[0]) if f not in LIMITS)
-
-        walks = {name: walk(name) for name in problem.specs} if len(problem.specs) > 1 else {}
-
         def same_walk(a: str, b: str) -> bool:
-            return walks[a] == walks[b]
+            """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
+            that differs)."""
+            for f, x, y in zip(SPEC_FIELDS, kernel_arguments(problem, a)[0], kernel_arguments(problem, b)[0]):
+                if f in LIMITS or x is y:
+                    continue
+                x, y = np.asarray(x), np.asarray(y)
+                if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+                    return False
+            return True
 
         parents: dict[str, str] = {}
         roots: list[str] = []
         for name in sorted(problem.specs, key=loose):
             spec = problem.specs[name]
-            parent = next((r for r in roots if not (spec.merge >= 0).any() and same_walk(name, r)
-                           and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)),
-                          None)
+            merges = bool((spec.merge >= 0).any())
+            parent = next((r for r in roots if not merges and same_walk(name, r)
+                           and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)), None)
             if parent is None:
                 roots.append(name)
             else:
@@ -183,18 +190,25 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
     nodes = max(nodes, problem.graph.n_nodes + 2)
     compact = False
     while True:
-        rev = np.empty(routes, dtype=np.int64)
-        keys = np.empty((routes, problem.words), dtype=np.uint64)
-        flags = np.empty(routes, dtype=np.int64)
-        start = np.empty(routes + 1, dtype=np.int64)
-        path_nodes = np.empty(nodes, dtype=np.int64)
-        path_chains = np.empty(nodes, dtype=np.int64)
+        scratch = routes <= ROUTE_CAPACITY and nodes <= ROUTE_CAPACITY * 8
+        if scratch:     # the first guess fits nearly every real board: this thread's arrays, used again
+            rev, keys, flags, start, path_nodes, path_chains = _scratch(problem.words)
+        else:
+            rev = np.empty(routes, dtype=np.int64)
+            keys = np.empty((routes, problem.words), dtype=np.uint64)
+            flags = np.empty(routes, dtype=np.int64)
+            start = np.empty(routes + 1, dtype=np.int64)
+            path_nodes = np.empty(nodes, dtype=np.int64)
+            path_chains = np.empty(nodes, dtype=np.int64)
         limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
         count, total, stored, complete = enumerate_routes(
             *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
-            path_chains, limits, compact)
+            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev[:routes], keys[:routes],
+            flags[:routes], start[:routes + 1], path_nodes[:nodes], path_chains[:nodes], limits, compact)
         if stored == count or not complete or compact:
+            if scratch:     # (RouteSet copies the rest as it sorts the routes)
+                used = int(start[stored])
+                path_nodes, path_chains = path_nodes[:used].copy(), path_chains[:used].copy()
             out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
                            start[1: stored + 1], path_nodes, path_chains, complete, weights)
             out.floor, out.best_seen = int(limits[0]), max(int(limits[1]), 0)
@@ -202,6 +216,25 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
         routes, nodes = max(count, 1), max(total, problem.graph.n_nodes + 2)
         if routes > most_routes or nodes > most_nodes:
             routes, nodes, compact = most_routes, max(most_nodes, problem.graph.n_nodes + 2), True
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(words: int) -> tuple[np.ndarray, ...]:
+    """This thread's route arrays of the first guess's size (ROUTE_CAPACITY routes, 8 nodes each), made
+    once per thread (the keys' again for wider keys): fresh arrays of that size cost a walk of few routes
+    more than the walk itself."""
+    arrays = getattr(_SCRATCH, "arrays", None)
+    routes = ROUTE_CAPACITY
+    if arrays is None:
+        arrays = _SCRATCH.arrays = [np.empty(routes, dtype=np.int64), np.empty(0, dtype=np.uint64),
+                                    np.empty(routes, dtype=np.int64), np.empty(routes + 1, dtype=np.int64),
+                                    np.empty(routes * 8, dtype=np.int64), np.empty(routes * 8, dtype=np.int64)]
+    if len(arrays[1]) < routes * words:
+        arrays[1] = np.empty(routes * words, dtype=np.uint64)
+    rev, keys, flags, start, path_nodes, path_chains = arrays
+    return rev, keys[:routes * words].reshape(routes, words), flags, start, path_nodes, path_chains
 
 
 INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps

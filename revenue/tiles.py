@@ -107,6 +107,16 @@ class Tile:
         """All city-like parts (city, pass) in DSL order, referenced or not: token `city` indices count these."""
         return tuple(n for n in self.node_parts if n.kind in ("city", "pass"))
 
+    @cached_property
+    def stop_maximum(self) -> int:
+        """The most its stops pay together, in any phase (revenue.board.Board.stop_total)."""
+        return sum(n.revenue.maximum for n in self.nodes)
+
+    @cached_property
+    def town_revenues(self) -> tuple[Revenue, ...]:
+        """The revenues of its towns with track (1860 compares them with a halt's subsidy)."""
+        return tuple(n.revenue for n in self.nodes if n.kind == "town")
+
     def exits(self) -> set[int]:
         return {e.edge for p in self.paths for e in p.ends if e.edge is not None}
 

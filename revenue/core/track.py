@@ -187,12 +187,18 @@ def chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, va
                 term_inner[c] = True
         term_a[c] = terminal[chain_paths[first]]
         term_b[c] = terminal[chain_paths[last - 1]]
-        keys = np.sort(scratch[:k])
+        for i in range(1, k):      # a chain's few keys sorted in place (np.sort allocates per chain)
+            x = scratch[i]
+            j = i - 1
+            while j >= 0 and scratch[j] > x:
+                scratch[j + 1] = scratch[j]
+                j -= 1
+            scratch[j + 1] = x
         base = key_start[c]
         m = 0
         for i in range(k):
-            if i == 0 or keys[i] != keys[i - 1]:
-                key_list[base + m] = keys[i]
+            if i == 0 or scratch[i] != scratch[i - 1]:
+                key_list[base + m] = scratch[i]
                 m += 1
         key_start[c + 1] = base + m
     words = max(1, (n_keys + 63) // 64)

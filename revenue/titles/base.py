@@ -289,6 +289,30 @@ class Title:
         """Labels of which a route of `train` may visit at most one node (rules/base.md section 4)."""
         return node.groups
 
+    # The same hooks answered for every node of a graph at once, as arrays over the node ids (the graph's
+    # kind_is, in_hexes and node_arrays read them without node objects): None, the default, when a title
+    # answers node by node only. A title that overrides a per-node hook may add its array form; both
+    # must agree (tests/test_title_arrays.py).
+    def end_allowed_all(self, train: TrainType, graph):
+        """bool [nodes]: end_allowed of every node, or None."""
+        return None
+
+    def visit_allowed_all(self, train: TrainType, graph):
+        """bool [nodes]: visit_allowed of every node, or None."""
+        return None
+
+    def node_value_all(self, train: TrainType, graph, board):
+        """int64 [nodes]: node_value of every node, or None."""
+        return None
+
+    def node_groups_all(self, train: TrainType, graph) -> list[tuple[int, tuple[str, ...]]] | None:
+        """(node id, node_groups) of every node that has groups, in node order, or None."""
+        return None
+
+    def node_blocks_all(self, company: str, board, graph, blocks):
+        """bool [nodes]: node_blocks of every node, given `blocks`, the base rule's answer; or None."""
+        return None
+
     def route_rules(self, train: TrainType, company, board, graph) -> RouteRules:
         """Route bonuses, required ends, merged stops and other route-level rules of `train`."""
         return RouteRules()

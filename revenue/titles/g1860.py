@@ -42,6 +42,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..errors import InputError
 from .base import BYPASS_FLAG, DistanceRow, RouteBonus, RouteRules, RunRules, Title, TitleData, TrainType
 
@@ -104,6 +106,7 @@ class G1860(Title):
     def __init__(self) -> None:
         super().__init__()
         self._trains: dict[int, TitleData] = {}
+        self._typed: dict[tuple, TrainType] = {}    # company_train's answers
 
     def data(self, options: dict | None = None, board_request: dict | None = None) -> TitleData:
         options = _options(options)
@@ -125,9 +128,17 @@ class G1860(Title):
         what the towns leave: the same optimum, and routes priced from their row sums (faster)."""
         options = _options(board.options)
         half = leased and _on(options, "original_insolvency")
-        cheap = any(part.kind == "town" and part.revenue.value(board.phase.colours) // (2 if half else 1) < HALT_SUBSIDY
-                    for bh in board.hexes.values() for part in bh.tile.nodes)
-        return replace(train, rows=self._rows(train.name, options, leased, cheap), leased=leased)
+        colours = board.phase.colours
+        cheap = any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
+                    for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
+        key = (train, tuple(sorted(options.items())), leased, cheap)
+        typed = self._typed.get(key)
+        if typed is None:       # (once per train, options and layout: a fresh board asks for the same few)
+            if len(self._typed) > 4096:
+                self._typed.clear()
+            typed = self._typed[key] = replace(train, rows=self._rows(train.name, options, leased, cheap),
+                                               leased=leased)
+        return typed
 
     def node_value(self, train, node, board) -> int:
         options = _options(board.options)
@@ -139,8 +150,24 @@ class G1860(Title):
                              f"worth {node.value}, which does not halve exactly (every 1860 tile's value does)")
         return node.value // 2 if train.leased else node.value
 
+    def node_value_all(self, train, graph, board):
+        options = _options(board.options)
+        arrays = graph.node_arrays()
+        if _leased_new(train, options):
+            ignored = graph.kind_is("halt") & _on(options, "southern_formed")
+            return np.where(ignored, 0, LEASE_PER_STOP)
+        if train.leased:
+            odd = (arrays.value % 2).nonzero()[0]
+            if len(odd):      # the message of node_value, for the first such node
+                self.node_value(train, graph.nodes[int(odd[0])], board)
+            return arrays.value // 2
+        return arrays.value
+
     def end_allowed(self, train, node) -> bool:
         return node.kind != "halt"
+
+    def end_allowed_all(self, train, graph):
+        return ~graph.kind_is("halt")
 
     def route_rules(self, train, company, board, graph) -> RouteRules:
         options = _options(board.options)
@@ -152,12 +179,20 @@ class G1860(Title):
         return RouteRules(
             bypass=1, spill=(CITIES, TOWNS), spill_next=HALTS if apart and halts_count else None,
             request_pool=apart and halts_count and not use_all_towns and not leased_new,
-            subsidy={n.id: HALT_SUBSIDY for n in graph.nodes if n.kind == "halt"}
+            subsidy=dict.fromkeys(graph.kind_is("halt").nonzero()[0].tolist(), HALT_SUBSIDY)
             if halts_count and not leased_new else {},
             bonuses=[RouteBonus("leased train", LEASE_BASE, [])] if leased_new else [],
             no_reentry=not _on(options, "re_enter_hexes"),
-            flags={n.id: HOME_FLAG for n in graph.nodes
-                   if n.hex == home and n.kind == "city" and company.id in n.tokens})
+            flags=self._home_flags(home, company.id, graph))
+
+    @staticmethod
+    def _home_flags(home: str | None, company_id: str, graph) -> dict[int, int]:
+        """The home flag on the company's tokened city of its home hex."""
+        if home is None:
+            return {}
+        tokens = graph.node_arrays().tokens
+        cities = (graph.in_hexes((home,)) & graph.kind_is("city")).nonzero()[0].tolist()
+        return {v: HOME_FLAG for v in cities if company_id in tokens.get(v, ())}
 
     def run_rules(self, company, board, graph) -> RunRules:
         return RunRules(flag_max={BYPASS_FLAG.bit_length() - 1: 1}, flag_min={HOME_FLAG.bit_length() - 1: 1},

@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import InputError
 from .base import RouteBonus, RouteRules, Title
 
@@ -69,11 +71,36 @@ class G18Rhl(Title):
                 return False
         return super().node_blocks(node, company, board)
 
+    def node_blocks_all(self, company, board, graph, blocks):
+        blocks = blocks.copy()
+        for h in METROPOLISES:
+            if h in board.hexes and board.hexes[h].color == "green":
+                tokens = [c for (hex_name, _), cs in board.tokens.items() if hex_name == h for c in cs]
+                if len(tokens) < 3 or company in tokens:
+                    blocks[graph.in_hexes((h,))] = False
+        return blocks
+
     def end_allowed(self, train, node) -> bool:
         return _is_rge(train) or node.kind != "town"
 
     def visit_allowed(self, train, node) -> bool:
         return not _is_rge(train) or node.hex not in self._red() or node.hex in RGE_HEXES
+
+    def end_allowed_all(self, train, graph):
+        return np.ones(graph.n_nodes, dtype=np.bool_) if _is_rge(train) else ~graph.kind_is("town")
+
+    def visit_allowed_all(self, train, graph):
+        if not _is_rge(train):
+            return np.ones(graph.n_nodes, dtype=np.bool_)
+        return ~graph.in_hexes(tuple(sorted(self._red()))) | graph.in_hexes(RGE_HEXES)
+
+    def node_groups_all(self, train, graph):
+        groups = dict(graph.node_arrays().groups)
+        if not _is_rge(train):
+            for hexes, label in ((EASTERN_RUHR, "EasternRuhr"), (("L11", "L13"), "South")):
+                for v in graph.in_hexes(hexes).nonzero()[0].tolist():
+                    groups[v] = tuple(groups.get(v, ())) + (label,)
+        return sorted(groups.items())
 
     def node_groups(self, train, node):
         groups = tuple(node.groups)
@@ -86,29 +113,35 @@ class G18Rhl(Title):
 
     # ---- route-level rules ---------------------------------------------------------------------------
     def route_rules(self, train, company, board, graph) -> RouteRules:
-        nodes = graph.nodes
+        # (the nodes read by their ids on the hexes that matter: graph.nodes_in, node_place)
         rge = _is_rge(train)
-        rules = RouteRules(metro={n.id: METROPOLISES.index(n.hex) for n in nodes if n.hex in METROPOLISES},
+        metros = graph.nodes_in(METROPOLISES)
+        metro_of = {v: METROPOLISES.index(graph.node_place(v)[0]) for v in metros}
+        rules = RouteRules(metro=dict(metro_of),
                            metro_message="Route cannot consist of only one Rhine metropolis",
                            merge_message="Must use Trajekt for a revisiting route")
         # The Trajekt: two consecutive stops in a green metropolis count once, worth 10 less; the 8-train
         # ignores towns, so only cities merge for it.
-        for n in nodes:
-            if n.hex in METROPOLISES and board.hexes[n.hex].color != "yellow" and not (rge and n.kind == "town"):
-                rules.merge[n.id] = METROPOLISES.index(n.hex)
+        town = graph.kind_is("town")
+        for v in metros:
+            if board.hexes[METROPOLISES[metro_of[v]]].color != "yellow" and not (rge and town[v]):
+                rules.merge[v] = metro_of[v]
         rules.merge_penalty = 10 if rules.merge else 0
         if rge:
-            rules.end_nodes = {n.id for n in nodes if n.hex in RGE_HEXES}
+            rules.end_nodes = set(graph.nodes_in(RGE_HEXES))
             rules.need_ends = 1
             rules.need_message = "Route for 8 trains must begin/end in an RGE hex"
             rules.alt_ends = set(rules.end_nodes)
-            rules.alt_multiplier = {n.id: 2 for n in nodes if n.hex in METROPOLISES}
+            rules.alt_multiplier = {v: 2 for v in metros}
             return rules
 
-        out = {n.id for n in nodes if n.hex in OUT_TOKENED and n.city_index == 0
-               and any(c != company.id for c in n.tokens)}
+        out = set()
+        for v in graph.nodes_in(OUT_TOKENED):
+            hex_name, _, city = graph.node_place(v)
+            if city == 0 and any(c != company.id for c in board.tokens.get((hex_name, 0), ())):
+                out.add(v)
         if out:
-            rules.end_nodes = {n.id for n in nodes} - out
+            rules.end_nodes = set(range(graph.n_nodes)) - out
             rules.need_ends = 2
             rules.need_message = "Route to out-tokened off-board hex not allowed"
 
@@ -121,16 +154,17 @@ class G18Rhl(Title):
         # Classes are small bit numbers in the kernel: number the icon hexes only.
         hex_class = {h: i for i, h in enumerate(sorted(coal_hexes | steel_hexes))}
         east = len(hex_class)       # one more class: the Eastern Ruhr coal or steel side
-        coal = {n.id: hex_class[n.hex] for n in nodes if n.hex in coal_hexes}
-        steel = {n.id: hex_class[n.hex] for n in nodes if n.hex in steel_hexes}
-        for n in nodes:
-            if n.hex in EASTERN_RUHR:
-                if n.part == COAL_SIDE[n.hex]:
-                    coal[n.id] = east
-                if n.part == STEEL_SIDE[n.hex]:
-                    steel[n.id] = east
+        coal = {v: hex_class[graph.node_place(v)[0]] for v in graph.nodes_in(sorted(coal_hexes))}
+        steel = {v: hex_class[graph.node_place(v)[0]] for v in graph.nodes_in(sorted(steel_hexes))}
+        ruhr_nodes = graph.nodes_in(EASTERN_RUHR)
+        for v in ruhr_nodes:
+            hex_name, part, _ = graph.node_place(v)
+            if part == COAL_SIDE[hex_name]:
+                coal[v] = east
+            if part == STEEL_SIDE[hex_name]:
+                steel[v] = east
         montan = 40 if int(board.phase.name) >= 5 else 20
-        ruhr = {n.id: 0 for n in nodes if n.hex in EASTERN_RUHR}
+        ruhr = {v: 0 for v in ruhr_nodes}
         rules.bonuses.append(RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]))
         rules.bonuses.append(RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)]))
         links = sum(1 for h, edge in LINK_SIDES
@@ -138,10 +172,10 @@ class G18Rhl(Title):
         if links and ruhr:
             rules.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
                                             [(ruhr, 1)]))
-        roermond = {n.id: 0 for n in nodes if n.hex == ROERMOND}
+        roermond = {v: 0 for v in graph.nodes_in((ROERMOND,))}
         if roermond and ruhr:
             rules.bonuses.append(RouteBonus("Iron Rhine", 80, [(roermond, 1), (ruhr, 1)]))
-        ratingen = {n.id: 0 for n in nodes if n.hex == RATINGEN}
+        ratingen = {v: 0 for v in graph.nodes_in((RATINGEN,))}
         if _on(board.options.get("ratingen_variant")) and ratingen:
             rules.bonuses.append(RouteBonus("Ratingen", 30, [(ratingen, 1), (steel, 1)]))
         return rules

@@ -10,6 +10,9 @@ class SteamOverHolland(Title):
     def end_allowed(self, train, node) -> bool:
         return node.kind != "town"
 
+    def end_allowed_all(self, train, graph):
+        return ~graph.kind_is("town")
+
     def stop_bonuses(self, train, company, board, graph):
         """Fl. 20 per route stopping at D9 (VES) or J1 (VVL), if the company owns the private; the privates
         close with the first 5-train (phase 5)."""
@@ -18,6 +21,6 @@ class SteamOverHolland(Title):
         bonuses = []
         for private, hex_name in (("VES", "D9"), ("VVL", "J1")):
             if private in company.privates:
-                nodes = {n.id for n in graph.nodes if n.hex == hex_name}
+                nodes = set(graph.in_hexes((hex_name,)).nonzero()[0].tolist())
                 bonuses.append((f"{private} ferry", nodes, 20))
         return bonuses

@@ -1,0 +1,184 @@
+"""Titles that answer a per-node hook for every node at once (Title.end_allowed_all and the like, read by
+revenue.problem without node objects) must give what the per-node hook gives, node by node: checked on
+the boards of the game-server scenario (benchmarks.scenarios: every title's games grown tile by tile),
+for every train of each title, owned and, in 1860, leased, under 1860's insolvency options too."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks.scenarios import game_sequences
+from revenue.company import build_company
+from revenue.errors import InputError
+from revenue.graph import graph_for
+
+BOARDS_PER_TITLE = 40
+
+
+def boards(title: str) -> list[dict]:
+    sequence = game_sequences(seed=3)[title]
+    step = max(1, len(sequence) // BOARDS_PER_TITLE)
+    return [b.request for b in sequence[::step]]
+
+
+def trains(graph) -> list:
+    board, title = graph.board, graph.board.title
+    out = []
+    for train in board.data.trains.values():
+        for leased in (False, True):
+            typed = title.company_train(train, board, leased)
+            if typed is not None:
+                out.append(typed)
+    return out
+
+
+def check_hooks(graph, company_id: str) -> int:
+    """Compare every array hook the title answers with its per-node hook; the number of comparisons."""
+    board, title = graph.board, graph.board.title
+    nodes = graph.nodes
+    compared = 0
+    for train in trains(graph):
+        end = title.end_allowed_all(train, graph)
+        if end is not None:
+            assert end.tolist() == [title.end_allowed(train, nd) for nd in nodes], train
+            compared += 1
+        visit = title.visit_allowed_all(train, graph)
+        if visit is not None:
+            assert visit.tolist() == [title.visit_allowed(train, nd) for nd in nodes], train
+            compared += 1
+        groups = title.node_groups_all(train, graph)
+        if groups is not None:
+            one_by_one = [(nd.id, tuple(title.node_groups(train, nd))) for nd in nodes]
+            assert [(v, tuple(g)) for v, g in groups] == [(v, g) for v, g in one_by_one if g], train
+            compared += 1
+        try:
+            values = title.node_value_all(train, graph, board)
+        except InputError as exc:
+            with pytest.raises(InputError) as raised:
+                for nd in nodes:
+                    title.node_value(train, nd, board)
+            assert raised.value.violations == exc.violations
+            compared += 1
+            continue
+        if values is not None:
+            assert values.tolist() == [title.node_value(train, nd, board) for nd in nodes], train
+            compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("title", ["1830", "steam_over_holland", "18rhl", "1860"])
+def test_array_hooks_agree_with_the_per_node_hooks(title):
+    compared = 0
+    for request in boards(title):
+        graph = graph_for(request["board"])
+        compared += check_hooks(graph, request["company"]["id"])
+    if title != "1830":     # (1830 has no per-node hooks of its own)
+        assert compared > 0
+
+
+@pytest.mark.parametrize("options", [{"original_insolvency": "true"}, {"southern_formed": "true"},
+                                     {"nationalization": "true"}, {"original_game": "true"}])
+def test_1860_array_hooks_under_insolvency_and_late_game_options(options):
+    compared = 0
+    for request in boards("1860")[::4]:
+        board = dict(request["board"], options=options)
+        try:
+            graph = graph_for(board)
+        except InputError:      # (the two-player map of original_game lacks some hexes of the full map)
+            continue
+        compared += check_hooks(graph, request["company"]["id"])
+    assert compared > 0
+
+
+def test_1860_route_rules_subsidy_and_home_flag_match_the_nodes():
+    from revenue.titles.g1860 import HALT_SUBSIDY, HOME_FLAG
+
+    checked = 0
+    for request in boards("1860"):
+        graph = graph_for(request["board"])
+        company = build_company(request["company"], graph.board)
+        title = graph.board.title
+        home = title._home(company.id)
+        for train in company.trains:
+            rules = title.route_rules(train, company, graph.board, graph)
+            halts = {n.id: HALT_SUBSIDY for n in graph.nodes if n.kind == "halt"}
+            assert rules.subsidy in (halts, {})
+            assert rules.flags == {n.id: HOME_FLAG for n in graph.nodes
+                                   if n.hex == home and n.kind == "city" and company.id in n.tokens}
+            checked += bool(rules.flags)
+    assert checked > 0
+
+
+def test_in_hexes_and_kind_is_read_the_nodes():
+    for title in ("18rhl", "1860"):
+        graph = graph_for(boards(title)[-1]["board"])
+        hexes = tuple(sorted({nd.hex for nd in graph.nodes})[:3])
+        assert graph.in_hexes(hexes).tolist() == [nd.hex in hexes for nd in graph.nodes]
+        for kind in ("city", "town", "halt", "offboard"):
+            assert graph.kind_is(kind).tolist() == [nd.kind == kind for nd in graph.nodes]
+        assert np.any(graph.in_hexes(hexes))
+
+
+def test_18rhl_node_blocks_all_agrees_with_node_blocks():
+    from revenue.problem import compile_problem
+
+    compared = 0
+    for request in boards("18rhl"):
+        graph = graph_for(request["board"])
+        board, title = graph.board, graph.board.title
+        companies = sorted({c for cs in board.tokens.values() for c in cs})
+        for company_id in companies:
+            company = build_company({"id": company_id, "trains": [{"name": "2"}]}, board)
+            blocks = compile_problem(graph, company).blocks
+            assert blocks.tolist() == [title.node_blocks(nd, company_id, board) for nd in graph.nodes]
+            compared += 1
+    assert compared > 0
+
+
+def rhl_rules_by_node(title, train, company, board, graph):
+    """18Rhl's route rules read node by node (as the title read them before it read arrays)."""
+    from revenue.titles import g18rhl as R
+
+    nodes = graph.nodes
+    rge = R._is_rge(train)
+    metro = {n.id: R.METROPOLISES.index(n.hex) for n in nodes if n.hex in R.METROPOLISES}
+    merge = {n.id: R.METROPOLISES.index(n.hex) for n in nodes if n.hex in R.METROPOLISES
+             and board.hexes[n.hex].color != "yellow" and not (rge and n.kind == "town")}
+    if rge:
+        ends = {n.id for n in nodes if n.hex in R.RGE_HEXES}
+        return metro, merge, ends, {n.id: 2 for n in nodes if n.hex in R.METROPOLISES}, []
+    out = {n.id for n in nodes if n.hex in R.OUT_TOKENED and n.city_index == 0
+           and any(c != company.id for c in n.tokens)}
+    ends = {n.id for n in nodes} - out if out else set()
+    coal_hexes = {h for h, bh in board.hexes.items() if "K" in bh.icons}
+    steel_hexes = {h for h, bh in board.hexes.items() if "S" in bh.icons}
+    coal_hexes |= {board.options["coal"]} if board.options.get("coal") else set()
+    steel_hexes |= {board.options["steel"]} if board.options.get("steel") else set()
+    hex_class = {h: i for i, h in enumerate(sorted(coal_hexes | steel_hexes))}
+    coal = {n.id: hex_class[n.hex] for n in nodes if n.hex in coal_hexes}
+    steel = {n.id: hex_class[n.hex] for n in nodes if n.hex in steel_hexes}
+    for n in nodes:
+        if n.hex in R.EASTERN_RUHR:
+            if n.part == R.COAL_SIDE[n.hex]:
+                coal[n.id] = len(hex_class)
+            if n.part == R.STEEL_SIDE[n.hex]:
+                steel[n.id] = len(hex_class)
+    return metro, merge, ends, {}, [list(coal.items()), list(steel.items())]
+
+
+def test_18rhl_route_rules_read_from_arrays_match_the_nodes():
+    compared = 0
+    for request in boards("18rhl"):
+        graph = graph_for(request["board"])
+        board, title = graph.board, graph.board.title
+        company = build_company(request["company"], board)
+        for train in trains(graph):
+            rules = title.route_rules(train, company, board, graph)
+            metro, merge, ends, alt, montan = rhl_rules_by_node(title, train, company, board, graph)
+            assert list(rules.metro.items()) == list(metro.items())
+            assert list(rules.merge.items()) == list(merge.items())
+            assert rules.end_nodes == ends and rules.alt_multiplier == alt
+            if montan:
+                assert [list(classes.items()) for classes, _ in rules.bonuses[0].clauses] == montan
+            compared += 1
+    assert compared > 0
