@@ -35,6 +35,7 @@ POLL_SECONDS = 0.002
 ANSWER_RESERVE = 0.03
 STOP_GRACE_SECONDS = 0.02
 PROBE_STEPS = 1 << 19       # walk steps per train type within which the plain exact search runs
+QUICK_PROBE_STEPS = 1 << 15  # beyond these, a caller with a deadline or a stream gets the heuristic run first
 FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
 WALK_SHARE = 0.7            # of the time left, for the route walks of a large board (Search._bounded_walks)
@@ -509,21 +510,23 @@ class Search:
             parents = route_parents(p)
             walked = [name for name in p.specs if name not in parents]
             cap = bounded.capacity(p, self.memory_mb, len(walked))
-            # The plain exact search, when each type's routes are enumerated within PROBE_STEPS.
+            # The plain exact search, when each type's routes are enumerated within PROBE_STEPS. A caller
+            # who waits for runs (a deadline, or improvements to report) gets the heuristic's run first
+            # when a short probe shows the routes are many (the title boards of the benchmark need at
+            # most 22,000 steps per type, so they never take it).
             if PROBE_STEPS > 0:
-                for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
-                    if name in parents:
-                        if self.sets[parents[name]].complete:
-                            self.sets[name] = self.sets[parents[name]].refit(name)
-                    else:
-                        self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
-                                                     steps=PROBE_STEPS)
-                        if not self.sets[name].complete:
-                            break
+                quick = min(QUICK_PROBE_STEPS, PROBE_STEPS)
+                if not (quick > 0 and self._probe(adj, allowed, cap, quick)):
+                    if self.until is not None or self.on_improve is not None:
+                        self._first_run(adj, allowed)
+                        if self.stop[0]:
+                            return
+                    if quick < PROBE_STEPS:
+                        self._probe(adj, allowed, cap, PROBE_STEPS)
             incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
             if incomplete:
                 # A deadline met before the routes are known still gets a run (a cancel does not).
-                if not (self.cancel is not None and self.cancel.is_set()):
+                if self.incumbent is None and not (self.cancel is not None and self.cancel.is_set()):
                     self._first_run(adj, allowed)
                 if self.stop[0]:
                     return
@@ -539,6 +542,23 @@ class Search:
             _compiled.set()
         except BaseException as exc:   # surfaced by run()
             self.error = exc
+
+    def _probe(self, adj, allowed, cap, steps: int) -> bool:
+        """Enumerate each train type's routes within `steps` walk steps (types found among another's
+        routes are refitted from them, revenue.solve.route_parents); True when every type's are all
+        known."""
+        p = self.problem
+        parents = route_parents(p)
+        for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+            if name in parents:
+                if self.sets[parents[name]].complete:
+                    self.sets[name] = self.sets[parents[name]].refit(name)
+            else:
+                self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
+                                             steps=steps)
+                if not self.sets[name].complete:
+                    return False
+        return True
 
     def _first_run(self, adj, allowed) -> None:
         """The heuristic run (revenue.heuristic), ready FIRST_RUN_SECONDS after the call started."""

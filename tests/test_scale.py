@@ -213,3 +213,25 @@ def test_later_trains_bound_matches_reference(monkeypatch, seed, large_path):
         result = solve({"board": board_req, "company": company_req})
     assert result["optimal"] and result["revenue"] == expected == result["upper_bound"], seed
     assert _legal(board_req, company_req, result) == expected
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_heuristic_run_first_then_the_plain_exact_search(monkeypatch, seed, stream):
+    """A caller with a deadline or a stream gets the heuristic's run before a probe that falls short
+    (forced here: no quick probe) and the plain exact search after it: every run reported legal and no
+    better than the reference's optimum, which the answer proves."""
+    board_req, company_req, trains = random_board(seed)
+    expected = _reference(board_req, trains)
+    calls = []
+    with monkeypatch.context() as m:
+        m.setattr(solve_module, "QUICK_PROBE_STEPS", 0)
+        first_run = solve_module.Search._first_run
+        m.setattr(solve_module.Search, "_first_run", lambda self, *a: (calls.append(1), first_run(self, *a)))
+        seen = []
+        result = solve({"board": board_req, "company": company_req}, deadline=600,
+                       on_improve=seen.append if stream else None)
+    for run in seen + [result]:
+        assert _legal(board_req, company_req, run) <= expected <= run["upper_bound"]
+    assert result["optimal"] and result["revenue"] == expected == result["upper_bound"]
+    assert calls == ([] if "note" in result else [1])    # (a note: no search, as without a token)
