@@ -210,6 +210,13 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     indexed = index_start[group_of[n_trains - 1]] >= 0   # the key bitmaps of the last train's routes
     later = np.empty(words * 64, dtype=np.int64)
     bits_of = np.empty(words, dtype=np.uint64)
+    # What the last train can add once the trains before n-2 have taken their keys: its best route
+    # that fits them (found once per route of those trains, 64 routes a step). It bounds the routes
+    # of train n-2 better than the last train's best overall when that one needs the same track.
+    last_g = group_of[n_trains - 1]
+    last_lo, last_count = group_start[last_g], group_start[last_g + 1] - group_start[last_g]
+    fit_last = n_trains >= 2 and indexed and not same_as_prev[n_trains - 1]
+    last_rest = suffix_best[n_trains - 1]
     best = progress[0]
     explored = 0
     t = 0
@@ -222,6 +229,13 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         if same_as_prev[t] and t > 0 and idx[t] == -1:
             i = idx[t - 1] if idx[t - 1] < count else count   # symmetry: not better than the previous train
         found = False
+        if fit_last and t == n_trains - 2 and idx[t] == -1:
+            nk = _key_list(used[t], klist)
+            p = _first_free(index, index_start[last_g], klist, nk, 0, last_count)
+            last_rest = rev[last_lo + p] if p < last_count else 0
+        after_t = suffix_best[t + 1 + same_run[t]]
+        if fit_last and t == n_trains - 2:
+            after_t = last_rest
         if indexed and t == n_trains - 1 and i < count:
             # Only routes that beat the best can matter: those before `end` (revenue sorted).
             need = best - total[t]
@@ -262,11 +276,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         jump = bound_later and 0 < t < n_trains - 1 and index_start[g] >= 0 and not found and i < count
         if jump:
             nk = _key_list(used[t], klist)
-            after = suffix_best[t + 1 + same_run[t]]
             a, b = i, count
             while a < b:
                 mid = (a + b) // 2
-                if total[t] + (1 + same_run[t]) * rev[lo + mid] + after > best:
+                if total[t] + (1 + same_run[t]) * rev[lo + mid] + after_t > best:
                     a = mid + 1
                 else:
                     b = mid
@@ -285,8 +298,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 i = p
             r = lo + i
             # Later trains of this same type take later (no better) routes: each earns at most rev[r].
-            rest = suffix_best[t + 1] if same_run[t] == 0 else (
-                same_run[t] * rev[r] + suffix_best[t + 1 + same_run[t]])
+            rest = after_t if same_run[t] == 0 else same_run[t] * rev[r] + after_t
             if total[t] + rev[r] + rest <= best:
                 i = count     # sorted: no later route of this train can help
                 break
@@ -318,7 +330,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         if not found:
             if i == count and idx[t] < count:
                 # "no route" for this train: only worth it if the rest can still beat the best
-                if total[t] + suffix_best[t + 1] > best:
+                if total[t] + (after_t if same_run[t] == 0 else suffix_best[t + 1]) > best:
                     idx[t] = count
                     total[t + 1] = total[t]
                     for k in range(words):
