@@ -29,9 +29,11 @@ def route_bytes(problem: Problem) -> int:
     return 3 * fixed + words * 64 // 8 + 16 * NODES_PER_ROUTE + 8 * node_words
 
 
-def capacity(problem: Problem, memory_mb: float, walked: int) -> tuple[int, int]:
-    """(routes, route nodes) one walked train type may store within `memory_mb` for the whole search."""
-    budget = memory_mb * 2**20 * STORE_SHARE / max(walked, 1)
+def capacity(problem: Problem, memory_mb: float, walked: int, stored: int = 0) -> tuple[int, int]:
+    """(routes, route nodes) each of `walked` train types still to walk may store within `memory_mb`
+    for the whole search, `stored` routes being kept already (a walk that needed less leaves the rest
+    to the walks after it)."""
+    budget = (memory_mb * 2**20 * STORE_SHARE - stored * route_bytes(problem)) / max(walked, 1)
     routes = max(MIN_ROUTES, int(budget // route_bytes(problem)))
     return routes, routes * NODES_PER_ROUTE
 
