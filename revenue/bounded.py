@@ -52,18 +52,24 @@ def floor(problem: Problem, name: str, best: int, upper: dict[str, int]) -> int:
     return max(-1, best - (total - upper[name])) if name in trains else -1
 
 
-def run_bound(problem: Problem, sets: dict, upper: dict[str, int], combined: int | None) -> int:
-    """A bound on every run: the sum of the trains' bounds until the combination search has started;
-    then the larger of its bound over the stored routes (`combined`) and, for each train whose routes
-    were not all stored, its floor plus the other trains' bounds."""
+def run_bound(problem: Problem, sets: dict, upper: dict[str, int], combined: int | None,
+              shared: dict[str, int] | None = None) -> int:
+    """A bound on every run: the sum of the trains' bounds (the trains of a type together at most
+    `shared`: revenue.relax.shared_bounds) until the combination search has started; then the larger
+    of its bound over the stored routes (`combined`) and, for each train whose routes were not all
+    stored, its floor plus the other trains' bounds, and never above the first."""
     trains = [t.name for t in problem.company.trains]
     total = sum(upper[t] for t in trains)
+    together = total
+    for name, most in (shared or {}).items():
+        k = trains.count(name)
+        together -= max(0, k * upper[name] - most)
     if combined is None:
-        return total
+        return together
     bound = combined
     for t in trains:
         routes = sets.get(t)
         missing = upper[t] if routes is None or not routes.complete else routes.floor
         if missing >= 0:
             bound = max(bound, missing + total - upper[t])
-    return min(bound, total)
+    return min(bound, together)

@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.exits import passable_nodes
+from .core.exits import exit_groups, passable_nodes
 from .problem import Problem, TrainSpec, kernel_values
 
 END_ONLY_MOST = 2     # end-only nodes of one route: its two ends
 
 
-def route_bound(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> int:
-    """An upper bound on the score (revenue.problem.objective_weights; the revenue unless some node pays a
-    subsidy) of any legal route of this train type: per distance row, the best k values among the
-    reachable nodes of the row, k being the fewer of the stops it pays (with all a spill may lend it)
-    and the stops it can visit (its visit limit over the least visit cost, plus the nodes that cost
-    nothing), two end-only nodes at most among all rows (passable)."""
+def _worth_and_stops(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int]):
+    """(worth [nodes], stops [rows], bonus): the most each node can pay this train type as a stop, the
+    most stops each distance row can pay (the fewer of the stops it pays, with all a spill may lend it,
+    and the stops it can visit: its visit limit over the least visit cost, plus the nodes that cost
+    nothing), and the route bonuses it can earn, in the kernels' scores for `weights`."""
     scored = kernel_values(spec, weights)     # the kernels' scores, when some node pays a subsidy
     base, bonus = scored.get("base", spec.base), scored.get("bonus", spec.bonus)
     rule_amount = scored.get("rule_amount", spec.rule_amount)
@@ -38,22 +37,94 @@ def route_bound(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights:
             pay[spec.spill_next] += pay[spec.spill_to] + pay[spec.spill_from]
         pay[spec.spill_to] += pay[spec.spill_from]
         visit[spec.spill_to] += visit[spec.spill_from]
-    through = passable(problem, allowed)
-    # best[e]: the most the rows so far pay with e end-only nodes among their stops
-    best = [0] + [-1] * END_ONLY_MOST
+    stops = []
     for r, k in enumerate(pay):
-        members = allowed & (spec.row == r)
-        cost = problem.cost[members]
+        cost = problem.cost[allowed & (spec.row == r)]
         free = int((cost <= 0).sum())
         if (cost > 0).any():
             k = min(k, free + max(visit[r], 0) // int(cost[cost > 0].min()))
-        k = max(k, 0)
+        stops.append(max(k, 0))
+    return worth, stops, int(np.maximum(rule_amount, 0).sum())
+
+
+def route_bound(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> int:
+    """An upper bound on the score (revenue.problem.objective_weights; the revenue unless some node pays a
+    subsidy) of any legal route of this train type: per distance row, the best k values among the
+    reachable nodes of the row (k: _worth_and_stops), two end-only nodes at most among all rows
+    (passable)."""
+    worth, stops, bonus = _worth_and_stops(problem, spec, allowed, weights)
+    through = passable(problem, allowed)
+    # best[e]: the most the rows so far pay with e end-only nodes among their stops
+    best = [0] + [-1] * END_ONLY_MOST
+    for r, k in enumerate(stops):
+        members = allowed & (spec.row == r)
         inner = np.sort(worth[members & through])[::-1]
         ends = np.sort(worth[members & ~through])[::-1]
         row_best = [int(np.sort(np.concatenate([inner, ends[:e]]))[::-1][:k].sum()) for e in range(END_ONLY_MOST + 1)]
         best = [max((best[a] + row_best[e - a] for a in range(e + 1) if best[a] >= 0), default=-1)
                 for e in range(END_ONLY_MOST + 1)]
-    return max(best) + int(np.maximum(rule_amount, 0).sum())
+    return max(best) + bonus
+
+
+def shared_track_bound(problem: Problem, spec: TrainSpec, trains: int, allowed: np.ndarray,
+                       weights: tuple[int, int] = (1, 0)) -> int | None:
+    """An upper bound on what `trains` trains of this type earn together when no stop limit binds them
+    (every row can pay all its reachable nodes; else None): the trains share no track, so at a node
+    with s exit groups their visits take s exits at most, two for each train passing it and one for
+    each ending there, and each train has two ends. So a node pays at most min(trains, e + (s - e) // 2)
+    visits with e ends there (only ends where no route may pass), and the ends number 2 x trains at
+    most: the best choice of where the ends go, node by node (a knapsack over the ends)."""
+    worth, stops, bonus = _worth_and_stops(problem, spec, allowed, weights)
+    visitable = allowed & (spec.row >= 0)
+    for r, k in enumerate(stops):
+        if k < int((visitable & (spec.row == r)).sum()):
+            return None
+    through = passable(problem, allowed)
+    exits = exit_counts(problem, allowed)
+    most_ends = 2 * trains
+    best = np.full(most_ends + 1, -1, dtype=np.int64)
+    best[0] = 0
+    for v in np.nonzero(visitable)[0]:
+        s, w = int(exits[v]), int(worth[v])
+        gain = [w * min(trains, e + (s - e) // 2 if through[v] else e) for e in range(min(trains, s, most_ends) + 1)]
+        nxt = best.copy()
+        for used in range(most_ends + 1):
+            if best[used] < 0:
+                continue
+            for e in range(1, len(gain)):
+                if used + e <= most_ends:
+                    nxt[used + e] = max(nxt[used + e], best[used] + gain[e])
+            nxt[used] = max(nxt[used], best[used] + gain[0])
+        best = nxt
+    return int(best.max()) + trains * bonus
+
+
+def shared_bounds(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> dict[str, int]:
+    """shared_track_bound of each train type the company owns several of, where it applies (computed
+    once per problem and weights)."""
+    key = ("shared track bounds", weights)
+    if key not in problem.derived:
+        counts: dict[str, int] = {}
+        for t in problem.company.trains:
+            counts[t.name] = counts.get(t.name, 0) + 1
+        out = {}
+        for name, k in counts.items():
+            shared = shared_track_bound(problem, problem.specs[name], k, allowed, weights) if k > 1 else None
+            if shared is not None:
+                out[name] = shared
+        problem.derived[key] = out
+    return problem.derived[key]
+
+
+def exit_counts(problem: Problem, allowed: np.ndarray) -> np.ndarray:
+    """int [nodes]: each reachable node's exit groups, chains terminal there included
+    (revenue.core.exits.exit_groups), once per problem."""
+    if "exits" not in problem.derived:
+        start, chain, other, flags = problem.graph.derived["adjacency"]
+        visitable = allowed & np.any([spec.row >= 0 for spec in problem.specs.values()], axis=0)
+        problem.derived["exits"] = exit_groups(start, chain, other, flags, problem.chain_keys, visitable,
+                                               np.zeros(problem.words, dtype=np.uint64), False)
+    return problem.derived["exits"]
 
 
 def passable(problem: Problem, allowed: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from . import bounded
 from .interop import run_routes_action
 from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
                       split_score)
-from .relax import type_bounds
+from .relax import shared_bounds, type_bounds
 
 POLL_SECONDS = 0.002
 # Time kept to build the answer once the kernels stop: 6-22 ms measured on the 81-hex heavy test board at
@@ -486,6 +486,7 @@ class Search:
         self.incumbent: tuple[int, list[dict]] | None = None   # the heuristic's run
         self.incumbent_seq = 0
         self.type_bound: dict[str, int] = {}
+        self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
@@ -566,6 +567,8 @@ class Search:
         """The heuristic run (revenue.heuristic), ready FIRST_RUN_SECONDS after the call started."""
         from .heuristic import first_run
 
+        # (the large-board path only: a bound that real game states never need)
+        self.shared = shared_bounds(self.problem, allowed, self.weights)
         found = first_run(self, adj, allowed, max(self.started + FIRST_RUN_SECONDS, time.perf_counter() + 0.01))
         if found is not None:
             self.incumbent = found
@@ -614,7 +617,7 @@ class Search:
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
-        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined))
+        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined, self.shared))
 
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""

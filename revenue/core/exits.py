@@ -17,10 +17,10 @@ TERM_HERE, TERM_INNER = 1, 4
 
 
 @njit(cache=True, nogil=True)
-def exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, used):
+def exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, used, passing):
     """Per node, the number of exit groups among its chains to `visitable` nodes that share no key with
-    `used` (uint64 [words]: keys already taken), leaving out chains that are terminal at the node or
-    inside (a route cannot pass the node by them)."""
+    `used` (uint64 [words]: keys already taken), leaving out chains terminal inside (no route takes
+    them) and, when `passing`, those terminal at the node (a route ends where it takes one)."""
     n = adj_start.shape[0] - 1
     words = chain_keys.shape[1]
     out = np.zeros(n, dtype=np.int64)
@@ -30,7 +30,7 @@ def exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitabl
             continue
         groups = 0
         for e in range(adj_start[v], adj_start[v + 1]):
-            if not visitable[adj_other[e]] or (adj_flags[e] & (TERM_HERE | TERM_INNER)):
+            if not visitable[adj_other[e]] or (adj_flags[e] & TERM_INNER) or (passing and adj_flags[e] & TERM_HERE):
                 continue
             c = adj_chain[e]
             free = True
@@ -66,7 +66,7 @@ def passable_nodes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visit
     """bool [nodes]: nodes some route may pass through (two exit groups, and not blocked unless a
     blocked city may be bypassed). A route visits at most two other nodes: its ends."""
     used = np.zeros(chain_keys.shape[1], dtype=np.uint64)
-    groups = exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, used)
+    groups = exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, used, True)
     out = np.zeros(groups.shape[0], dtype=np.bool_)
     for v in range(groups.shape[0]):
         out[v] = visitable[v] and groups[v] >= 2 and (not blocks[v] or (bypass > 0 and bypassable[v]))
