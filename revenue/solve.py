@@ -41,6 +41,8 @@ MEMORY_MB = 256             # default storage cap of one search (revenue.bounded
 # Of the time left, for the route walks of a large board (Search._bounded_walks): combining what they
 # stored took 0.02-0.13 s on the 81- to 144-hex stress boards, so the walks get most of it.
 WALK_SHARE = 0.85
+IMPROVE_SHARE = 0.15        # of the time left, for better heuristic runs first (Search._improve)
+IMPROVE_SECONDS = 1.5       # and at most this
 
 
 class RouteSet:
@@ -485,6 +487,7 @@ class Search:
         self.combination: Combination | None = None   # set when the combination search starts
         self.incumbent: tuple[int, list[dict]] | None = None   # the heuristic's run
         self.incumbent_seq = 0
+        self.pools = None       # the heuristic's routes (revenue.heuristic.Pools)
         self.type_bound: dict[str, int] = {}
         self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
@@ -533,6 +536,9 @@ class Search:
                     self._first_run(adj, allowed)
                 if self.stop[0]:
                     return
+                self._improve(adj, allowed)
+                if self.stop[0]:
+                    return
                 self._bounded_walks(adj, allowed, incomplete)
                 if self.stop[0]:
                     return
@@ -571,8 +577,21 @@ class Search:
         self.shared = shared_bounds(self.problem, allowed, self.weights)
         found = first_run(self, adj, allowed, max(self.started + FIRST_RUN_SECONDS, time.perf_counter() + 0.01))
         if found is not None:
-            self.incumbent = found
-            self.incumbent_seq += 1
+            self._better(found)
+
+    def _better(self, run: tuple[int, list[dict]]) -> None:
+        """A better run from the heuristic: the incumbent, reported."""
+        self.incumbent = run
+        self.incumbent_seq += 1
+
+    def _improve(self, adj, allowed) -> None:
+        """Better heuristic runs (revenue.heuristic.improve_run) for IMPROVE_SHARE of the time left, at
+        most IMPROVE_SECONDS, before the exact search of a large board."""
+        from .heuristic import improve_run
+
+        now = time.perf_counter()
+        left = IMPROVE_SECONDS if self.until is None else IMPROVE_SHARE * max(self.until - now, 0.0)
+        improve_run(self, adj, allowed, now + min(left, IMPROVE_SECONDS), self._better)
 
     def _bounded_walks(self, adj, allowed, incomplete: list[str]) -> None:
         """Too many routes to enumerate at once: after the heuristic run (_first_run), the routes of
