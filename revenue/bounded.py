@@ -53,17 +53,20 @@ def floor(problem: Problem, name: str, best: int, upper: dict[str, int]) -> int:
 
 
 def run_bound(problem: Problem, sets: dict, upper: dict[str, int], combined: int | None,
-              shared: dict[str, int] | None = None) -> int:
+              shared: dict[str, int] | None = None, joint: int | None = None) -> int:
     """A bound on every run: the sum of the trains' bounds (the trains of a type together at most
-    `shared`: revenue.relax.shared_bounds) until the combination search has started; then the larger
-    of its bound over the stored routes (`combined`) and, for each train whose routes were not all
-    stored, its floor plus the other trains' bounds, and never above the first."""
+    `shared`: revenue.relax.shared_bounds; all of them at most `joint`: revenue.relax.joint_bound)
+    until the combination search has started; then the larger of its bound over the stored routes
+    (`combined`) and, for each train whose routes were not all stored, its floor plus the other trains'
+    bounds, and never above the first."""
     trains = [t.name for t in problem.company.trains]
     total = sum(upper[t] for t in trains)
     together = total
     for name, most in (shared or {}).items():
         k = trains.count(name)
         together -= max(0, k * upper[name] - most)
+    if joint is not None:
+        together = min(together, joint)
     if combined is None:
         return together
     bound = combined

@@ -12,12 +12,15 @@ halts) the same holds of the kernels' scores.
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .core.exits import exit_groups, passable_nodes
 from .problem import Problem, TrainSpec, kernel_values
 
 END_ONLY_MOST = 2     # end-only nodes of one route: its two ends
+NONE = -(1 << 50)     # a knapsack state no choice reaches
 
 
 def _worth_and_stops(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int]):
@@ -113,6 +116,69 @@ def shared_bounds(problem: Problem, allowed: np.ndarray, weights: tuple[int, int
             if shared is not None:
                 out[name] = shared
         problem.derived[key] = out
+    return problem.derived[key]
+
+
+def joint_bound(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> int | None:
+    """A bound on every run of the company, from the track the trains share between them: at a node
+    with s exit groups all trains' visits take s exits at most (two for each train passing it, one for
+    each ending there), each train has two ends and visits a node once, and the trains of a type with a
+    stop limit k visit k nodes each at most. The best choice node by node of how many trains of each
+    type pass and end there (a knapsack over the ends and the limited types' stops) bounds the run.
+    Applies when every type pays the same for a node and has one distance row holding every node it
+    may visit, each costing one stop (the custom title's n-stop trains); else None. Computed once per
+    problem and weights."""
+    key = ("joint bound", weights)
+    if key in problem.derived:
+        return problem.derived[key]
+    counts: dict[str, int] = {}
+    for t in problem.company.trains:
+        counts[t.name] = counts.get(t.name, 0) + 1
+    worth = None
+    visitable = allowed & np.any([spec.row >= 0 for spec in problem.specs.values()], axis=0)
+    groups, bonus = [], 0          # (trains, most stops of them all or None)
+    for name, k in counts.items():
+        spec = problem.specs[name]
+        w, stops, extra = _worth_and_stops(problem, spec, allowed, weights)
+        rows = set(spec.row[visitable].tolist())
+        if len(rows) != 1 or -1 in rows or (problem.cost[visitable] != 1).any() or (
+                worth is not None and not np.array_equal(w[visitable], worth[visitable])):
+            problem.derived[key] = None
+            return None
+        worth = w
+        limit = stops[rows.pop()]
+        groups.append((k, None if limit >= int(visitable.sum()) else k * limit))
+        bonus += k * extra
+    through = passable(problem, allowed)
+    exits = exit_counts(problem, allowed)
+    most_ends = 2 * sum(k for k, _ in groups)
+    choices: dict[tuple[bool, int], list] = {}
+
+    def node_choices(can_pass: bool, s: int) -> list:
+        """Per type (passing, ending) trains at a node with s exit groups: every choice that fits."""
+        if (can_pass, s) not in choices:
+            per = [[(p, e) for p in range(k + 1) for e in range(k + 1 - p) if can_pass or p == 0] for k, _ in groups]
+            choices[(can_pass, s)] = [c for c in itertools.product(*per) if sum(2 * p + e for p, e in c) <= s]
+        return choices[(can_pass, s)]
+
+    # paid[ends, stops of each limited type]: the most the nodes so far pay (NONE: not reachable)
+    limited = [most for _, most in groups if most is not None]
+    paid = np.full([most_ends + 1] + [most + 1 for most in limited], NONE, dtype=np.int64)
+    paid[(0,) * paid.ndim] = 0
+    for v in np.nonzero(visitable)[0]:
+        value = int(worth[v])
+        nxt = paid.copy()
+        for choice in node_choices(bool(through[v]), int(exits[v])):
+            shift = [sum(e for _, e in choice)] + [p + e for (p, e), (_, most) in zip(choice, groups)
+                                                   if most is not None]
+            visits = sum(p + e for p, e in choice)
+            if visits == 0 or any(d > n - 1 for d, n in zip(shift, paid.shape)):
+                continue
+            target = tuple(slice(d, None) for d in shift)
+            source = tuple(slice(0, n - d) for d, n in zip(shift, paid.shape))
+            np.maximum(nxt[target], paid[source] + value * visits, out=nxt[target])
+        paid = nxt
+    problem.derived[key] = int(paid.max()) + bonus
     return problem.derived[key]
 
 

@@ -27,7 +27,7 @@ from . import bounded
 from .interop import run_routes_action
 from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
                       split_score)
-from .relax import shared_bounds, type_bounds
+from .relax import joint_bound, shared_bounds, type_bounds
 
 POLL_SECONDS = 0.002
 # Time kept to build the answer once the kernels stop: 6-22 ms measured on the 81-hex heavy test board at
@@ -43,6 +43,7 @@ MEMORY_MB = 256             # default storage cap of one search (revenue.bounded
 WALK_SHARE = 0.85
 IMPROVE_SHARE = 0.15        # of the time left, for better heuristic runs first (Search._improve)
 IMPROVE_SECONDS = 1.5       # and at most this
+JOINT_BOUND_MIN_SECONDS = 0.5   # time left from which a large board's search computes relax.joint_bound
 
 
 class RouteSet:
@@ -490,6 +491,7 @@ class Search:
         self.pools = None       # the heuristic's routes (revenue.heuristic.Pools)
         self.type_bound: dict[str, int] = {}
         self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
+        self.joint: int | None = None       # all trains together (revenue.relax.joint_bound)
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
@@ -589,6 +591,10 @@ class Search:
         most IMPROVE_SECONDS, before the exact search of a large board."""
         from .heuristic import improve_run
 
+        # (after the first run, and not under a short deadline: this bound's knapsack, which no stop
+        # flag interrupts, took up to 25 ms on the stress boards)
+        if self.until is None or self.until - time.perf_counter() > JOINT_BOUND_MIN_SECONDS:
+            self.joint = joint_bound(self.problem, allowed, self.weights)
         now = time.perf_counter()
         left = IMPROVE_SECONDS if self.until is None else IMPROVE_SHARE * max(self.until - now, 0.0)
         improve_run(self, adj, allowed, now + min(left, IMPROVE_SECONDS), self._better)
@@ -636,7 +642,8 @@ class Search:
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
-        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined, self.shared))
+        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined, self.shared,
+                                            self.joint))
 
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""

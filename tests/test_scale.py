@@ -19,7 +19,7 @@ from revenue.evaluate import evaluate
 from revenue.graph import build_graph, graph_for
 from revenue.heuristic import kept_routes
 from revenue.problem import compile_problem
-from revenue.relax import route_bound, shared_track_bound
+from revenue.relax import joint_bound, route_bound, shared_track_bound
 from revenue.solve import adjacency, all_routes, reachable, solve
 
 from .boards import random_board
@@ -286,3 +286,38 @@ def test_shared_track_bound_is_tighter_than_the_trains_apart():
     allowed = reachable(problem)
     assert route_bound(problem, problem.specs["D"], allowed) == 760
     assert shared_track_bound(problem, problem.specs["D"], 2, allowed) == 1200
+
+
+@settings(max_examples=examples(100), **SETTINGS)
+@given(st.integers(0, 2**31 - 1))
+def test_joint_bound_holds(seed):
+    """relax.joint_bound (all the company's trains sharing no track, by the exits of each node) is at
+    least the reference's optimum, where it applies."""
+    board_req, company_req, trains = random_board(seed, min_trains=2)
+    graph = graph_for(board_req)
+    problem = compile_problem(graph, build_company(company_req, graph.board))
+    if not problem.token.any():
+        return
+    joint = joint_bound(problem, reachable(problem))
+    if joint is not None:
+        by_name = {t["name"]: t for t in trains}
+        assert joint >= _reference(board_req, [by_name[t["name"]] for t in company_req["trains"]]), seed
+
+
+def test_joint_bound_applies_and_bites():
+    """On random boards of n-stop trains the joint bound applies, and on some it is below the sum of
+    the trains' own bounds (so the test above checks a bound that bites)."""
+    applies = tighter = 0
+    for seed in range(200):
+        board_req, company_req, _ = random_board(seed, min_trains=2)
+        graph = graph_for(board_req)
+        problem = compile_problem(graph, build_company(company_req, graph.board))
+        if not problem.token.any():
+            continue
+        allowed = reachable(problem)
+        joint = joint_bound(problem, allowed)
+        if joint is not None:
+            applies += 1
+            apart = sum(route_bound(problem, problem.specs[t.name], allowed) for t in problem.company.trains)
+            tighter += joint < apart
+    assert applies >= 100 and tighter >= 50, (applies, tighter)     # 155 and 146 of 200 when written
