@@ -50,12 +50,15 @@ def _worth_and_stops(problem: Problem, spec: TrainSpec, allowed: np.ndarray, wei
     return worth, stops, int(np.maximum(rule_amount, 0).sum())
 
 
-def route_bound(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> int:
+def route_bound(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int] = (1, 0),
+                ends_apart: bool = False) -> int:
     """An upper bound on the score (revenue.problem.objective_weights; the revenue unless some node pays a
     subsidy) of any legal route of this train type: per distance row, the best k values among the
-    reachable nodes of the row (k: _worth_and_stops), two end-only nodes at most among all rows
-    (passable)."""
+    reachable nodes of the row (k: _worth_and_stops); with `ends_apart`, two end-only nodes at most
+    among all rows (passable: tighter on large boards, and a few times the cost)."""
     worth, stops, bonus = _worth_and_stops(problem, spec, allowed, weights)
+    if not ends_apart:
+        return sum(int(np.sort(worth[allowed & (spec.row == r)])[::-1][:k].sum()) for r, k in enumerate(stops)) + bonus
     through = passable(problem, allowed)
     # best[e]: the most the rows so far pay with e end-only nodes among their stops
     best = [0] + [-1] * END_ONLY_MOST
@@ -205,11 +208,12 @@ def passable(problem: Problem, allowed: np.ndarray) -> np.ndarray:
     return problem.derived["passable"]
 
 
-def type_bounds(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> dict[str, int]:
+def type_bounds(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] = (1, 0),
+                ends_apart: bool = False) -> dict[str, int]:
     """route_bound of each train type of the company, in the kernels' scores for `weights` (computed once
-    per problem and weights)."""
-    key = ("route bounds", weights)
+    per problem, weights and `ends_apart`)."""
+    key = ("route bounds", weights, ends_apart)
     if key not in problem.derived:
-        problem.derived[key] = {name: route_bound(problem, spec, allowed, weights)
+        problem.derived[key] = {name: route_bound(problem, spec, allowed, weights, ends_apart)
                                 for name, spec in problem.specs.items()}
     return problem.derived[key]

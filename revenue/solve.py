@@ -575,7 +575,8 @@ class Search:
         """The heuristic run (revenue.heuristic), ready FIRST_RUN_SECONDS after the call started."""
         from .heuristic import first_run
 
-        # (the large-board path only: a bound that real game states never need)
+        # (the large-board path only: bounds that real game states never need, at a few times the cost)
+        self.type_bound = type_bounds(self.problem, allowed, self.weights, ends_apart=True)
         self.shared = shared_bounds(self.problem, allowed, self.weights)
         found = first_run(self, adj, allowed, max(self.started + FIRST_RUN_SECONDS, time.perf_counter() + 0.01))
         if found is not None:

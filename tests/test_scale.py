@@ -99,8 +99,8 @@ def test_large_board_path_with_route_rules(monkeypatch, seed, capped):
 @settings(max_examples=examples(60), **SETTINGS)
 @given(st.integers(0, 2**31 - 1))
 def test_route_bound_holds_for_each_train(seed):
-    """relax.route_bound is at least the best single route of the train type (the reference with one
-    train), and the run bound before any route is found at least the optimum."""
+    """relax.route_bound, with and without its limit of two end-only nodes, is at least the best single
+    route of the train type (the reference with one train)."""
     board_req, company_req, trains = random_board(seed)
     graph = graph_for(board_req)
     problem = compile_problem(graph, build_company(company_req, graph.board))
@@ -108,7 +108,9 @@ def test_route_bound_holds_for_each_train(seed):
         return
     allowed = reachable(problem)
     for t in {t["name"]: t for t in trains}.values():
-        assert route_bound(problem, problem.specs[t["name"]], allowed) >= _reference(board_req, [t])
+        best = _reference(board_req, [t])
+        assert route_bound(problem, problem.specs[t["name"]], allowed) >= best
+        assert route_bound(problem, problem.specs[t["name"]], allowed, ends_apart=True) >= best
 
 
 @settings(max_examples=examples(60), **SETTINGS)
@@ -277,14 +279,14 @@ def test_shared_track_bound_is_tighter_than_the_trains_apart():
         _, _, trains, problem, allowed = case
         spec = problem.specs[trains[0]["name"]]
         shared = shared_track_bound(problem, spec, 2, allowed)
-        if shared is not None and shared < 2 * route_bound(problem, spec, allowed):
+        if shared is not None and shared < 2 * route_bound(problem, spec, allowed, ends_apart=True):
             tighter += 1
     assert tighter >= 10, tighter
     sc = stress_board(7, 2, "D D 8")
     graph = graph_for(sc.request["board"])
     problem = compile_problem(graph, build_company(sc.request["company"], graph.board))
     allowed = reachable(problem)
-    assert route_bound(problem, problem.specs["D"], allowed) == 760
+    assert route_bound(problem, problem.specs["D"], allowed, ends_apart=True) == 760
     assert shared_track_bound(problem, problem.specs["D"], 2, allowed) == 1200
 
 
@@ -318,6 +320,7 @@ def test_joint_bound_applies_and_bites():
         joint = joint_bound(problem, allowed)
         if joint is not None:
             applies += 1
-            apart = sum(route_bound(problem, problem.specs[t.name], allowed) for t in problem.company.trains)
+            apart = sum(route_bound(problem, problem.specs[t.name], allowed, ends_apart=True)
+                        for t in problem.company.trains)
             tighter += joint < apart
     assert applies >= 100 and tighter >= 50, (applies, tighter)     # 155 and 146 of 200 when written
