@@ -39,8 +39,8 @@ QUICK_PROBE_STEPS = 1 << 15  # beyond these, a caller with a deadline or a strea
 FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
 # Of the time left, for the route walks of a large board (Search._bounded_walks): combining what they
-# stored took 0.02-0.13 s on the 81- to 144-hex stress boards, so the walks get most of it.
-WALK_SHARE = 0.85
+# stored took 0.02-0.13 s on the 81- to 144-hex stress boards (load 10), so the walks get most of it.
+WALK_SHARE = 0.9
 IMPROVE_SHARE = 0.15        # of the time left, for better heuristic runs first (Search._improve)
 IMPROVE_SECONDS = 1.5       # and at most this
 JOINT_BOUND_MIN_SECONDS = 0.5   # time left from which a large board's search computes relax.joint_bound
