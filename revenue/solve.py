@@ -36,7 +36,7 @@ ANSWER_RESERVE = 0.03
 STOP_GRACE_SECONDS = 0.02
 PROBE_STEPS = 1 << 19       # walk steps per train type within which the plain exact search runs
 QUICK_PROBE_STEPS = 1 << 15  # beyond these, a caller with a deadline or a stream gets the heuristic run first
-FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
+FIRST_RUN_SECONDS = 0.025   # else the heuristic's first run is ready by then (revenue.heuristic; better runs follow)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
 # Of the time left, for the route walks of a large board (Search._bounded_walks): combining what they
 # stored took 0.02-0.13 s on the 81- to 144-hex stress boards (load 10), so the walks get most of it.
