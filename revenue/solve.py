@@ -593,7 +593,7 @@ class Search:
         from .heuristic import improve_run
 
         # (after the first run, and not under a short deadline: this bound's knapsack, which no stop
-        # flag interrupts, took up to 25 ms on the stress boards)
+        # flag interrupts, took 1-25 ms on the stress boards, up to 150 ms on a load of 10)
         if self.until is None or self.until - time.perf_counter() > JOINT_BOUND_MIN_SECONDS:
             self.joint = joint_bound(self.problem, allowed, self.weights)
         now = time.perf_counter()
