@@ -521,11 +521,12 @@ class Search:
             # The plain exact search, when each type's routes are enumerated within PROBE_STEPS. A caller
             # who waits for runs (a deadline, or improvements to report) gets the heuristic's run first
             # when a short probe shows the routes are many (the title boards of the benchmark need at
-            # most 22,000 steps per type, so they never take it).
+            # most 22,000 steps per type, so they never take it; custom medium and large 2^17-2^18).
+            waits = self.until is not None or self.on_improve is not None
             if PROBE_STEPS > 0:
-                quick = min(QUICK_PROBE_STEPS, PROBE_STEPS)
+                quick = min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS
                 if not (quick > 0 and self._probe(adj, allowed, cap, quick)):
-                    if self.until is not None or self.on_improve is not None:
+                    if waits:
                         self._first_run(adj, allowed)
                         if self.stop[0]:
                             return
