@@ -118,6 +118,39 @@ def _first_free(index, base, klist, nk, i, end):
 
 
 @njit(cache=True, nogil=True)
+def _first_free_over(index, base, klist, nk, i, end, taken, taken_gen, gen, before, n_before):
+    """_first_free for the last train when the keys of the trains before n-2 (before[:n_before]) are
+    the same for many scans: their bitmaps' OR is kept per 64-route word in `taken` (valid where
+    taken_gen[w] == gen), so a scan ORs only the keys of train n-2's route (klist[:nk])."""
+    if i >= end:
+        return end
+    w = i >> 6
+    last = (end - 1) >> 6
+    while w <= last:
+        if taken_gen[w] != gen:
+            m0 = np.uint64(0)
+            for x in range(n_before):
+                m0 |= index[before[x], base + w]
+            taken[w] = m0
+            taken_gen[w] = gen
+        m = taken[w]
+        for x in range(nk):
+            m |= index[klist[x], base + w]
+        free = ~m
+        if w == (i >> 6):
+            free &= ~np.uint64(0) << np.uint64(i & 63)
+        if w == last and (end & 63) != 0:
+            free &= (np.uint64(1) << np.uint64(end & 63)) - np.uint64(1)
+        if free != 0:
+            j = 0
+            while not (free >> np.uint64(j)) & np.uint64(1):
+                j += 1
+            return (w << 6) + j
+        w += 1
+    return end
+
+
+@njit(cache=True, nogil=True)
 def _key_list(bits_of, klist):
     """The numbers of the set bits of the key words bits_of into klist; returns how many."""
     nk = 0
@@ -217,6 +250,13 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     last_lo, last_count = group_start[last_g], group_start[last_g + 1] - group_start[last_g]
     fit_last = n_trains >= 2 and indexed and not same_as_prev[n_trains - 1]
     last_rest = suffix_best[n_trains - 1]
+    # the last train's routes that the trains before n-2 leave no room for (_first_free_over)
+    taken = np.zeros((last_count + 63) // 64 if fit_last else 1, dtype=np.uint64)
+    taken_gen = np.zeros(taken.shape[0], dtype=np.int64)
+    gen = 0
+    before = np.empty(words * 64, dtype=np.int64)
+    n_before = 0
+    prev_keys = np.empty(words, dtype=np.uint64)
     best = progress[0]
     explored = 0
     t = 0
@@ -230,8 +270,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
             i = idx[t - 1] if idx[t - 1] < count else count   # symmetry: not better than the previous train
         found = False
         if fit_last and t == n_trains - 2 and idx[t] == -1:
-            nk = _key_list(used[t], klist)
-            p = _first_free(index, index_start[last_g], klist, nk, 0, last_count)
+            gen += 1
+            n_before = _key_list(used[t], before)
+            p = _first_free_over(index, index_start[last_g], klist, 0, 0, last_count, taken, taken_gen, gen,
+                                 before, n_before)
             last_rest = rev[last_lo + p] if p < last_count else 0
         after_t = suffix_best[t + 1 + same_run[t]]
         if fit_last and t == n_trains - 2:
@@ -247,15 +289,24 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 else:
                     b = mid
             end = a
-            nk = _key_list(used[t], klist)
             base = index_start[g]
+            if fit_last:
+                # only the keys of train n-2's route: those of the trains before it are in `taken`
+                for k in range(words):
+                    prev_keys[k] = used[t, k] & ~used[t - 1, k]
+                nk = _key_list(prev_keys, klist)
+            else:
+                nk = _key_list(used[t], klist)
             while True:
                 explored += 1
                 if explored % STOP_CHECK == 0:
                     progress[2] = explored
                     if stop[0] != 0:
                         return False
-                p = _first_free(index, base, klist, nk, i, end)
+                if fit_last:
+                    p = _first_free_over(index, base, klist, nk, i, end, taken, taken_gen, gen, before, n_before)
+                else:
+                    p = _first_free(index, base, klist, nk, i, end)
                 if p >= end:
                     i = count
                     break
