@@ -29,9 +29,11 @@ def route_bytes(problem: Problem) -> int:
     return 3 * fixed + words * 64 // 8 + 16 * NODES_PER_ROUTE + 8 * node_words
 
 
-def capacity(problem: Problem, memory_mb: float, walked: int) -> tuple[int, int]:
-    """(routes, route nodes) one walked train type may store within `memory_mb` for the whole search."""
-    budget = memory_mb * 2**20 * STORE_SHARE / max(walked, 1)
+def capacity(problem: Problem, memory_mb: float, walked: int, stored: int = 0) -> tuple[int, int]:
+    """(routes, route nodes) each of `walked` train types still to walk may store within `memory_mb`
+    for the whole search, `stored` routes being kept already (a walk that needed less leaves the rest
+    to the walks after it)."""
+    budget = (memory_mb * 2**20 * STORE_SHARE - stored * route_bytes(problem)) / max(walked, 1)
     routes = max(MIN_ROUTES, int(budget // route_bytes(problem)))
     return routes, routes * NODES_PER_ROUTE
 
@@ -50,18 +52,27 @@ def floor(problem: Problem, name: str, best: int, upper: dict[str, int]) -> int:
     return max(-1, best - (total - upper[name])) if name in trains else -1
 
 
-def run_bound(problem: Problem, sets: dict, upper: dict[str, int], combined: int | None) -> int:
-    """A bound on every run: the sum of the trains' bounds until the combination search has started;
-    then the larger of its bound over the stored routes (`combined`) and, for each train whose routes
-    were not all stored, its floor plus the other trains' bounds."""
+def run_bound(problem: Problem, sets: dict, upper: dict[str, int], combined: int | None,
+              shared: dict[str, int] | None = None, joint: int | None = None) -> int:
+    """A bound on every run: the sum of the trains' bounds (the trains of a type together at most
+    `shared`: revenue.relax.shared_bounds; all of them at most `joint`: revenue.relax.joint_bound)
+    until the combination search has started; then the larger of its bound over the stored routes
+    (`combined`) and, for each train whose routes were not all stored, its floor plus the other trains'
+    bounds, and never above the first."""
     trains = [t.name for t in problem.company.trains]
     total = sum(upper[t] for t in trains)
+    together = total
+    for name, most in (shared or {}).items():
+        k = trains.count(name)
+        together -= max(0, k * upper[name] - most)
+    if joint is not None:
+        together = min(together, joint)
     if combined is None:
-        return total
+        return together
     bound = combined
     for t in trains:
         routes = sets.get(t)
         missing = upper[t] if routes is None or not routes.complete else routes.floor
         if missing >= 0:
             bound = max(bound, missing + total - upper[t])
-    return min(bound, total)
+    return min(bound, together)

@@ -8,9 +8,14 @@ out; the walk keeps the best routes it meets (compaction). The best route joins 
 taken. Finally the routes kept by all walks are combined by the exact combination kernel, which applies
 the run-level rules, so the run returned is legal by the same rules as the exact search's: it seeds that
 search as its incumbent.
+
+Then (improve_run) the greedy walks are taken again in the other orders of the trains, and each train
+in turn walks again with only the track of the others' routes in the best run left out, while that
+improves the run: every walk's routes join the pools the combination picks from, so a run only grows.
 """
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -19,6 +24,7 @@ from .core.routes import enumerate_routes
 from .problem import Problem, hex_walks
 
 KEPT_ROUTES = 512       # routes a heuristic walk keeps (the best it meets)
+MOST_ORDERS = 6         # orders of the trains the greedy walks take again (improve_run)
 NODES_PER_ROUTE = 24
 
 
@@ -79,39 +85,112 @@ def first_run(search, adj, allowed, until: float) -> tuple[int, list[dict]] | No
     """The heuristic run for `search` (a revenue.solve.Search), found by `until` (perf_counter): its
     score (its revenue unless some node pays a subsidy) and its routes in the order of the company's
     trains, or None when no train has a route."""
-    from .solve import WATCHDOG, RouteSet, Combination
-
-    problem = search.problem
-    trains = list(problem.company.trains)
+    found = search.pools = Pools(search, adj, allowed)
+    trains = list(search.problem.company.trains)
     bounds = search.type_bound
     order = sorted(range(len(trains)), key=lambda i: -bounds[trains[i].name])
-    used = np.zeros(problem.words, dtype=np.uint64)
-    pools: dict[str, list[RouteSet]] = {t.name: [] for t in trains}
+    used = np.zeros(search.problem.words, dtype=np.uint64)
     for k, i in enumerate(order):
-        name = trains[i].name
         now = time.perf_counter()
         # an equal share of what is left for each train still to walk, and one for the combination
-        slice_end = now + max(until - now, 0.0) / (len(order) - k + 1)
-        # (past the search's deadline each walk still takes its first few thousand steps: a run)
-        stop, ticket = search.stop_at(slice_end)
+        routes = found.walk(trains[i].name, used, now + max(until - now, 0.0) / (len(order) - k + 1))
+        if len(routes):
+            used |= routes.keys[0]
+    return found.best(max(until, time.perf_counter() + 0.002))
+
+
+def improve_run(search, adj, allowed, until: float, on_better) -> None:
+    """Better runs than the search's incumbent, by `until`: each train in turn walks again with the
+    track of the others' routes in the best run left out (so it may give up a rich route for one that
+    leaves the others more), and the routes of all walks are combined; rounds go on while a round
+    improves the run. `on_better(run)` gets each better run."""
+    found = search.pools      # the first run's walks (first_run)
+    trains = list(search.problem.company.trains)
+    if found is None or search.incumbent is None or len(trains) < 2:
+        return
+    best = search.incumbent
+    # The greedy walks of the first run in the other orders of the trains (an early train takes the
+    # richest track; the run may be better when another one does)
+    names = [t.name for t in trains]
+    orders = list(dict.fromkeys(tuple(names[i] for i in p) for p in itertools.permutations(range(len(names)))))
+    orders = [order for order in orders[:MOST_ORDERS]
+              if order != tuple(sorted(names, key=lambda n: -search.type_bound[n]))]
+    for k, order in enumerate(orders):
+        used = np.zeros(search.problem.words, dtype=np.uint64)
+        share = max(until - time.perf_counter(), 0.0) / (2 * (len(orders) - k) * len(order))
+        for name in order:
+            routes = found.walk(name, used, time.perf_counter() + share)
+            if len(routes):
+                used |= routes.keys[0]
+    run = found.best(until) if orders else None
+    if run is not None and run[0] > best[0]:
+        best = run
+        on_better(run)
+    improved = True
+    while improved and time.perf_counter() < until and best is not None:
+        improved = False
+        for i, t in enumerate(trains):
+            now = time.perf_counter()
+            if now >= until:
+                break
+            used = np.zeros(search.problem.words, dtype=np.uint64)
+            for j, keys in enumerate(found.chosen_keys):
+                if j != i and keys is not None:
+                    used |= keys
+            found.walk(t.name, used, now + (until - now) / (2 * len(trains)))
+            run = found.best(until)
+            if run is not None and run[0] > best[0]:
+                best, improved = run, True
+                if run[0] > search.incumbent[0]:
+                    on_better(run)
+
+
+class Pools:
+    """The routes the heuristic's walks kept, per train type, and the best run among them (the exact
+    combination kernel, so the run obeys every route and run rule)."""
+
+    def __init__(self, search, adj, allowed):
+        self.search, self.adj, self.allowed = search, adj, allowed
+        self.pools: dict[str, list] = {t.name: [] for t in search.problem.company.trains}
+        self.chosen_keys: list = [None] * len(search.problem.company.trains)
+
+    def walk(self, name: str, used: np.ndarray, until: float):
+        """The best routes of train type `name` that share no key with `used`, met by `until` (past the
+        search's deadline a walk still takes its first few thousand steps)."""
+        from .solve import WATCHDOG
+
+        search, problem = self.search, self.search.problem
+        stop, ticket = search.stop_at(until)
         try:
-            walk = without_keys(sorted_adjacency(problem, name, adj), problem.chain_keys, used)
-            found = kept_routes(problem, name, walk, allowed, stop, KEPT_ROUTES, weights=search.weights)
+            walk = without_keys(sorted_adjacency(problem, name, self.adj), problem.chain_keys, used)
+            routes = kept_routes(problem, name, walk, self.allowed, stop, KEPT_ROUTES, weights=search.weights)
         finally:
             WATCHDOG.release(ticket, search.cancel)
-        pools[name].append(found)
-        if len(found):
-            used |= found.keys[0]
-    sets = {name: RouteSet.merge(problem, name, pool, search.weights) for name, pool in pools.items()}
-    if not any(len(s) for s in sets.values()):
-        return None
-    stop, ticket = search.stop_at(max(until, time.perf_counter() + 0.002))
-    try:
-        combination = Combination(problem, trains, sets)
-        progress = combination.progress()
-        combination.search(progress, stop)
-    finally:
-        WATCHDOG.release(ticket, search.cancel)
-    if progress[1] == 0:
-        return None
-    return combination.run(progress)
+        self.pools[name].append(routes)
+        return routes
+
+    def best(self, until: float) -> tuple[int, list[dict]] | None:
+        """The best run of the routes kept so far, searched until `until`, or None when no train has a
+        route; remembers each train's route keys (chosen_keys)."""
+        from .solve import WATCHDOG, RouteSet, Combination
+
+        search, problem = self.search, self.search.problem
+        trains = list(problem.company.trains)
+        sets = {name: RouteSet.merge(problem, name, pool, search.weights) for name, pool in self.pools.items()}
+        if not any(len(s) for s in sets.values()):
+            return None
+        stop, ticket = search.stop_at(until)
+        try:
+            combination = Combination(problem, trains, sets)
+            progress = combination.progress()
+            combination.search(progress, stop)
+        finally:
+            WATCHDOG.release(ticket, search.cancel)
+        if progress[1] == 0:
+            return None
+        self.chosen_keys = [None] * len(trains)
+        for t, place in enumerate(combination.position):
+            i = int(progress[4 + t])
+            if i >= 0:
+                self.chosen_keys[place] = sets[combination.trains[t].name].keys[i]
+        return combination.run(progress)

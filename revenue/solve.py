@@ -27,7 +27,7 @@ from . import bounded
 from .interop import run_routes_action
 from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
                       split_score)
-from .relax import type_bounds
+from .relax import joint_bound, shared_bounds, type_bounds
 
 POLL_SECONDS = 0.002
 # Time kept to build the answer once the kernels stop: 6-22 ms measured on the 81-hex heavy test board at
@@ -35,9 +35,15 @@ POLL_SECONDS = 0.002
 ANSWER_RESERVE = 0.03
 STOP_GRACE_SECONDS = 0.02
 PROBE_STEPS = 1 << 19       # walk steps per train type within which the plain exact search runs
-FIRST_RUN_SECONDS = 0.035   # else the heuristic's first run is ready by then (revenue.heuristic)
+QUICK_PROBE_STEPS = 1 << 15  # beyond these, a caller with a deadline or a stream gets the heuristic run first
+FIRST_RUN_SECONDS = 0.025   # else the heuristic's first run is ready by then (revenue.heuristic; better runs follow)
 MEMORY_MB = 256             # default storage cap of one search (revenue.bounded)
-WALK_SHARE = 0.7            # of the time left, for the route walks of a large board (Search._bounded_walks)
+# Of the time left, for the route walks of a large board (Search._bounded_walks): combining what they
+# stored took 0.02-0.13 s on the 81- to 144-hex stress boards (load 10), so the walks get most of it.
+WALK_SHARE = 0.9
+IMPROVE_SHARE = 0.15        # of the time left, for better heuristic runs first (Search._improve)
+IMPROVE_SECONDS = 1.5       # and at most this
+JOINT_BOUND_MIN_SECONDS = 0.5   # time left from which a large board's search computes relax.joint_bound
 
 
 class RouteSet:
@@ -515,7 +521,10 @@ class Search:
         self.combination: Combination | None = None   # set when the combination search starts
         self.incumbent: tuple[int, list[dict]] | None = None   # the heuristic's run
         self.incumbent_seq = 0
+        self.pools = None       # the heuristic's routes (revenue.heuristic.Pools)
         self.type_bound: dict[str, int] = {}
+        self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
+        self.joint: int | None = None       # all trains together (revenue.relax.joint_bound)
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
@@ -542,22 +551,28 @@ class Search:
             parents = route_parents(p)
             walked = [name for name in p.specs if name not in parents]
             cap = bounded.capacity(p, self.memory_mb, len(walked))
-            # The plain exact search, when each type's routes are enumerated within PROBE_STEPS.
+            # The plain exact search, when each type's routes are enumerated within PROBE_STEPS. A caller
+            # who waits for runs (a deadline, or improvements to report) gets the heuristic's run first
+            # when a short probe shows the routes are many (the title boards of the benchmark need at
+            # most 22,000 steps per type, so they never take it; custom medium and large 2^17-2^18).
+            waits = self.until is not None or self.on_improve is not None
             if PROBE_STEPS > 0:
-                for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
-                    if name in parents:
-                        if self.sets[parents[name]].complete:
-                            self.sets[name] = self.sets[parents[name]].refit(name)
-                    else:
-                        self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
-                                                     steps=PROBE_STEPS)
-                        if not self.sets[name].complete:
-                            break
+                quick = min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS
+                if not (quick > 0 and self._probe(adj, allowed, cap, quick)):
+                    if waits:
+                        self._first_run(adj, allowed)
+                        if self.stop[0]:
+                            return
+                    if quick < PROBE_STEPS:
+                        self._probe(adj, allowed, cap, PROBE_STEPS)
             incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
             if incomplete:
                 # A deadline met before the routes are known still gets a run (a cancel does not).
-                if not (self.cancel is not None and self.cancel.is_set()):
+                if self.incumbent is None and not (self.cancel is not None and self.cancel.is_set()):
                     self._first_run(adj, allowed)
+                if self.stop[0]:
+                    return
+                self._improve(adj, allowed)
                 if self.stop[0]:
                     return
                 self._bounded_walks(adj, allowed, incomplete)
@@ -573,14 +588,51 @@ class Search:
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 
+    def _probe(self, adj, allowed, cap, steps: int) -> bool:
+        """Enumerate each train type's routes within `steps` walk steps (types found among another's
+        routes are refitted from them, revenue.solve.route_parents); True when every type's are all
+        known."""
+        p = self.problem
+        parents = route_parents(p)
+        for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+            if name in parents:
+                if self.sets[parents[name]].complete:
+                    self.sets[name] = self.sets[parents[name]].refit(name)
+            else:
+                self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
+                                             steps=steps)
+                if not self.sets[name].complete:
+                    return False
+        return True
+
     def _first_run(self, adj, allowed) -> None:
         """The heuristic run (revenue.heuristic), ready FIRST_RUN_SECONDS after the call started."""
         from .heuristic import first_run
 
+        # (the large-board path only: bounds that real game states never need, at a few times the cost)
+        self.type_bound = type_bounds(self.problem, allowed, self.weights, ends_apart=True)
+        self.shared = shared_bounds(self.problem, allowed, self.weights)
         found = first_run(self, adj, allowed, max(self.started + FIRST_RUN_SECONDS, time.perf_counter() + 0.01))
         if found is not None:
-            self.incumbent = found
-            self.incumbent_seq += 1
+            self._better(found)
+
+    def _better(self, run: tuple[int, list[dict]]) -> None:
+        """A better run from the heuristic: the incumbent, reported."""
+        self.incumbent = run
+        self.incumbent_seq += 1
+
+    def _improve(self, adj, allowed) -> None:
+        """Better heuristic runs (revenue.heuristic.improve_run) for IMPROVE_SHARE of the time left, at
+        most IMPROVE_SECONDS, before the exact search of a large board."""
+        from .heuristic import improve_run
+
+        # (after the first run, and not under a short deadline: this bound's knapsack, which no stop
+        # flag interrupts, took 1-25 ms on the stress boards, up to 150 ms on a load of 10)
+        if self.until is None or self.until - time.perf_counter() > JOINT_BOUND_MIN_SECONDS:
+            self.joint = joint_bound(self.problem, allowed, self.weights)
+        now = time.perf_counter()
+        left = IMPROVE_SECONDS if self.until is None else IMPROVE_SHARE * max(self.until - now, 0.0)
+        improve_run(self, adj, allowed, now + min(left, IMPROVE_SECONDS), self._better)
 
     def _bounded_walks(self, adj, allowed, incomplete: list[str]) -> None:
         """Too many routes to enumerate at once: after the heuristic run (_first_run), the routes of
@@ -591,15 +643,16 @@ class Search:
         p = self.problem
         best = self.incumbent[0] if self.incumbent else 0
         order = bounded.walk_order(incomplete, self.type_bound)
-        cap = bounded.capacity(p, self.memory_mb, len(order))
         until = (math.inf if self.until is None else
                  time.perf_counter() + WALK_SHARE * max(self.until - time.perf_counter(), 0.0))
         stop, ticket = self.stop_at(until)
         try:
-            for name in order:
+            for k, name in enumerate(order):
                 if stop[0]:
                     break
                 floor = bounded.floor(p, name, best, self.upper_bounds())
+                kept = sum(len(self.sets[t]) for t in self.sets if t not in order[k:])
+                cap = bounded.capacity(p, self.memory_mb, len(order) - k, kept)
                 self.sets[name] = all_routes(p, name, adj, allowed, stop, self.weights, floor, cap)
         finally:
             WATCHDOG.release(ticket, self.cancel)
@@ -624,7 +677,8 @@ class Search:
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
-        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined))
+        return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined, self.shared,
+                                            self.joint))
 
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""

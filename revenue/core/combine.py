@@ -118,6 +118,39 @@ def _first_free(index, base, klist, nk, i, end):
 
 
 @njit(cache=True, nogil=True)
+def _first_free_over(index, base, klist, nk, i, end, taken, taken_gen, gen, before, n_before):
+    """_first_free for the last train when the keys of the trains before n-2 (before[:n_before]) are
+    the same for many scans: their bitmaps' OR is kept per 64-route word in `taken` (valid where
+    taken_gen[w] == gen), so a scan ORs only the keys of train n-2's route (klist[:nk])."""
+    if i >= end:
+        return end
+    w = i >> 6
+    last = (end - 1) >> 6
+    while w <= last:
+        if taken_gen[w] != gen:
+            m0 = np.uint64(0)
+            for x in range(n_before):
+                m0 |= index[before[x], base + w]
+            taken[w] = m0
+            taken_gen[w] = gen
+        m = taken[w]
+        for x in range(nk):
+            m |= index[klist[x], base + w]
+        free = ~m
+        if w == (i >> 6):
+            free &= ~np.uint64(0) << np.uint64(i & 63)
+        if w == last and (end & 63) != 0:
+            free &= (np.uint64(1) << np.uint64(end & 63)) - np.uint64(1)
+        if free != 0:
+            j = 0
+            while not (free >> np.uint64(j)) & np.uint64(1):
+                j += 1
+            return (w << 6) + j
+        w += 1
+    return end
+
+
+@njit(cache=True, nogil=True)
 def _key_list(bits_of, klist):
     """The numbers of the set bits of the key words bits_of into klist; returns how many."""
     nk = 0
@@ -210,6 +243,20 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     indexed = index_start[group_of[n_trains - 1]] >= 0   # the key bitmaps of the last train's routes
     later = np.empty(words * 64, dtype=np.int64)
     bits_of = np.empty(words, dtype=np.uint64)
+    # What the last train can add once the trains before n-2 have taken their keys: its best route
+    # that fits them (found once per route of those trains, 64 routes a step). It bounds the routes
+    # of train n-2 better than the last train's best overall when that one needs the same track.
+    last_g = group_of[n_trains - 1]
+    last_lo, last_count = group_start[last_g], group_start[last_g + 1] - group_start[last_g]
+    fit_last = n_trains >= 2 and indexed and not same_as_prev[n_trains - 1]
+    last_rest = suffix_best[n_trains - 1]
+    # the last train's routes that the trains before n-2 leave no room for (_first_free_over)
+    taken = np.zeros((last_count + 63) // 64 if fit_last else 1, dtype=np.uint64)
+    taken_gen = np.zeros(taken.shape[0], dtype=np.int64)
+    gen = 0
+    before = np.empty(words * 64, dtype=np.int64)
+    n_before = 0
+    prev_keys = np.empty(words, dtype=np.uint64)
     best = progress[0]
     explored = 0
     t = 0
@@ -222,6 +269,15 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         if same_as_prev[t] and t > 0 and idx[t] == -1:
             i = idx[t - 1] if idx[t - 1] < count else count   # symmetry: not better than the previous train
         found = False
+        if fit_last and t == n_trains - 2 and idx[t] == -1:
+            gen += 1
+            n_before = _key_list(used[t], before)
+            p = _first_free_over(index, index_start[last_g], klist, 0, 0, last_count, taken, taken_gen, gen,
+                                 before, n_before)
+            last_rest = rev[last_lo + p] if p < last_count else 0
+        after_t = suffix_best[t + 1 + same_run[t]]
+        if fit_last and t == n_trains - 2:
+            after_t = last_rest
         if indexed and t == n_trains - 1 and i < count:
             # Only routes that beat the best can matter: those before `end` (revenue sorted).
             need = best - total[t]
@@ -233,15 +289,24 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 else:
                     b = mid
             end = a
-            nk = _key_list(used[t], klist)
             base = index_start[g]
+            if fit_last:
+                # only the keys of train n-2's route: those of the trains before it are in `taken`
+                for k in range(words):
+                    prev_keys[k] = used[t, k] & ~used[t - 1, k]
+                nk = _key_list(prev_keys, klist)
+            else:
+                nk = _key_list(used[t], klist)
             while True:
                 explored += 1
                 if explored % STOP_CHECK == 0:
                     progress[2] = explored
                     if stop[0] != 0:
                         return False
-                p = _first_free(index, base, klist, nk, i, end)
+                if fit_last:
+                    p = _first_free_over(index, base, klist, nk, i, end, taken, taken_gen, gen, before, n_before)
+                else:
+                    p = _first_free(index, base, klist, nk, i, end)
                 if p >= end:
                     i = count
                     break
@@ -262,11 +327,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         jump = bound_later and 0 < t < n_trains - 1 and index_start[g] >= 0 and not found and i < count
         if jump:
             nk = _key_list(used[t], klist)
-            after = suffix_best[t + 1 + same_run[t]]
             a, b = i, count
             while a < b:
                 mid = (a + b) // 2
-                if total[t] + (1 + same_run[t]) * rev[lo + mid] + after > best:
+                if total[t] + (1 + same_run[t]) * rev[lo + mid] + after_t > best:
                     a = mid + 1
                 else:
                     b = mid
@@ -285,8 +349,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 i = p
             r = lo + i
             # Later trains of this same type take later (no better) routes: each earns at most rev[r].
-            rest = suffix_best[t + 1] if same_run[t] == 0 else (
-                same_run[t] * rev[r] + suffix_best[t + 1 + same_run[t]])
+            rest = after_t if same_run[t] == 0 else same_run[t] * rev[r] + after_t
             if total[t] + rev[r] + rest <= best:
                 i = count     # sorted: no later route of this train can help
                 break
@@ -318,7 +381,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         if not found:
             if i == count and idx[t] < count:
                 # "no route" for this train: only worth it if the rest can still beat the best
-                if total[t] + suffix_best[t + 1] > best:
+                if total[t] + (after_t if same_run[t] == 0 else suffix_best[t + 1]) > best:
                     idx[t] = count
                     total[t + 1] = total[t]
                     for k in range(words):
