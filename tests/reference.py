@@ -453,8 +453,8 @@ class G18RhlRules(Rules):
     METRO = {"D9", "F9", "I10"}
     RUHR = {"C14", "D15"}
 
-    RULES = ("trajekt", "rge_doubling", "montan", "eastern_ruhr", "iron_rhine", "ratingen", "town_end",
-             "out_tokened_end", "ruhr_pair", "south_pair", "single_metro")
+    RULES = ("trajekt", "trajekt_revisit", "rge_ends", "rge_red", "rge_doubling", "montan", "eastern_ruhr",
+             "iron_rhine", "ratingen", "town_end", "out_tokened_end", "ruhr_pair", "south_pair", "single_metro")
 
     def __init__(self, board, company, off=()):
         self.board, self.company = board, company
@@ -473,7 +473,7 @@ class G18RhlRules(Rules):
 
     def may_visit(self, train, part, name):
         h = self.hex_of(name)
-        return not self.rge(train) or h not in self.red or h in self.RGE
+        return not self.rge(train) or h not in self.red or h in self.RGE or "rge_red" in self.off
 
     def may_end(self, train, part, name=""):
         if self.rge(train):
@@ -499,7 +499,8 @@ class G18RhlRules(Rules):
         hexes = [self.hex_of(n) for n in names]
         if hexes[0] in self.METRO and len(set(hexes)) == 1 and "single_metro" not in self.off:
             return False
-        if self.rge(train) and hexes[0] not in self.RGE and hexes[-1] not in self.RGE:
+        if self.rge(train) and hexes[0] not in self.RGE and hexes[-1] not in self.RGE \
+                and "rge_ends" not in self.off:
             return False
         return True
 
@@ -525,7 +526,7 @@ class G18RhlRules(Rules):
             kept_values.append(v)
             visits.append(h)
         for h in self.METRO:
-            if self.board.hexes[h].color == "green" and visits.count(h) > 1:
+            if self.board.hexes[h].color == "green" and visits.count(h) > 1 and "trajekt_revisit" not in self.off:
                 return None         # "Must use Trajekt for a revisiting route"
         if rge and self.hex_of(names[0]) in self.RGE and self.hex_of(names[-1]) in self.RGE \
                 and "rge_doubling" not in self.off:
