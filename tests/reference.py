@@ -357,14 +357,7 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=(), an
     reference makes of that run, (total, per-route revenues) of its best legal reading (each route a trail
     through exactly those nodes in that order, no track shared, the run rules), or None if it has none."""
     rules = rules or Rules()
-    g = track_graph(board)
-    limits = [rules.train_rows(t) for t in trains]
-
-    def too_long(parts):   # every train already over some row's visit limit
-        return rules.prune and all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
-                   for rows in limits)
-
-    shapes = all_trails(board, g, company, too_long, max(rules.bypass(t) for t in trains) if trains else 0)
+    g, shapes = route_shapes(board, company, trains, rules)
     options = []
     for train in trains:
         opts = [(0, None, frozenset(), frozenset())]
@@ -394,6 +387,25 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=(), an
     if answer is None:
         return best[0], best[1]
     return best[0], best[1], run_value(board, g, company, trains, shapes, rules, privates, answer)
+
+
+def route_shapes(board, company, trains, rules: Rules):
+    """(track graph, every trail some train of `trains` might run: all_trails)."""
+    g = track_graph(board)
+    limits = [rules.train_rows(t) for t in trains]
+
+    def too_long(parts):   # every train already over some row's visit limit
+        return rules.prune and all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
+                   for rows in limits)
+
+    return g, all_trails(board, g, company, too_long, max(rules.bypass(t) for t in trains) if trains else 0)
+
+
+def read_run(board, company, trains, rules: Rules, answer, privates=()):
+    """What the reference makes of the run `answer` alone (run_value), without searching for the optimum:
+    for runs priced as someone chose (1860's halts, given in the train dicts)."""
+    g, shapes = route_shapes(board, company, trains, rules)
+    return run_value(board, g, company, trains, shapes, rules, privates, answer)
 
 
 def run_value(board, g, company, trains, shapes, rules, privates, answer):

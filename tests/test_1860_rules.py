@@ -5,7 +5,10 @@ each a subsidy of 10: the revenue-then-subsidy objective and their sum), no_skip
 per stop; half revenue with original_insolvency), nationalization (no second allowance) and the Southern
 formed (halts ignored); the optimizer against the reference on them, (revenue, subsidy) compared, and for each
 rule its hit rate (the share of boards where taking the rule out of the reference changes the optimum
-(revenue, subsidy)), asserted and printed.
+(revenue, subsidy)), asserted and printed. Runs priced as a player chose them (a route's `halts`) are read
+by the evaluator and the reference alike: the optimizer's runs with random requests, and legal routes
+through towns and halts drawn where the towns fill the town allowance, with and without no_skip_towns
+(where a halt asked for must not take a town's place).
 
 Each aim lays the line of a hand-checked board of tests/test_1860.py (copied here: the facts of the map)
 over the random lays of lay_tiles, each tile with probability 0.9, and gives the company its tokens there,
@@ -24,7 +27,8 @@ from revenue.solve import solve
 from . import hits
 from .profiles import examples
 from .ref_board import ref_board, train_defs
-from .reference import G1860Rules, answer_of, best_run, pair
+from .reference import (G1860Rules, answer_of, best_run, blocks, node_name, pair, read_run, route_shapes,
+                        route_value)
 
 TRAIN_DEFS = train_defs("1860")
 
@@ -220,10 +224,91 @@ def check_1860(b, corp, trains, leased=False, objective="revenue"):
     return expected
 
 
+def check_reading(b, corp, trains, leased, run, asked):
+    """The run [(train, nodes)] with the halts a player asks for (`asked`: train name -> a count, or None for
+    the engine's default) read by the evaluator and by the reference: the same legality, and the same
+    revenue and subsidy route by route."""
+    built = ref_board(b)
+    defs = [{**TRAIN_DEFS[t], "halts": asked[t], **({"leased": True} if leased else {})} for t in trains]
+    routes = [{"train": t, "nodes": nodes, **({} if asked[t] is None else {"halts": asked[t]})} for t, nodes in run]
+    got = evaluate({"board": b, "company": company(corp, trains, leased), "routes": routes})
+    reading = read_run(built, corp, defs, G1860Rules(built, corp), run)
+    assert got["legal"] == (reading is not None), (run, asked, got, reading)
+    if reading is not None:
+        assert ((got["revenue"], got["subsidy"]), [(r["revenue"], r["subsidy"]) for r in got["routes"]]) == \
+            (pair(reading[0]), [pair(v) for v in reading[1]]), (run, asked, got, reading)
+
+
+SMALL = ("2+1", "3+2", "4+2", "5+3")
+
+
+def halt_request(b, corp, leased, pick: int):
+    """(train, nodes, halts asked for) of a legal route on board `b`, drawn (seeded by `pick`) from every
+    trail through a halt, preferring trails with towns that fill the town allowance X of the train drawn:
+    where a halt asked for competes with the towns (and, when every town counts, must not take a town's
+    place). The count asked for: none, 0, or 1 to one more than the route's halts, 1 to X weighted
+    twice. None when no such route is legal."""
+    built = ref_board(b)
+    rules, rng = G1860Rules(built, corp), random.Random(pick)
+    defs = {t: {**TRAIN_DEFS[t], **({"leased": True} if leased else {})} for t in SMALL}
+    g, shapes = route_shapes(built, corp, list(defs.values()), rules)
+
+    def allowance(train, kinds):
+        a, b_ = rules.allowances(rules.train_rows(defs[train]))
+        return rules.allowance(defs[train], a, b_, sum(k in rules.C for k in kinds))
+
+    def tier(train, kinds):
+        """0: towns fill X; 1: towns and halts; 2: halts only."""
+        x = allowance(train, kinds)
+        return 0 if kinds.count("town") >= x >= 1 else 1 if "town" in kinds else 2
+
+    def legal(train, nodes, seq):        # a legal run by itself
+        names = [node_name(g, v) for v in nodes]
+        passes = any(blocks(built, g, v, corp) for v in nodes[1:-1])
+        return route_value(built, g, corp, defs[train], nodes, seq, rules) is not None and \
+            rules.run_ok([(names, rules.route_flags(names, passes))])
+
+    candidates = []
+    for nodes, _, _, seq in shapes:
+        kinds = [g.nodes[v]["part"].kind for v in nodes]
+        if "halt" in kinds:
+            candidates += [(tier(t, kinds), rng.random(), t, nodes, seq, kinds) for t in SMALL]
+    for _, _, train, nodes, seq, kinds in sorted(candidates, key=lambda c: c[:2]):
+        if legal(train, nodes, seq):
+            h, x = kinds.count("halt"), allowance(train, kinds)
+            asked = rng.choice([None, 0, *range(1, h + 2), *range(1, min(h, x) + 1)])
+            return train, [node_name(g, v) for v in (nodes if pick % 2 else nodes[::-1])], asked
+    return None
+
+
+REQUESTS = st.one_of(st.none(), st.integers(0, 3))
+
+
 @settings(max_examples=examples(50))
-@given(st.integers(0, 2**31 - 1), st.sampled_from(sorted(AIMED)))
-def test_optimizer_matches_reference_where_the_rules_matter(seed, aim):
-    check_1860(*case_1860(seed, aim))
+@given(st.integers(0, 2**31 - 1), st.sampled_from(sorted(AIMED)), st.lists(REQUESTS, min_size=2, max_size=2))
+def test_optimizer_matches_reference_where_the_rules_matter(seed, aim, requests):
+    b, corp, trains, leased, objective = case_1860(seed, aim)
+    check_1860(b, corp, trains, leased, objective)
+    # the optimizer's run with halts a player might ask for
+    run = answer_of(solve({"board": b, "company": company(corp, trains, leased)}))
+    check_reading(b, corp, trains, leased, run, dict(zip(sorted(set(trains)), requests)))
+
+
+# Aims whose lines hold halts (Cowes, Wooton, Merstone), drawn with and without every town counted
+# (no_skip_towns): where a request for more halts than the towns leave must be dropped.
+REQUEST_AIMS = ("halts", "halts", "leased_original", "no_skip_towns", "nationalization", "southern_formed")
+
+
+@settings(max_examples=examples(60))
+@given(st.integers(0, 2**31 - 1), st.sampled_from(REQUEST_AIMS), st.sampled_from([True, True, False]))
+def test_a_players_halts_are_read_as_the_reference_reads_them(seed, aim, every_town):
+    b, corp, _, leased, _ = case_1860(seed, aim)
+    if every_town:
+        b["options"] = {**b["options"], "no_skip_towns": "true"}
+    drawn = halt_request(b, corp, leased, seed)
+    if drawn is not None:
+        train, nodes, asked = drawn
+        check_reading(b, corp, [train], leased, [(train, nodes)], {train: asked})
 
 
 HIT_BOARDS = examples(25)
