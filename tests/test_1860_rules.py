@@ -62,6 +62,9 @@ AIMED = {
     "spill": [(SPILL, "NGStL", [("G9", 0)], [], ["5", "6", "7"], {"no_skip_towns": "true"}),
               (SPUR, "NGStL", [("G9", 0)], [], ["3", "4"], {}),
               (SPUR, "NGStL", [("G9", 0)], [], ["3", "4"], {"no_skip_towns": "true"})],
+    # the A+B allowance itself: towns beyond X on the spur and the southern line
+    "town_allowance": [(SPILL, "NGStL", [("G9", 0)], [], ["5", "6", "7"], {}),
+                       (SPUR, "NGStL", [("G9", 0)], [], ["3", "4"], {})],
     "no_reentry": [(LOOP, "IWNJ", [("G7", 0)], [], ["3", "4"], {}),
                    (CROSSING, "IWNJ", [("G7", 0)], [], ["3", "4"], {})],
     "bypass": [(SOUTH, "IWNJ", [("G7", 0), ("J8", 0)], [("G9", 0, "NGStL")], ["3", "4"], {}),
@@ -98,11 +101,13 @@ AIMED = {
                         (COWES, "C&N", [("F2", 0)], [], ["2"], {"southern_formed": "true"})],
 }
 # the trains an aim draws from (default: all small ones), and how much random track it lays (default 0.4-0.8)
-TRAINS = {"spill": ["2+1", "2+1", "3+2"], "home": ["2+1", "2+1", "3+2", "4+2"],
+TRAINS = {"spill": ["2+1", "2+1", "3+2"], "town_allowance": ["2+1", "2+1", "3+2"],
+          "home": ["2+1", "2+1", "3+2", "4+2"],
           "no_reentry": ["2+1", "3+2", "3+2", "4+2"], "no_skip_towns": ["2+1", "2+1", "3+2"],
           "nationalization": ["2+1", "3+2", "4+2"],
           "connected": ["2+1", "2+1", "3+2"], "halts": ["2+1", "3+2", "4+2"], "southern_formed": ["3+2", "4+2"]}
-FRACTION = {"spill": (0.05, 0.3), "no_reentry": (0.05, 0.4), "no_skip_towns": (0.05, 0.3),
+FRACTION = {"spill": (0.05, 0.3), "town_allowance": (0.05, 0.3), "no_reentry": (0.05, 0.4),
+            "no_skip_towns": (0.05, 0.3),
             "nationalization": (0.05, 0.3), "connected": (0.0, 0.15), "home": (0.05, 0.3), "halts": (0.05, 0.3),
             "southern_formed": (0.05, 0.3), "leased": (0.05, 0.3), "leased_original": (0.05, 0.3)}
 # the aims run by one leased train (leased: the share of their boards), and the objectives they draw from
@@ -143,14 +148,15 @@ def case_1860(seed: int, aim: str):
 
 class Without(G1860Rules):
     """The reference's 1860 rules with some taken out: "spill" (towns and halts share only the second
-    allowance B), "no_reentry" (as with the re_enter_hexes option), "bypass" (no tokened-out city may be
-    passed), "home" (no route need visit the home token city), "connected" (the routes need not meet),
-    "halts" (no halt is ever a stop: no subsidy), "no_skip_towns" (towns may be skipped), "leased" and
-    "leased_original" (a leased train priced as an owned one), "nationalization" (the second allowance kept),
-    "southern_formed" (halts counted as before the Southern)."""
+    allowance B), "town_allowance" (every town and halt counted, X unbounded), "no_reentry" (as with the
+    re_enter_hexes option), "bypass" (no tokened-out city may be passed), "home" (no route need visit the
+    home token city), "connected" (the routes need not meet), "halts" (no halt is ever a stop: no subsidy),
+    "no_skip_towns" (towns may be skipped), "leased" and "leased_original" (a leased train priced as an owned
+    one), "nationalization" (the second allowance kept), "southern_formed" (halts counted as before the
+    Southern)."""
 
-    RULES = ("spill", "no_reentry", "bypass", "home", "connected", "halts", "no_skip_towns", "leased",
-             "leased_original", "nationalization", "southern_formed")
+    RULES = ("spill", "town_allowance", "no_reentry", "bypass", "home", "connected", "halts", "no_skip_towns",
+             "leased", "leased_original", "nationalization", "southern_formed")
 
     def __init__(self, board, company, objective="revenue", off=()):
         super().__init__(board, company, objective)
@@ -171,6 +177,8 @@ class Without(G1860Rules):
         return 0 if "bypass" in self.off else super().bypass(train)
 
     def allowance(self, train, a, b, c) -> int:
+        if "town_allowance" in self.off:
+            return 99
         # without the spill the unused city allowance is lost: X as if every city of it were used
         return super().allowance(self.owned(train), a, b, a if "spill" in self.off else c)
 

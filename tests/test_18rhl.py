@@ -364,6 +364,7 @@ AIMED = {
     "rge_red": [(BOXTEL, ("B9", 0), ["6", "8"], {}), (HAMBURG + [("B7", "8", 2)], ("B9", 0), ["6", "8"], {})],
     "rge_doubling": [(SOUTH, ("K10", 0), ["6", "8"], {})],
     "town_end": [([("K2", None, 0), ("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],   # Aachen, a town spur
+    "town_range": [(AACHEN, ("K2", 0), ["2", "3", "4"], {}), (IRON, ("F9", 0), ["5", "6"], {})],   # lines with towns
     "out_tokened_end": [([("A14", None, 0)] + HAMBURG, ("B9", 0), ["3", "4"], {}, [("A14", 0, "OUT")])],
     "ruhr_pair": [([("D13", "201", 3)], ("D13", 0), ["3", "4"], {})],
     "south_pair": [(SOUTH, ("K10", 0), ["5", "6"], {})],
@@ -421,11 +422,14 @@ def rhl_case(seed: int, aim: str | None = None):
 
 def rhl_optimum(b, corp, trains, off=(), answer=None):
     """The reference's optimum, with the rules in `off` taken out ("neutral_tokens": other companies' tokens
-    in a green metropolis block as anywhere else); with `answer`, also its reading of that run (best_run)."""
+    in a green metropolis block as anywhere else; "town_range": a normal N-train's towns count in its N);
+    with `answer`, also its reading of that run (best_run)."""
     built = ref_board(b)
     seen = built if "neutral_tokens" in off else g18rhl_board(built, corp)
-    out = best_run(seen, corp, [TRAIN_DEFS[t] for t in trains],
-                   G18RhlRules(built, corp, [r for r in off if r != "neutral_tokens"]), answer=answer)
+    defs = [{"name": t, "distance": int(t)} if "town_range" in off and t != "8" else TRAIN_DEFS[t] for t in trains]
+    out = best_run(seen, corp, defs,
+                   G18RhlRules(built, corp, [r for r in off if r not in ("neutral_tokens", "town_range")]),
+                   answer=answer)
     return out[0] if answer is None else (out[0], out[2])
 
 
