@@ -270,7 +270,7 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
 class DataRules(Rules):
     """Route-level rules given as plain data keyed by node names, read the obvious way (for property
     tests of the kernels' generic rules): forbid, no_end, groups, need (names, count), alt (end names,
-    multipliers), merge (groups, penalty), metro, bonuses [(amount, [(classes, minimum)])]."""
+    multipliers), merge (groups, penalty), metro, bonuses [(amount, [(classes, minimum)])], no_reentry."""
 
     def __init__(self, data: dict):
         self.d = data
@@ -292,6 +292,18 @@ class DataRules(Rules):
         metro = self.d.get("metro", {})
         if names[0] in metro and all(metro.get(n) == metro[names[0]] for n in names):
             return False
+        return True
+
+    def trail_ok(self, train, names, parts, seq):
+        if self.d.get("no_reentry"):
+            left, here = set(), None
+            for (_, hex_name, _), _ in seq:
+                if hex_name != here:
+                    if hex_name in left:
+                        return False           # came back to a hex it had left
+                    if here is not None:
+                        left.add(here)
+                    here = hex_name
         return True
 
     def stops(self, train, names, values):
