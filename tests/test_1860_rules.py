@@ -64,6 +64,7 @@ AIMED = {
               (SPUR, "NGStL", [("G9", 0)], [], ["3", "4"], {"no_skip_towns": "true"})],
     # the A+B allowance itself: towns beyond X on the spur and the southern line
     "town_allowance": [(SPILL, "NGStL", [("G9", 0)], [], ["5", "6", "7"], {}),
+                       (SPILL, "NGStL", [("G9", 0)], [], ["5", "6", "7"], {}),
                        (SPUR, "NGStL", [("G9", 0)], [], ["3", "4"], {})],
     "no_reentry": [(LOOP, "IWNJ", [("G7", 0)], [], ["3", "4"], {}),
                    (CROSSING, "IWNJ", [("G7", 0)], [], ["3", "4"], {})],
@@ -101,15 +102,18 @@ AIMED = {
                         (COWES, "C&N", [("F2", 0)], [], ["2"], {"southern_formed": "true"})],
 }
 # the trains an aim draws from (default: all small ones), and how much random track it lays (default 0.4-0.8)
-TRAINS = {"spill": ["2+1", "2+1", "3+2"], "town_allowance": ["2+1", "2+1", "3+2"],
+# (measured on 100 seeds: a 3+2 beside a 2+1 takes the towns within its own allowance, so the spill and X
+# rarely decide; a 2+1 is too short to loop, and a second train takes the loop's other half)
+TRAINS = {"spill": ["2+1", "2+1"], "town_allowance": ["2+1", "2+1"],
           "home": ["2+1", "2+1", "3+2", "4+2"],
-          "no_reentry": ["2+1", "3+2", "3+2", "4+2"], "no_skip_towns": ["2+1", "2+1", "3+2"],
+          "no_reentry": ["3+2", "3+2", "4+2"], "no_skip_towns": ["2+1", "2+1", "3+2"],
           "nationalization": ["2+1", "3+2", "4+2"],
           "connected": ["2+1", "2+1", "3+2"], "halts": ["2+1", "3+2", "4+2"], "southern_formed": ["3+2", "4+2"]}
 FRACTION = {"spill": (0.05, 0.3), "town_allowance": (0.05, 0.3), "no_reentry": (0.05, 0.4),
             "no_skip_towns": (0.05, 0.3),
             "nationalization": (0.05, 0.3), "connected": (0.0, 0.15), "home": (0.05, 0.3), "halts": (0.05, 0.3),
             "southern_formed": (0.05, 0.3), "leased": (0.05, 0.3), "leased_original": (0.05, 0.3)}
+ONE_TRAIN = {"no_reentry"}      # aims run by one train
 # the aims run by one leased train (leased: the share of their boards), and the objectives they draw from
 LEASED = {"leased": 1.0, "leased_original": 1.0, "southern_formed": 0.3, "nationalization": 0.2}
 OBJECTIVES = {aim: ("revenue", "revenue_and_subsidy")
@@ -139,7 +143,7 @@ def case_1860(seed: int, aim: str):
     small = TRAINS.get(aim) or ["2+1", "3+2", "4+2"] + (["5+3"] if phase in ("3", "4") else [])
     trains = sorted(rng.sample(small, rng.randint(1, 2)))
     leased = rng.random() < LEASED.get(aim, 0)
-    if leased:
+    if leased or aim in ONE_TRAIN:
         trains = trains[:1]                 # an insolvent company runs one leased train
     objective = rng.choice(OBJECTIVES.get(aim, ("revenue",)))
     b = {"title": "1860", "phase": phase, "options": options, "tiles": lays, "tokens": tokens}

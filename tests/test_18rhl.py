@@ -375,7 +375,8 @@ AIMED = {
 }
 NORMAL_TRAINS = {"ruhr_pair": ["3", "4"], "trajekt_revisit": ["4", "4", "3"]}   # the trains an aim needs (early phases)
 RGE_AIMS = ("rge_doubling", "rge_ends", "rge_red")                                  # aims run by an 8-train
-SPARSE = {"single_metro": (0.05, 0.3)}         # aims that need little other track (default 0.35-0.8)
+SPARSE = {"single_metro": (0.05, 0.3),           # aims that need little other track (default 0.35-0.8);
+          "rge_ends": (0.15, 0.45), "rge_red": (0.15, 0.45)}     # an 8-train on dense track: the reference slows
 COLOURS = {"2": ("yellow",), "3": ("yellow", "green"), "4": ("yellow", "green"), "5": ("yellow", "green", "brown"),
            "6": ("yellow", "green", "brown"), "8": ("yellow", "green", "brown")}
 
