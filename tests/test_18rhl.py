@@ -375,8 +375,9 @@ AIMED = {
 }
 NORMAL_TRAINS = {"ruhr_pair": ["3", "4"], "trajekt_revisit": ["4", "4", "3"]}   # the trains an aim needs (early phases)
 RGE_AIMS = ("rge_doubling", "rge_ends", "rge_red")                                  # aims run by an 8-train
-SPARSE = {"single_metro": (0.05, 0.3),           # aims that need little other track (default 0.35-0.8);
-          "rge_ends": (0.15, 0.45), "rge_red": (0.15, 0.45)}     # an 8-train on dense track: the reference slows
+# aims that need little other track (default 0.35-0.8); late phases' dense brown track slows the reference
+SPARSE = {"single_metro": (0.05, 0.3), "rge_ends": (0.15, 0.45), "rge_red": (0.15, 0.45),
+          "montan": (0.2, 0.55), "south_pair": (0.2, 0.55), "eastern_ruhr": (0.2, 0.55), "iron_rhine": (0.2, 0.55)}
 COLOURS = {"2": ("yellow",), "3": ("yellow", "green"), "4": ("yellow", "green"), "5": ("yellow", "green", "brown"),
            "6": ("yellow", "green", "brown"), "8": ("yellow", "green", "brown")}
 
