@@ -4,8 +4,9 @@ RunRules in the library): a linked random board (boards.linked_board), its best 
 often: on the nodes of the unconstrained best routes (forbid, no_end, groups, metro, merge, flag caps,
 bonuses, alternative multiplier), away from them (required ends, flag minimums), on a city in the middle
 of a best route that is then filled with other companies' tokens (bypass), or on a run whose routes do not
-meet (connected). The rule is never checked against the answer it should change; the hit-rate tests
-measure how often taking it out (`without`) does change the reference's optimum (`optimum`)."""
+meet (connected) or that leaves a hex and comes back to it (no_reentry). The rule is never checked against
+the answer it should change; the hit-rate tests measure how often taking it out (`without`) does change
+the reference's optimum (`optimum`)."""
 from __future__ import annotations
 
 import random
