@@ -270,7 +270,7 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
 class DataRules(Rules):
     """Route-level rules given as plain data keyed by node names, read the obvious way (for property
     tests of the kernels' generic rules): forbid, no_end, groups, need (names, count), alt (end names,
-    multipliers), merge (groups, penalty), metro, bonuses [(amount, [(classes, minimum)])]."""
+    multipliers), merge (groups, penalty), metro, bonuses [(amount, [(classes, minimum)])], no_reentry."""
 
     def __init__(self, data: dict):
         self.d = data
@@ -292,6 +292,18 @@ class DataRules(Rules):
         metro = self.d.get("metro", {})
         if names[0] in metro and all(metro.get(n) == metro[names[0]] for n in names):
             return False
+        return True
+
+    def trail_ok(self, train, names, parts, seq):
+        if self.d.get("no_reentry"):
+            left, here = set(), None
+            for (_, hex_name, _), _ in seq:
+                if hex_name != here:
+                    if hex_name in left:
+                        return False           # came back to a hex it had left
+                    if here is not None:
+                        left.add(here)
+                    here = hex_name
         return True
 
     def stops(self, train, names, values):
@@ -357,14 +369,7 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=(), an
     reference makes of that run, (total, per-route revenues) of its best legal reading (each route a trail
     through exactly those nodes in that order, no track shared, the run rules), or None if it has none."""
     rules = rules or Rules()
-    g = track_graph(board)
-    limits = [rules.train_rows(t) for t in trains]
-
-    def too_long(parts):   # every train already over some row's visit limit
-        return rules.prune and all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
-                   for rows in limits)
-
-    shapes = all_trails(board, g, company, too_long, max(rules.bypass(t) for t in trains) if trains else 0)
+    g, shapes = route_shapes(board, company, trains, rules)
     options = []
     for train in trains:
         opts = [(0, None, frozenset(), frozenset())]
@@ -394,6 +399,25 @@ def best_run(board, company, trains, rules: Rules | None = None, privates=(), an
     if answer is None:
         return best[0], best[1]
     return best[0], best[1], run_value(board, g, company, trains, shapes, rules, privates, answer)
+
+
+def route_shapes(board, company, trains, rules: Rules):
+    """(track graph, every trail some train of `trains` might run: all_trails)."""
+    g = track_graph(board)
+    limits = [rules.train_rows(t) for t in trains]
+
+    def too_long(parts):   # every train already over some row's visit limit
+        return rules.prune and all(any(sum(p.visit_cost for p in parts if p.kind in kinds) > visit for kinds, _, visit, _ in rows)
+                   for rows in limits)
+
+    return g, all_trails(board, g, company, too_long, max(rules.bypass(t) for t in trains) if trains else 0)
+
+
+def read_run(board, company, trains, rules: Rules, answer, privates=()):
+    """What the reference makes of the run `answer` alone (run_value), without searching for the optimum:
+    for runs priced as someone chose (1860's halts, given in the train dicts)."""
+    g, shapes = route_shapes(board, company, trains, rules)
+    return run_value(board, g, company, trains, shapes, rules, privates, answer)
 
 
 def run_value(board, g, company, trains, shapes, rules, privates, answer):
@@ -453,8 +477,8 @@ class G18RhlRules(Rules):
     METRO = {"D9", "F9", "I10"}
     RUHR = {"C14", "D15"}
 
-    RULES = ("trajekt", "rge_doubling", "montan", "eastern_ruhr", "iron_rhine", "ratingen", "town_end",
-             "out_tokened_end", "ruhr_pair", "south_pair", "single_metro")
+    RULES = ("trajekt", "trajekt_revisit", "rge_ends", "rge_red", "rge_doubling", "montan", "eastern_ruhr",
+             "iron_rhine", "ratingen", "town_end", "out_tokened_end", "ruhr_pair", "south_pair", "single_metro")
 
     def __init__(self, board, company, off=()):
         self.board, self.company = board, company
@@ -473,7 +497,7 @@ class G18RhlRules(Rules):
 
     def may_visit(self, train, part, name):
         h = self.hex_of(name)
-        return not self.rge(train) or h not in self.red or h in self.RGE
+        return not self.rge(train) or h not in self.red or h in self.RGE or "rge_red" in self.off
 
     def may_end(self, train, part, name=""):
         if self.rge(train):
@@ -499,7 +523,8 @@ class G18RhlRules(Rules):
         hexes = [self.hex_of(n) for n in names]
         if hexes[0] in self.METRO and len(set(hexes)) == 1 and "single_metro" not in self.off:
             return False
-        if self.rge(train) and hexes[0] not in self.RGE and hexes[-1] not in self.RGE:
+        if self.rge(train) and hexes[0] not in self.RGE and hexes[-1] not in self.RGE \
+                and "rge_ends" not in self.off:
             return False
         return True
 
@@ -525,7 +550,7 @@ class G18RhlRules(Rules):
             kept_values.append(v)
             visits.append(h)
         for h in self.METRO:
-            if self.board.hexes[h].color == "green" and visits.count(h) > 1:
+            if self.board.hexes[h].color == "green" and visits.count(h) > 1 and "trajekt_revisit" not in self.off:
                 return None         # "Must use Trajekt for a revisiting route"
         if rge and self.hex_of(names[0]) in self.RGE and self.hex_of(names[-1]) in self.RGE \
                 and "rge_doubling" not in self.off:

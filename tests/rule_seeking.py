@@ -4,8 +4,9 @@ RunRules in the library): a linked random board (boards.linked_board), its best 
 often: on the nodes of the unconstrained best routes (forbid, no_end, groups, metro, merge, flag caps,
 bonuses, alternative multiplier), away from them (required ends, flag minimums), on a city in the middle
 of a best route that is then filled with other companies' tokens (bypass), or on a run whose routes do not
-meet (connected). The rule is never checked against the answer it should change; the hit-rate tests
-measure how often taking it out (`without`) does change the reference's optimum (`optimum`)."""
+meet (connected) or that leaves a hex and comes back to it (no_reentry). The rule is never checked against
+the answer it should change; the hit-rate tests measure how often taking it out (`without`) does change
+the reference's optimum (`optimum`)."""
 from __future__ import annotations
 
 import random
@@ -17,23 +18,30 @@ from .ref_board import ref_board
 from .reference import DataRules, best_run, node_name, track_graph
 
 MECHANISMS = ("forbid", "no_end", "need", "groups", "alt", "merge", "metro", "bypass", "flag_max", "flag_min",
-              "connected", "bonuses")
+              "connected", "bonuses", "no_reentry")
 
 
 def reference_trains(trains):
     return [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains]
 
 
-def base_case(seed: int):
+def base_case(seed: int, chains: bool = False):
     """A linked board whose unconstrained best run earns something: (board, company, trains, its best
-    routes as node-name lists)."""
+    routes as node-name lists[, each route's hexes in walking order, as its chains give them])."""
     for k in range(50):
         board, company, trains = linked_board(seed * 101 + k, width=(3, 5), height=(3, 4), link=0.65)
         best = solve({"board": board, "company": company})
         if best["revenue"] > 0:
             routes = [r["nodes"] for r in best["routes"]]
-            return board, company, trains, routes
+            walks = [[h.split()[0] for c in r["connections"] for h in c["hexes"]] for r in best["routes"]]
+            return (board, company, trains, routes) + ((walks,) if chains else ())
     raise AssertionError(f"no linked board with a run for seed {seed}")
+
+
+def reenters(hexes) -> bool:
+    """A walk (hex names in order) that leaves a hex and comes back to it."""
+    runs = [h for i, h in enumerate(hexes) if i == 0 or hexes[i - 1] != h]
+    return len(runs) != len(set(runs))
 
 
 def node_names(board) -> list[str]:
@@ -45,7 +53,7 @@ def node_names(board) -> list[str]:
 def seek(mechanism: str, seed: int):
     """(board, company, trains, rule data) with one rule of `mechanism` aimed at the best run."""
     rng = random.Random(seed * 31 + MECHANISMS.index(mechanism))
-    board, company, trains, routes = base_case(seed)
+    board, company, trains, routes, chains = base_case(seed, chains=True)
     names = node_names(board)
     on_best = sorted({n for r in routes for n in r})
     off_best = [n for n in names if n not in on_best]
@@ -89,6 +97,12 @@ def seek(mechanism: str, seed: int):
             others = (base_case(seed * 7919 + k) for k in range(1, 40))
             board, company, trains, routes = next((c for c in others if disjoint(c[3])),
                                                   (board, company, trains, routes))
+    elif mechanism == "no_reentry":
+        data["no_reentry"] = True
+        if not any(reenters(r) for r in chains):   # another board, whose best run leaves a hex and comes back
+            others = (base_case(seed * 7919 + k, chains=True) for k in range(1, 40))
+            board, company, trains, routes, chains = next((c for c in others if any(map(reenters, c[4]))),
+                                                          (board, company, trains, routes, chains))
     elif mechanism == "bonuses":
         bonuses = []
         for _ in range(rng.randint(1, 2)):

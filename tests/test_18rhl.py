@@ -202,9 +202,12 @@ def test_route_inside_one_metropolis_is_illegal():
     assert r["routes"][0]["error"]["message"] == "Route cannot consist of only one Rhine metropolis"
 
 
+# A loop Köln I10 city 0 -2- H9 (4 rot 2: town on 2, 5) -2- G8 (8 rot 3: 3, 5) -3- F9 city 0.
+LOOP = [("H9", "4", 2), ("G8", "8", 3)]
+
+
 def test_green_metropolis_met_again_must_use_the_trajekt():
-    # Add a loop Köln I10 city 0 -2- H9 (4 rot 2: town on 2, 5) -2- G8 (8 rot 3: 3, 5) -3- F9 city 0.
-    b = board(TRAJEKT + [("H9", "4", 2), ("G8", "8", 3)], [("I10", 0, "RhE")], "3")
+    b = board(TRAJEKT + LOOP, [("I10", 0, "RhE")], "3")
     r = run(b, "RhE", [("4", ["F9-1", "G10-0", "I10-1", "I10-0", "H9-0", "F9-0"])])
     assert error(r) == "merge_revisit" and r["routes"][0]["error"]["message"] == "Must use Trajekt for a revisiting route"
     # Best 4-train: F9 city 0 - H9 - I10 city 0 = 40 + 10 + 40 (adding the ferry to I10 city 1 costs 10);
@@ -304,10 +307,24 @@ def test_rheingold_express_keeps_northwest_and_avoids_other_red_hexes():
     assert r["legal"] and r["revenue"] == 60 + 20                 # towns ignored, B9 20
     assert best(b, "GVE", ["8"])["revenue"] == 80
     assert best(b, "GVE", ["4"])["revenue"] == 60 + 10 + 10 + 20
-    # Another red hex: Boxtel C2 -4- C4 is red and not an RGE hex.
+    # Another red hex: Boxtel C2 -4- C4 is red and not an RGE hex.  (BOXTEL below: this line on to Arnheim.)
     c2 = board([("C4", "4", 1), ("C6", "4", 1), ("C8", "8", 1), ("B9", "57", 0)], [("B9", 0, "GVE")], "6")
     assert error(run(c2, "GVE", [("8", ["C2-0", "C4-0", "C6-0", "B9-0"])])) == "cannot_visit"
     assert run(c2, "GVE", [("4", ["C2-0", "C4-0", "C6-0", "B9-0"])])["revenue"] == 30 + 10 + 10 + 20
+
+
+# Boxtel C2 -4- C4 (4 rot 1: town on 1, 4) -4- C6 (4 rot 1) -4- C8 (8 rot 1: 1, 3) -3- Wesel B9 (5: city on 0, 1)
+# -1- B7 (8 rot 2: 2, 4) -2- Arnheim A6: an RGE hex at one end, another red hex at the other.
+BOXTEL = [("C4", "4", 1), ("C6", "4", 1), ("C8", "8", 1), ("B9", "5", 0), ("B7", "8", 2)]
+
+
+def test_rheingold_express_may_not_reach_boxtel():
+    b = board(BOXTEL, [("B9", 0, "GVE")], "6")
+    route = ["A6-0", "B9-0", "C6-0", "C4-0", "C2-0"]
+    assert error(run(b, "GVE", [("8", route)])) == "cannot_visit"
+    assert run(b, "GVE", [("8", route[:4])])["revenue"] == 60 + 20        # Arnheim, Wesel; towns unpaid
+    assert run(b, "GVE", [("4", route[1:])])["revenue"] == 20 + 10 + 10 + 30   # a normal train may: Boxtel 30
+    assert best(b, "GVE", ["8"])["revenue"] == 80
 
 
 def test_rheingold_express_gets_no_bonuses():
@@ -336,8 +353,18 @@ AIMED = {
     "ratingen": [([("F13", None, 0), ("E12", "56", 3), ("D13", "201", 0)], ("F13", 0), ["3", "4"],
                   {"steel": "D13", "ratingen_variant": "true"})],
     "trajekt": [(TRAJEKT, ("I10", 0), ["3", "4"], {}), (TRAJEKT, ("F9", 1), ["3", "4"], {})],
+    # the loop through H9 and G8 that meets a green metropolis again off the Trajekt
+    "trajekt_revisit": [(TRAJEKT + LOOP, ("I10", 0), ["3", "4"], {}), (TRAJEKT + LOOP, ("F9", 1), ["3", "4"], {})],
+    # lines whose best 8-train route has no RGE end: Aachen-Bonn, the Ruhr, the Trajekt (an RGE hex only
+    # through random track)
+    "rge_ends": [(AACHEN, ("K2", 0), ["6", "8"], {}), (DOUBLE, ("D7", 0), ["6", "8"], {}),
+                 (TRAJEKT, ("I10", 0), ["6", "8"], {})],
+    # an RGE line (from Arnheim A6 through B7) whose other end is a red hex that is not an RGE hex: Boxtel C2
+    # or Hamburg A14
+    "rge_red": [(BOXTEL, ("B9", 0), ["6", "8"], {}), (HAMBURG + [("B7", "8", 2)], ("B9", 0), ["6", "8"], {})],
     "rge_doubling": [(SOUTH, ("K10", 0), ["6", "8"], {})],
     "town_end": [([("K2", None, 0), ("K4", "3", 0)], ("K2", 0), ["2", "3", "4"], {})],   # Aachen, a town spur
+    "town_range": [(AACHEN, ("K2", 0), ["2", "3", "4"], {}), (IRON, ("F9", 0), ["5", "6"], {})],   # lines with towns
     "out_tokened_end": [([("A14", None, 0)] + HAMBURG, ("B9", 0), ["3", "4"], {}, [("A14", 0, "OUT")])],
     "ruhr_pair": [([("D13", "201", 3)], ("D13", 0), ["3", "4"], {})],
     "south_pair": [(SOUTH, ("K10", 0), ["5", "6"], {})],
@@ -346,8 +373,11 @@ AIMED = {
     "neutral_tokens": [([("D9", None, 0)] + BLOCK, ("D9", 2), ["3", "4"], {},
                         [("F9", 1, "OUT1"), ("F9", 1, "OUT2")])],
 }
-NORMAL_TRAINS = {"ruhr_pair": ["3", "4"]}      # the trains an aim needs (early phases)
-SPARSE = {"single_metro": (0.05, 0.3)}         # aims that need little other track (default 0.35-0.8)
+NORMAL_TRAINS = {"ruhr_pair": ["3", "4"], "trajekt_revisit": ["4", "4", "3"]}   # the trains an aim needs (early phases)
+RGE_AIMS = ("rge_doubling", "rge_ends", "rge_red")                                  # aims run by an 8-train
+# aims that need little other track (default 0.35-0.8); late phases' dense brown track slows the reference
+SPARSE = {"single_metro": (0.05, 0.3), "rge_ends": (0.15, 0.45), "rge_red": (0.15, 0.45),
+          "montan": (0.2, 0.55), "south_pair": (0.2, 0.55), "eastern_ruhr": (0.2, 0.55), "iron_rhine": (0.2, 0.55)}
 COLOURS = {"2": ("yellow",), "3": ("yellow", "green"), "4": ("yellow", "green"), "5": ("yellow", "green", "brown"),
            "6": ("yellow", "green", "brown"), "8": ("yellow", "green", "brown")}
 
@@ -373,7 +403,7 @@ def rhl_case(seed: int, aim: str | None = None):
     lays = [lay for lay in lays if lay["hex"] not in {h for h, _, _ in keep}] + \
         [{"hex": h, "tile": t, "rotation": r} for h, t, r in keep if t is not None]
     late = phase in ("5", "6", "8")
-    if aim == "rge_doubling" or (late and aim == "any" and rng.random() < 0.6):
+    if aim in RGE_AIMS or (late and aim == "any" and rng.random() < 0.6):
         trains = ["8"] + rng.sample(["4", "5", "6"], rng.randint(0, 1))
     else:
         trains = rng.sample(["4", "5", "6"] if late else NORMAL_TRAINS.get(aim, ["2", "3", "4"]), rng.randint(1, 2))
@@ -394,11 +424,14 @@ def rhl_case(seed: int, aim: str | None = None):
 
 def rhl_optimum(b, corp, trains, off=(), answer=None):
     """The reference's optimum, with the rules in `off` taken out ("neutral_tokens": other companies' tokens
-    in a green metropolis block as anywhere else); with `answer`, also its reading of that run (best_run)."""
+    in a green metropolis block as anywhere else; "town_range": a normal N-train's towns count in its N);
+    with `answer`, also its reading of that run (best_run)."""
     built = ref_board(b)
     seen = built if "neutral_tokens" in off else g18rhl_board(built, corp)
-    out = best_run(seen, corp, [TRAIN_DEFS[t] for t in trains],
-                   G18RhlRules(built, corp, [r for r in off if r != "neutral_tokens"]), answer=answer)
+    defs = [{"name": t, "distance": int(t)} if "town_range" in off and t != "8" else TRAIN_DEFS[t] for t in trains]
+    out = best_run(seen, corp, defs,
+                   G18RhlRules(built, corp, [r for r in off if r not in ("neutral_tokens", "town_range")]),
+                   answer=answer)
     return out[0] if answer is None else (out[0], out[2])
 
 

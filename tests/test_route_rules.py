@@ -53,6 +53,8 @@ def random_rules(seed: int, names: list[str]) -> dict:
         data["flag_min"] = {rng.choice([1, 2]): 1}
     if rng.random() < 0.4:
         data["connected"] = True
+    if rng.random() < 0.3:
+        data["no_reentry"] = True
     if rng.random() < 0.6:
         bonuses = []
         for _ in range(rng.randint(1, 3)):
@@ -80,7 +82,8 @@ def install(monkeypatch, data: dict) -> None:
             alt_multiplier={ids[n]: m for n, m in mult.items()}, alt_ends={ids[n] for n in ends},
             merge={ids[n]: g for n, g in merge.items()}, merge_penalty=penalty,
             metro={ids[n]: m for n, m in data.get("metro", {}).items()},
-            bypass=data.get("bypass", 0), flags={ids[n]: f for n, f in data.get("flags", {}).items()})
+            bypass=data.get("bypass", 0), flags={ids[n]: f for n, f in data.get("flags", {}).items()},
+            no_reentry=data.get("no_reentry", False))
 
     def run_rules(company, board, graph):
         return RunRules(flag_max=data.get("flag_max", {}), flag_min=data.get("flag_min", {}),

@@ -121,7 +121,7 @@ def _reference_trains(names):
 # line and gives the company the private, in a phase that pays it; a 3E aim gives the company a 3E.
 FERRY_LINES = {"VES": ([("E8", "57", 3), ("C12", "57", 3)], ["E8", "C12"]),
                "VVL": ([("K2", "58", 2), ("K4", "9", 1), ("K6", "8", 1), ("J7", "57", 0)], ["J7"])}
-AIMS = ("VES", "VVL", "town_end", "3E")
+AIMS = ("VES", "VVL", "town_end", "3E", "town_range")
 
 
 def soh_case(seed: int, aim: str | None = None):
@@ -172,6 +172,9 @@ def soh_without(rule, b, corp, trains, privates) -> int:
         return soh_optimum(b, corp, trains, [p for p in privates if p != rule])
     if rule == "town_end":
         return soh_optimum(b, corp, trains, privates, AnyEnd())
+    if rule == "town_range":       # towns counted in an N-train's N, as in a plain 18xx train
+        ranged = [{"name": t, "distance": int(t)} if t != "3E" else TRAIN_DEFS[t] for t in trains]
+        return best_run(ref_board(b), corp, ranged, SteamOverHollandRules(), privates)[0]
     return soh_optimum(b, corp, ["3" if t == "3E" else t for t in trains], privates)      # 3E run as a 3
 
 
