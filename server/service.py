@@ -187,18 +187,21 @@ SEND_SECONDS = 0.005
 
 class Margin:
     """The time kept from a call's deadline to finish and send its answer, from measurement: how long
-    after its search was to stop, each recent answer that ran into its limit was ready to leave the
-    handler (calls that finish sooner need no margin, and their answers are quicker to build: their
-    times would make it too small). That covers stopping the kernels, building the best run found,
-    converting it, and the event loop's lag in taking it from the compute thread, all of which grow
-    when the CPU is contended. The margin is three times the 99th percentile of the last SAMPLES such
-    times plus SEND_SECONDS (to serialize and send it, which the handler does not see), within
-    low..high."""
+    after its search was to stop, each recent answer that ran into its limit reached the event loop
+    (calls that finish sooner need no margin, and their answers are quicker to build: their times would
+    make it too small). That covers stopping the kernels, building the best run found, converting it,
+    and the event loop's lag in taking it from the compute thread, all of which grow when the CPU is
+    contended. An answer that came too late for its client counts as well (it is measured on the loop
+    even when the client gave up): the late ones are what the margin is for. The margin is three times
+    the 99th percentile of the last SAMPLES such times plus SEND_SECONDS (to serialize and send it,
+    which the handler does not see), within low..high; until TRUSTED samples are in, it only grows from
+    `start` (one quick answer says little about the next on a busy machine)."""
 
     SAMPLES = 256
+    TRUSTED = 8
 
     def __init__(self, low: float = 0.010, high: float = 0.250, start: float = 0.100):
-        self.low, self.high = low, high
+        self.low, self.high, self.start = low, high, start
         self._samples: deque[float] = deque(maxlen=self.SAMPLES)
         self._lock = threading.Lock()
         self._value = start      # until the first answer is measured
@@ -208,7 +211,10 @@ class Margin:
             self._samples.append(seconds)
             ordered = sorted(self._samples)     # at most SAMPLES: microseconds
             p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-            self._value = min(self.high, max(self.low, 3 * p99 + SEND_SECONDS))
+            value = 3 * p99 + SEND_SECONDS
+            if len(ordered) < self.TRUSTED:
+                value = max(value, self.start)
+            self._value = min(self.high, max(self.low, value))
 
     def seconds(self) -> float:
         return self._value
@@ -537,8 +543,11 @@ class RouteService:
         try:
             result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
             now = time.perf_counter()
-            if not result.get("optimal") and not cancel.is_set():
-                call.stopped_at = searching + budget    # ran into its limit: a sample for Margin
+            # Ran into its limit: a sample for Margin. A cancel before the call's deadline is the client's
+            # (no sample); one after it is the deadline cancelling an answer that came too late, which
+            # the margin must learn from most.
+            if not result.get("optimal") and (not cancel.is_set() or now >= ends):
+                call.stopped_at = searching + budget
             if result.get("optimal"):
                 self.costs.put(cost_key(request), now - searching, 200)
             elif not cancel.is_set() and budget >= LARGE_SECONDS:    # stopped unproved by a long enough limit
@@ -576,12 +585,25 @@ class RouteService:
         req, ends = self._prepare(request, context, call)
         cancel = Cancel()
 
+        loop = asyncio.get_running_loop()
+
         def work():
-            return _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
-        answer = await _run(self.admission, cancel, work, self.expect_large(request))
-        if call.stopped_at:
-            self.margin.add(time.perf_counter() - call.stopped_at)
-        return answer
+            answer = _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
+            self._measure(loop, call)
+            return answer
+        return await _run(self.admission, cancel, work, self.expect_large(request))
+
+    def _measure(self, loop: asyncio.AbstractEventLoop, call: _Call) -> None:
+        """A sample for Margin, from the compute thread that has the answer ready: the time from when its
+        search was to stop until the event loop runs the callback, queued behind the answer's own hand-over
+        (so the loop's lag counts), taken even if the call was cancelled meanwhile."""
+        if not call.stopped_at:
+            return
+        stopped_at = call.stopped_at
+        try:
+            loop.call_soon_threadsafe(lambda: self.margin.add(time.perf_counter() - stopped_at))
+        except RuntimeError:     # the loop closed: the server stopped
+            pass
 
     async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
@@ -595,8 +617,12 @@ class RouteService:
 
             def work():
                 try:
-                    return self._solve_work(request, req, ends, call, cancel,
-                                            on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d))
+                    answer = _to_message(self._solve_work(
+                        request, req, ends, call, cancel,
+                        on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d)),
+                        revenue_pb2.SolveResponse)
+                    self._measure(loop, call)
+                    return answer
                 finally:
                     loop.call_soon_threadsafe(events.put_nowait, None)
 
@@ -609,14 +635,11 @@ class RouteService:
                         yield _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
                                            "routes": value["routes"], "upper_bound": value.get("upper_bound", 0)},
                                           revenue_pb2.SolveResponse)
-                result = await final
+                answer = await final
             finally:
                 if not final.done():
                     cancel.set()
                     final.cancel()
-            answer = _to_message(result, revenue_pb2.SolveResponse)
-            if call.stopped_at:
-                self.margin.add(time.perf_counter() - call.stopped_at)
             yield answer
         except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream, or the deadline
             cancel.set()
