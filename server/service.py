@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any, AsyncIterator, Callable
 
 import grpc
+import numpy as np
 from google.protobuf import json_format
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -722,11 +723,15 @@ class RouteService:
     def warm_up(self) -> None:
         """Compile the kernels and load the titles: one small solve, one evaluate, one deliveries."""
         from revenue.evaluate import evaluate
-        from revenue.solve import solve
+        from revenue.solve import INDEX_MIN, key_indexes, solve
         from revenue.steam import deliveries
 
-        result = solve(WARM_SOLVE, deadline=60.0, cancel=threading.Event())
+        # No deadline: on a machine busy enough, loading (or compiling) the kernels can take a minute.
+        result = solve(WARM_SOLVE, cancel=threading.Event())
         assert result["revenue"] == 60 and result["optimal"], result
+        # The key bitmaps of large searches, a kernel the small board does not reach: loading it in a
+        # first large call would hold the interpreter's lock (and so every other call) meanwhile.
+        key_indexes(np.zeros((INDEX_MIN, 1), dtype=np.uint64), np.array([0, INDEX_MIN]), np.zeros(1, dtype=np.int64))
         assert evaluate({**WARM_SOLVE, "routes": WARM_ROUTES})["revenue"] == 60
         deliveries(WARM_DELIVERIES)
         self.titles()
