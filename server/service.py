@@ -673,23 +673,24 @@ class RouteService:
         return self.titles()
 
     async def _deliveries(self, request, context, call):
-        from revenue.steam import deliveries
+        from revenue.steam import check_memory, deliveries
 
         call.describe(request)
         ends = time.perf_counter() + _remaining(context)
         cancel = Cancel()
+        # The memory cap, checked on the message before it takes a worker (and again by the library).
+        check_memory(len(request.stops), len(request.links), len(request.cubes), request.top_k, self.max_memory_mb)
 
         def work():
-            # The same deadline, compute cap and cancellation as a search of Solve (the per-search memory
-            # cap, revenue/solve.py's, is to apply here too). The request is converted here, on a compute
-            # thread: a large board would hold the event loop up.
+            # The same deadline, compute cap, cancellation and memory cap as a search of Solve. The request
+            # is converted here, on a compute thread: a large board would hold the event loop up.
             if cancel.is_set():
                 raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
             budget, reason = self._budget(ends, 0)
             if budget <= 0:
                 raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
             try:
-                result = deliveries(_to_dict(request), deadline=budget, cancel=cancel)
+                result = deliveries(_to_dict(request), deadline=budget, cancel=cancel, memory_mb=self.max_memory_mb)
             except Interrupted:
                 if cancel.is_set():
                     raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call") from None

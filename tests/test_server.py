@@ -15,9 +15,7 @@ import time
 import grpc
 import pytest
 from google.protobuf import descriptor_pool, json_format
-from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_status import rpc_status
 
 from benchmarks.scenarios import title_scenarios
 from revenue import api
@@ -27,24 +25,12 @@ from revenue.solve import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 
-from .server_helpers import CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub
+from .server_helpers import CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub, violations
+from .server_helpers import rpc, server  # noqa: F401  (the module's server and its stub: fixtures)
 from .server_helpers import wait_until as _wait_until
 
 SCENARIOS = title_scenarios()
 A_1830_HEX = SCENARIOS[0].request["board"]["tiles"][0]["hex"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with running(workers=2, max_queue=8, max_compute_ms=10_000) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def rpc(server):
-    service, channel = stub(server)
-    yield service
-    channel.close()
 
 
 def solve_message(request: dict) -> revenue_pb2.SolveRequest:
@@ -55,17 +41,6 @@ def without_stats(message):
     out = type(message)()
     out.CopyFrom(message)
     out.ClearField("stats")
-    return out
-
-
-def violations(error: grpc.RpcError) -> list[tuple[str, str]]:
-    status = rpc_status.from_call(error)
-    assert status is not None and status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
-    out = []
-    for detail in status.details:
-        bad = error_details_pb2.BadRequest()
-        assert detail.Unpack(bad)
-        out += [(v.field, v.description) for v in bad.field_violations]
     return out
 
 
