@@ -10,6 +10,7 @@ import pytest
 from google.protobuf import json_format
 
 from revenue.v1 import revenue_pb2
+from server.app import _die_with_parent
 from server.service import SEND_SECONDS, Margin
 
 from .server_helpers import CALL_LOG, heavy_request, running, stub, unproved_request, wait_until
@@ -17,8 +18,10 @@ from .server_helpers import CALL_LOG, heavy_request, running, stub, unproved_req
 
 @pytest.fixture
 def cpu_competitors():
-    """Two CPU-bound processes competing with the server for the cores while the test runs."""
-    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    """Two CPU-bound processes competing with the server for the cores while the test runs (ended with
+    the test process even if it crashes)."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=_die_with_parent)
+             for _ in range(2)]
     yield
     for proc in procs:
         proc.kill()
