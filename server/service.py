@@ -588,7 +588,6 @@ class RouteService:
     async def _solve(self, request, context, call):
         req, ends = self._prepare(request, context, call)
         cancel = Cancel()
-
         loop = asyncio.get_running_loop()
 
         def work():
