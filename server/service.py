@@ -183,19 +183,21 @@ async def _run(admission: Admission, cancel: threading.Event, work: Callable[[],
         raise
 
 
-SEND_SECONDS = 0.005
+# What the margin's samples cannot see: the server's deadline starts when the request arrives, some 10 ms
+# after the client set it (measured on loopback on the busy 2-core machine), and the client takes the answer.
+SEND_SECONDS = 0.020
 
 
 class Margin:
     """The time kept from a call's deadline to finish and send its answer, from measurement: how long
-    after its search was to stop, each recent answer that ran into its limit reached the event loop
-    (calls that finish sooner need no margin, and their answers are quicker to build: their times would
-    make it too small). That covers stopping the kernels, building the best run found, converting it,
-    and the event loop's lag in taking it from the compute thread, all of which grow when the CPU is
-    contended. An answer that came too late for its client counts as well (it is measured on the loop
-    even when the client gave up): the late ones are what the margin is for. The margin is three times
-    the 99th percentile of the last SAMPLES such times plus SEND_SECONDS (to serialize and send it,
-    which the handler does not see), within low..high; until TRUSTED samples are in, it only grows from
+    after its search was to stop, each recent answer that ran into its limit was sent (calls that finish
+    sooner need no margin, and their answers are quicker to build: their times would make it too small).
+    That covers stopping the kernels, building the best run found, converting it, the event loop's lag in
+    taking it from the compute thread, serializing and writing it, all of which grow when the CPU is
+    contended. An answer that came too late for its client counts as well (the call's deadline ends it
+    first, and the sample is taken then or when the answer is ready, whichever is later): the late ones
+    are what the margin is for. The margin is three times the 99th percentile of the last SAMPLES such
+    times plus SEND_SECONDS (what no sample sees), within low..high; until TRUSTED samples are in, it only grows from
     `start` (one quick answer says little about the next on a busy machine). The work after the stop is
     small (about 2 ms of CPU to build the answer and 0.4 ms to convert it, measured on the test boards);
     what grows on a contended CPU is the waiting for a core and for the interpreter's lock between the
@@ -373,7 +375,8 @@ class _Call:
     itself (a callback of gRPC's): a stream the client cancels while it waits to send, or a call the
     server's shutdown cuts, may leave its handler suspended, never to be resumed."""
 
-    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping", "stopped_at")
+    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping", "stopped_at",
+                 "margin", "has_done_callback", "rpc_finished")
 
     def __init__(self, method: str, context: grpc.aio.ServicerContext,
                  stopping: threading.Event | None = None):
@@ -387,16 +390,28 @@ class _Call:
         self.logged = False
         self.stopping = stopping      # set once the server shuts down
         self.stopped_at = 0.0         # when a search that ran into its limit was to stop, for Margin
+        self.margin: Margin | None = None    # set once the answer of such a search is ready
+        self.rpc_finished = False
         add_done_callback = getattr(context, "add_done_callback", None)
+        self.has_done_callback = add_done_callback is not None
         if add_done_callback is not None:
             add_done_callback(self._rpc_done)
 
     def _rpc_done(self, context) -> None:
+        self.rpc_finished = True
+        self.sample_margin()      # the answer is sent (or the call's deadline cut it)
         if self.logged:
             return
         if self.code == grpc.StatusCode.OK:
             self.interrupted()
         self.finish()
+
+    def sample_margin(self) -> None:
+        """Give `margin` the time since the search was to stop, once (from either thread: a rare double
+        sample is harmless)."""
+        margin, self.margin = self.margin, None
+        if margin is not None:
+            margin.add(time.perf_counter() - self.stopped_at)
 
     def describe(self, message) -> None:
         """The request's title, company and player for the log line."""
@@ -597,10 +612,16 @@ class RouteService:
         return await _run(self.admission, cancel, work, self.expect_large(request))
 
     def _measure(self, loop: asyncio.AbstractEventLoop, call: _Call) -> None:
-        """A sample for Margin, from the compute thread that has the answer ready: the time from when its
-        search was to stop until the event loop runs the callback, queued behind the answer's own hand-over
-        (so the loop's lag counts), taken even if the call was cancelled meanwhile."""
+        """A sample for Margin, asked for by the compute thread that has the answer ready: the time from
+        when its search was to stop until gRPC has sent the answer (the call's done callback: the event
+        loop's lag, serializing and writing included), or until the call's deadline cut it, whichever
+        comes first. Without that callback (HTTP), until the event loop takes the answer."""
         if not call.stopped_at:
+            return
+        if call.has_done_callback:
+            call.margin = self.margin
+            if call.rpc_finished:     # the call's deadline cut it already: the answer is late by now
+                call.sample_margin()
             return
         stopped_at = call.stopped_at
         try:
