@@ -448,6 +448,9 @@ class _Call:
         if self.logged:
             return
         self.logged = True
+        if self.code == grpc.StatusCode.OK and _remaining(self.context) <= 0:
+            # The handler made its answer, but after the call's deadline: the client got DEADLINE_EXCEEDED.
+            self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "answered after the call's deadline"
         record = {"method": self.method, **self.fields, "code": self.code.name,
                   "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3)}
         if self.error:

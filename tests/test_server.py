@@ -154,7 +154,10 @@ def test_tiny_deadline_answers_a_legal_run_or_deadline_exceeded(rpc):
         assert check["legal"] and check["revenue"] == got.revenue
         expected = {"OK", "DEADLINE_EXCEEDED"}    # answered at the deadline's edge: either is the truth
     assert wait_until(lambda: len([r for r in CALL_LOG.calls("Solve") if r.get("company") == company]) == 1)
-    assert [r["code"] for r in CALL_LOG.calls("Solve") if r.get("company") == company][0] in expected
+    line = [r for r in CALL_LOG.calls("Solve") if r.get("company") == company][0]
+    # (an answer the server made after the deadline is logged DEADLINE_EXCEEDED; one it made within the
+    # deadline as it counts it, from the request's arrival, can still reach the client late by the transit)
+    assert line["code"] in expected or line["code"] == "OK" and line["elapsed_ms"] < 50, line
 
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
