@@ -749,6 +749,12 @@ class Search:
         revenue = sum(r["revenue"] for r in routes)
         if self.on_improve and self._sequence() > seen and finished:
             self._report(best)
+        if not finished and not self.type_bound:
+            # A first call stopped while its worker still loads the kernels, before the trains' bounds:
+            # the answer's bound needs them (a wait for the same loading, not a KeyError).
+            p = self.problem
+            allowed = p.derived["reachable"] if "reachable" in p.derived else reachable(p)
+            self.type_bound = type_bounds(p, allowed, self.weights)
         bound = self.bound(score)
         optimal = finished and self.complete and bound <= score
         subsidy = sum(r["subsidy"] for r in routes)

@@ -22,7 +22,7 @@ echo "soak: $runs runs of the test suite with 2 CPU-bound competitors (pids $bur
 failed=0
 for run in $(seq 1 "$runs"); do
     started=$(date +%s)
-    if "$python" -m pytest -q -p no:cacheprovider "$@" > "$logs/run-$run.log" 2>&1; then
+    if "$python" -m pytest -p no:cacheprovider "$@" > "$logs/run-$run.log" 2>&1; then
         verdict="green"
     else
         verdict="FAILED"

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any, AsyncIterator, Callable
 
 import grpc
+import numpy as np
 from google.protobuf import json_format
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -182,23 +183,31 @@ async def _run(admission: Admission, cancel: threading.Event, work: Callable[[],
         raise
 
 
-SEND_SECONDS = 0.005
+# What the margin's samples cannot see: the server's deadline starts when the request arrives, some 10 ms
+# after the client set it (measured on loopback on the busy 2-core machine), and the client takes the answer.
+SEND_SECONDS = 0.020
 
 
 class Margin:
     """The time kept from a call's deadline to finish and send its answer, from measurement: how long
-    after its search was to stop, each recent answer that ran into its limit was ready to leave the
-    handler (calls that finish sooner need no margin, and their answers are quicker to build: their
-    times would make it too small). That covers stopping the kernels, building the best run found,
-    converting it, and the event loop's lag in taking it from the compute thread, all of which grow
-    when the CPU is contended. The margin is three times the 99th percentile of the last SAMPLES such
-    times plus SEND_SECONDS (to serialize and send it, which the handler does not see), within
-    low..high."""
+    after its search was to stop, each recent answer that ran into its limit was sent (calls that finish
+    sooner need no margin, and their answers are quicker to build: their times would make it too small).
+    That covers stopping the kernels, building the best run found, converting it, the event loop's lag in
+    taking it from the compute thread, serializing and writing it, all of which grow when the CPU is
+    contended. An answer that came too late for its client counts as well (the call's deadline ends it
+    first, and the sample is taken then or when the answer is ready, whichever is later): the late ones
+    are what the margin is for. The margin is three times the 99th percentile of the last SAMPLES such
+    times plus SEND_SECONDS (what no sample sees), within low..high; until TRUSTED samples are in, it only grows from
+    `start` (one quick answer says little about the next on a busy machine). The work after the stop is
+    small (about 2 ms of CPU to build the answer and 0.4 ms to convert it, measured on the test boards);
+    what grows on a contended CPU is the waiting for a core and for the interpreter's lock between the
+    threads that hand the answer on: 100-200 ms at a load of 9-11 on 2 cores, hence start and high."""
 
     SAMPLES = 256
+    TRUSTED = 8
 
-    def __init__(self, low: float = 0.010, high: float = 0.250, start: float = 0.100):
-        self.low, self.high = low, high
+    def __init__(self, low: float = 0.010, high: float = 0.500, start: float = 0.250):
+        self.low, self.high, self.start = low, high, start
         self._samples: deque[float] = deque(maxlen=self.SAMPLES)
         self._lock = threading.Lock()
         self._value = start      # until the first answer is measured
@@ -208,7 +217,10 @@ class Margin:
             self._samples.append(seconds)
             ordered = sorted(self._samples)     # at most SAMPLES: microseconds
             p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-            self._value = min(self.high, max(self.low, 3 * p99 + SEND_SECONDS))
+            value = 3 * p99 + SEND_SECONDS
+            if len(ordered) < self.TRUSTED:
+                value = max(value, self.start)
+            self._value = min(self.high, max(self.low, value))
 
     def seconds(self) -> float:
         return self._value
@@ -363,7 +375,8 @@ class _Call:
     itself (a callback of gRPC's): a stream the client cancels while it waits to send, or a call the
     server's shutdown cuts, may leave its handler suspended, never to be resumed."""
 
-    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping", "stopped_at")
+    __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping", "stopped_at",
+                 "margin", "has_done_callback", "rpc_finished")
 
     def __init__(self, method: str, context: grpc.aio.ServicerContext,
                  stopping: threading.Event | None = None):
@@ -377,16 +390,28 @@ class _Call:
         self.logged = False
         self.stopping = stopping      # set once the server shuts down
         self.stopped_at = 0.0         # when a search that ran into its limit was to stop, for Margin
+        self.margin: Margin | None = None    # set once the answer of such a search is ready
+        self.rpc_finished = False
         add_done_callback = getattr(context, "add_done_callback", None)
+        self.has_done_callback = add_done_callback is not None
         if add_done_callback is not None:
             add_done_callback(self._rpc_done)
 
     def _rpc_done(self, context) -> None:
+        self.rpc_finished = True
+        self.sample_margin()      # the answer is sent (or the call's deadline cut it)
         if self.logged:
             return
         if self.code == grpc.StatusCode.OK:
             self.interrupted()
         self.finish()
+
+    def sample_margin(self) -> None:
+        """Give `margin` the time since the search was to stop, once (from either thread: a rare double
+        sample is harmless)."""
+        margin, self.margin = self.margin, None
+        if margin is not None:
+            margin.add(time.perf_counter() - self.stopped_at)
 
     def describe(self, message) -> None:
         """The request's title, company and player for the log line."""
@@ -423,6 +448,9 @@ class _Call:
         if self.logged:
             return
         self.logged = True
+        if self.code == grpc.StatusCode.OK and _remaining(self.context) <= 0:
+            # The handler made its answer, but after the call's deadline: the client got DEADLINE_EXCEEDED.
+            self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "answered after the call's deadline"
         record = {"method": self.method, **self.fields, "code": self.code.name,
                   "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3)}
         if self.error:
@@ -537,8 +565,11 @@ class RouteService:
         try:
             result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
             now = time.perf_counter()
-            if not result.get("optimal") and not cancel.is_set():
-                call.stopped_at = searching + budget    # ran into its limit: a sample for Margin
+            # Ran into its limit: a sample for Margin. A cancel before the call's deadline is the client's
+            # (no sample); one after it is the deadline cancelling an answer that came too late, which
+            # the margin must learn from most.
+            if not result.get("optimal") and (not cancel.is_set() or now >= ends):
+                call.stopped_at = searching + budget
             if result.get("optimal"):
                 self.costs.put(cost_key(request), now - searching, 200)
             elif not cancel.is_set() and budget >= LARGE_SECONDS:    # stopped unproved by a long enough limit
@@ -575,13 +606,31 @@ class RouteService:
     async def _solve(self, request, context, call):
         req, ends = self._prepare(request, context, call)
         cancel = Cancel()
+        loop = asyncio.get_running_loop()
 
         def work():
-            return _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
-        answer = await _run(self.admission, cancel, work, self.expect_large(request))
-        if call.stopped_at:
-            self.margin.add(time.perf_counter() - call.stopped_at)
-        return answer
+            answer = _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
+            self._measure(loop, call)
+            return answer
+        return await _run(self.admission, cancel, work, self.expect_large(request))
+
+    def _measure(self, loop: asyncio.AbstractEventLoop, call: _Call) -> None:
+        """A sample for Margin, asked for by the compute thread that has the answer ready: the time from
+        when its search was to stop until gRPC has sent the answer (the call's done callback: the event
+        loop's lag, serializing and writing included), or until the call's deadline cut it, whichever
+        comes first. Without that callback (HTTP), until the event loop takes the answer."""
+        if not call.stopped_at:
+            return
+        if call.has_done_callback:
+            call.margin = self.margin
+            if call.rpc_finished:     # the call's deadline cut it already: the answer is late by now
+                call.sample_margin()
+            return
+        stopped_at = call.stopped_at
+        try:
+            loop.call_soon_threadsafe(lambda: self.margin.add(time.perf_counter() - stopped_at))
+        except RuntimeError:     # the loop closed: the server stopped
+            pass
 
     async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
@@ -595,8 +644,12 @@ class RouteService:
 
             def work():
                 try:
-                    return self._solve_work(request, req, ends, call, cancel,
-                                            on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d))
+                    answer = _to_message(self._solve_work(
+                        request, req, ends, call, cancel,
+                        on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d)),
+                        revenue_pb2.SolveResponse)
+                    self._measure(loop, call)
+                    return answer
                 finally:
                     loop.call_soon_threadsafe(events.put_nowait, None)
 
@@ -609,14 +662,11 @@ class RouteService:
                         yield _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
                                            "routes": value["routes"], "upper_bound": value.get("upper_bound", 0)},
                                           revenue_pb2.SolveResponse)
-                result = await final
+                answer = await final
             finally:
                 if not final.done():
                     cancel.set()
                     final.cancel()
-            answer = _to_message(result, revenue_pb2.SolveResponse)
-            if call.stopped_at:
-                self.margin.add(time.perf_counter() - call.stopped_at)
             yield answer
         except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream, or the deadline
             cancel.set()
@@ -649,23 +699,24 @@ class RouteService:
         return self.titles()
 
     async def _deliveries(self, request, context, call):
-        from revenue.steam import deliveries
+        from revenue.steam import check_memory, deliveries
 
         call.describe(request)
         ends = time.perf_counter() + _remaining(context)
         cancel = Cancel()
+        # The memory cap, checked on the message before it takes a worker (and again by the library).
+        check_memory(len(request.stops), len(request.links), len(request.cubes), request.top_k, self.max_memory_mb)
 
         def work():
-            # The same deadline, compute cap and cancellation as a search of Solve (the per-search memory
-            # cap, revenue/solve.py's, is to apply here too). The request is converted here, on a compute
-            # thread: a large board would hold the event loop up.
+            # The same deadline, compute cap, cancellation and memory cap as a search of Solve. The request
+            # is converted here, on a compute thread: a large board would hold the event loop up.
             if cancel.is_set():
                 raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
             budget, reason = self._budget(ends, 0)
             if budget <= 0:
                 raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
             try:
-                result = deliveries(_to_dict(request), deadline=budget, cancel=cancel)
+                result = deliveries(_to_dict(request), deadline=budget, cancel=cancel, memory_mb=self.max_memory_mb)
             except Interrupted:
                 if cancel.is_set():
                     raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call") from None
@@ -699,11 +750,15 @@ class RouteService:
     def warm_up(self) -> None:
         """Compile the kernels and load the titles: one small solve, one evaluate, one deliveries."""
         from revenue.evaluate import evaluate
-        from revenue.solve import solve
+        from revenue.solve import INDEX_MIN, key_indexes, solve
         from revenue.steam import deliveries
 
-        result = solve(WARM_SOLVE, deadline=60.0, cancel=threading.Event())
+        # No deadline: on a machine busy enough, loading (or compiling) the kernels can take a minute.
+        result = solve(WARM_SOLVE, cancel=threading.Event())
         assert result["revenue"] == 60 and result["optimal"], result
+        # The key bitmaps of large searches, a kernel the small board does not reach: loading it in a
+        # first large call would hold the interpreter's lock (and so every other call) meanwhile.
+        key_indexes(np.zeros((INDEX_MIN, 1), dtype=np.uint64), np.array([0, INDEX_MIN]), np.zeros(1, dtype=np.int64))
         assert evaluate({**WARM_SOLVE, "routes": WARM_ROUTES})["revenue"] == 60
         deliveries(WARM_DELIVERIES)
         self.titles()

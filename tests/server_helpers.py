@@ -9,6 +9,9 @@ import pathlib
 import threading
 
 import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from benchmarks.scenarios import dense_custom
 from revenue.v1 import service_pb2_grpc
@@ -64,6 +67,33 @@ def running(**config):
 def stub(server: RouteServer, channel: grpc.Channel | None = None):
     channel = channel or grpc.insecure_channel(f"127.0.0.1:{server.port}")
     return service_pb2_grpc.RouteServiceStub(channel), channel
+
+
+# The fixtures of the modules that share one server (import them there: `from .server_helpers import rpc,
+# server`); each module gets its own.
+@pytest.fixture(scope="module")
+def server():
+    with running(workers=2, max_queue=8, max_compute_ms=10_000) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def rpc(server):
+    service, channel = stub(server)
+    yield service
+    channel.close()
+
+
+def violations(error: grpc.RpcError) -> list[tuple[str, str]]:
+    """The (field, description) pairs of an INVALID_ARGUMENT's google.rpc.BadRequest."""
+    status = rpc_status.from_call(error)
+    assert status is not None and status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    out = []
+    for detail in status.details:
+        bad = error_details_pb2.BadRequest()
+        assert detail.Unpack(bad)
+        out += [(v.field, v.description) for v in bad.field_violations]
+    return out
 
 
 def stream_request() -> dict:

@@ -1,11 +1,16 @@
-"""Caches bounded by bytes (issue 15): many distinct large boards leave the process's memory flat."""
+"""Memory bounded by bytes (issue 15): many distinct large boards leave the process's memory flat, and a
+Steam delivery search keeps within the memory cap."""
 from __future__ import annotations
 
 import gc
 import random
+import tracemalloc
+
+import pytest
 
 from revenue import tiles
 from revenue.cache import GRAPH_CACHE_BYTES, MB, TILE_CACHE_BYTES, ByteLRU
+from revenue.errors import InputError
 from revenue.graph import _GRAPH_BYTES, graph_for
 
 
@@ -51,3 +56,26 @@ def test_distinct_large_boards_leave_memory_flat():
     gc.collect()
     grown = rss_mb() - before
     assert grown < 150, f"{grown} MB more after 24 distinct large boards"
+
+
+def test_deliveries_memory_estimate_covers_what_a_call_takes_and_the_cap_refuses_beyond_it():
+    from benchmarks.steam import large_map
+    from revenue import steam
+
+    request = large_map(seed=5, n_stops=150, n_links=1500, level=3)
+    steam.deliveries(large_map(seed=6, n_stops=20, n_links=40, level=3))     # compiled and loaded first
+    tracemalloc.start()
+    try:
+        answer = steam.deliveries(request, memory_mb=256)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert answer["best"]["own_points"] > 0
+    estimate = sum(steam.memory_bytes(len(request["stops"]), len(request["links"]), len(request["cubes"]), 0).values())
+    # The estimate also counts the request converted from its message (the server's case), about as
+    # much again as the search (measured: 0.63 MB here, estimated 1.7 MB).
+    assert peak <= estimate <= 4 * peak
+    with pytest.raises(InputError) as err:
+        steam.deliveries(request, memory_mb=0.5 * estimate / MB)
+    assert err.value.field == "links" and "over the memory cap" in err.value.description
+    assert steam.deliveries(request, memory_mb=1.1 * estimate / MB)["best"] == answer["best"]

@@ -15,9 +15,7 @@ import time
 import grpc
 import pytest
 from google.protobuf import descriptor_pool, json_format
-from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_status import rpc_status
 
 from benchmarks.scenarios import title_scenarios
 from revenue import api
@@ -27,24 +25,12 @@ from revenue.solve import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 
-from .server_helpers import CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub
+from .server_helpers import CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub, violations
+from .server_helpers import rpc, server  # noqa: F401  (the module's server and its stub: fixtures)
 from .server_helpers import wait_until as _wait_until
 
 SCENARIOS = title_scenarios()
 A_1830_HEX = SCENARIOS[0].request["board"]["tiles"][0]["hex"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with running(workers=2, max_queue=8, max_compute_ms=10_000) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def rpc(server):
-    service, channel = stub(server)
-    yield service
-    channel.close()
 
 
 def solve_message(request: dict) -> revenue_pb2.SolveRequest:
@@ -55,17 +41,6 @@ def without_stats(message):
     out = type(message)()
     out.CopyFrom(message)
     out.ClearField("stats")
-    return out
-
-
-def violations(error: grpc.RpcError) -> list[tuple[str, str]]:
-    status = rpc_status.from_call(error)
-    assert status is not None and status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
-    out = []
-    for detail in status.details:
-        bad = error_details_pb2.BadRequest()
-        assert detail.Unpack(bad)
-        out += [(v.field, v.description) for v in bad.field_violations]
     return out
 
 
@@ -179,7 +154,10 @@ def test_tiny_deadline_answers_a_legal_run_or_deadline_exceeded(rpc):
         assert check["legal"] and check["revenue"] == got.revenue
         expected = {"OK", "DEADLINE_EXCEEDED"}    # answered at the deadline's edge: either is the truth
     assert wait_until(lambda: len([r for r in CALL_LOG.calls("Solve") if r.get("company") == company]) == 1)
-    assert [r["code"] for r in CALL_LOG.calls("Solve") if r.get("company") == company][0] in expected
+    line = [r for r in CALL_LOG.calls("Solve") if r.get("company") == company][0]
+    # (an answer the server made after the deadline is logged DEADLINE_EXCEEDED; one it made within the
+    # deadline as it counts it, from the request's arrival, can still reach the client late by the transit)
+    assert line["code"] in expected or line["code"] == "OK" and line["elapsed_ms"] < 50, line
 
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
@@ -208,18 +186,22 @@ def _legal_unproved(request, got) -> None:
 
 def test_deadline_ms_field_is_a_search_deadline(rpc):
     # The heavy board's routes take seconds to enumerate: at deadline_ms 50 the answer is the heuristic run.
-    request = {**heavy_request(), "deadline_ms": 50}
+    company = f"deadline-ms-{os.getpid()}-{time.monotonic_ns()}"
+    request = {**renamed(heavy_request(), company), "deadline_ms": 50}
     _legal_unproved(request, rpc.Solve(solve_message(request), timeout=30))
-    assert CALL_LOG.calls("Solve")[-1]["code"] == "OK"
+    # (this call's own line, found by its company: another test's call may log after it)
+    assert wait_until(lambda: [r["code"] for r in CALL_LOG.calls("Solve") if r.get("company") == company] == ["OK"])
 
 
 def test_compute_cap_without_client_deadline():
     with running(workers=1, max_queue=0, max_compute_ms=300) as s:
         service, channel = stub(s)
-        started = time.perf_counter()
         request = heavy_request()
-        _legal_unproved(request, service.Solve(solve_message(request)))        # no client deadline at all
-        assert time.perf_counter() - started < 3.0
+        got = service.Solve(solve_message(request))        # no client deadline at all
+        _legal_unproved(request, got)
+        # Stopped by the cap, not by the memory cap that ends this board's search after about 3.3 s: the
+        # search's own time (not the client's, which a busy machine's queueing and transport add to).
+        assert got.stats.elapsed_ms < 2000
         channel.close()
 
 
@@ -406,11 +388,13 @@ def test_reflection_lists_and_describes_the_service(server):
 
 
 def test_each_call_logs_one_json_line(rpc):
-    before = len(CALL_LOG.calls("Solve"))
+    def mine():   # this scenario's lines (another test's call may log meanwhile)
+        return [r for r in CALL_LOG.calls("Solve") if r.get("company") == "PRR" and r.get("title") == "1830"]
+
+    before = len(mine())
     rpc.Solve(solve_message(SCENARIOS[2].request), timeout=30)
-    records = CALL_LOG.calls("Solve")
-    assert len(records) == before + 1
-    last = records[-1]
+    assert wait_until(lambda: len(mine()) == before + 1)
+    last = mine()[-1]
     want = solve(SCENARIOS[2].request)
     assert last["title"] == "1830" and last["company"] == "PRR" and last["code"] == "OK"
     assert last["revenue"] == want["revenue"] and last["optimal"] is True and last["elapsed_ms"] > 0

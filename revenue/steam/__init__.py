@@ -40,6 +40,15 @@ MAX_PLAYERS = 64
 MAX_TOP_K = 1000
 MAX_CUBES = 10000
 
+# The memory cap of one call (MB, as revenue.solve's MEMORY_MB). A delivery search stores a few entries
+# per cube group and per listed delivery; what grows is the board itself: the request as a dict, its
+# parse, the adjacency, the reasons' walks. Measured with tracemalloc on random boards of 2,000-8,000
+# links (benchmarks.steam.large_map, the request converted from its message as the server does): about
+# 1 KB a link, all included. The estimate takes 1.1 KB a link, 0.6 KB a stop, 0.3 KB a cube entry and
+# the top K's rows: 50,000 links (the limit) come to about 55 MB.
+MEMORY_MB = 256
+LINK_BYTES, STOP_BYTES, CUBE_BYTES, LISTED_BYTES = 1100, 600, 300, 16 * (MAX_LEVEL_CAP + 1) * 2
+
 _FIELDS = {
     "": {"stops", "links", "cubes", "players", "player", "ruleset", "own_majority", "require_own_link",
          "max_level", "top_k", "round"},
@@ -529,13 +538,45 @@ def _solve(pb: _Problem, stop: np.ndarray = _NO_STOP) -> dict:
     return result
 
 
-def deliveries(request: dict, deadline: float | None = None, cancel: threading.Event | None = None) -> dict:
+def memory_bytes(stops: int, links: int, cubes: int, top_k: int) -> dict[str, int]:
+    """The memory a call takes, estimated from the lengths of the request's lists, by what takes it."""
+    return {"links": LINK_BYTES * links, "stops": STOP_BYTES * stops, "cubes": CUBE_BYTES * cubes,
+            "top_k": LISTED_BYTES * (top_k or DEFAULT_TOP_K)}
+
+
+def check_memory(stops: int, links: int, cubes: int, top_k: int, memory_mb: float) -> None:
+    """InputError naming the request's largest part when a call on a request of these sizes would take
+    more than `memory_mb` (memory_bytes): a delivery search has no smaller answer to fall back to.
+    Sizes beyond the request limits count at the limit (the parse names those fields)."""
+    parts = memory_bytes(min(stops, MAX_STOPS), min(links, MAX_LINKS), min(cubes, MAX_CUBES),
+                         min(max(top_k, 0), MAX_TOP_K))
+    need = sum(parts.values())
+    if need > memory_mb * 2**20:
+        largest = max(parts, key=parts.get)
+        raise InputError(largest, f"a delivery search of this board takes about {need / 2**20:.1f} MB, over the "
+                                  f"memory cap of {memory_mb:g} MB ({largest} take {parts[largest] / 2**20:.1f} MB)")
+
+
+def _length(request: dict, key: str) -> int:
+    value = request.get(key) if isinstance(request, dict) else None
+    return len(value) if isinstance(value, (list, tuple)) else 0
+
+
+def deliveries(request: dict, deadline: float | None = None, cancel: threading.Event | None = None,
+               memory_mb: float | None = None) -> dict:
     """Best deliveries, reasons and phase plan for `request` (a DeliveriesRequest as a proto3-JSON dict).
 
     Returns a DeliveriesResponse as a dict that `json_format.ParseDict` accepts.
     Raises InputError naming the offending field for bad input, and Interrupted when `deadline` (seconds
     from now) passes or `cancel` is set before the answer is complete (the search stops within
-    microseconds: it has no partial answer worth giving)."""
+    microseconds: it has no partial answer worth giving). `memory_mb` (default MEMORY_MB) caps the
+    memory of the call: a board that would take more is an InputError (check_memory)."""
+    if memory_mb is not None and memory_mb <= 0:
+        raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
+    top_k = request.get("top_k") if isinstance(request, dict) else 0
+    check_memory(_length(request, "stops"), _length(request, "links"), _length(request, "cubes"),
+                 top_k if isinstance(top_k, int) and not isinstance(top_k, bool) else 0,
+                 MEMORY_MB if memory_mb is None else memory_mb)
     if deadline is None and cancel is None:
         return _solve(_parse_cached(request))
     from revenue.solve import WATCHDOG
