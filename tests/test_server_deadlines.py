@@ -111,10 +111,10 @@ def test_a_first_call_stopped_before_the_trains_bounds_still_answers_with_a_boun
     slow = threading.Event()
     real = solve_module.type_bounds
 
-    def slow_type_bounds(*args):
+    def slow_type_bounds(*args, **kwargs):
         if threading.current_thread().name == "revenue-solve":      # the worker, as while loading
             slow.wait(2.0)
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(solve_module, "type_bounds", slow_type_bounds)
     monkeypatch.setattr(solve_module, "_compiled", threading.Event())    # as in a fresh process
