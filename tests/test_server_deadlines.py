@@ -60,7 +60,7 @@ def test_margin_trusts_a_few_quick_answers_only_after_several():
 
 def test_best_so_far_arrives_before_the_deadline_on_a_contended_cpu(cpu_competitors):
     # Each search runs into its deadline (a first run within about 0.15 s on an idle machine, a proof after
-    # about 3.3 s, and a run answered even before the routes are known): the server must stop, build and
+    # many seconds, and a run answered even before the routes are known): the server must stop, build and
     # send its best run in time, every time. (Late answers came from the margin: one early answer shrank
     # it to its floor at once, and an answer too late for its client was never measured.)
     message = json_format.ParseDict(unproved_request(), revenue_pb2.SolveRequest())

@@ -367,9 +367,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 # the later trains' best routes that fit this one (cheaper than searching them)
                 for k in range(words):
                     bits_of[k] = used[t, k] | keys[r, k]
-                nk = _key_list(bits_of, later)
+                # (its own count: nk still counts klist, which the jump's next scan reads)
+                n_later = _key_list(bits_of, later)
                 budget = best - total[t] - rev[r]
-                if _later_best(t, i, group_of, group_start, rev, suffix_best, index, index_start, later, nk,
+                if _later_best(t, i, group_of, group_start, rev, suffix_best, index, index_start, later, n_later,
                                budget) <= budget:
                     ok = False
             if ok:
