@@ -547,7 +547,8 @@ class Search:
             if "reachable" not in p.derived:
                 p.derived["reachable"] = reachable(p)
             allowed = p.derived["reachable"]
-            self.type_bound = type_bounds(p, allowed, self.weights)
+            # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
+            # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
             walked = [name for name in p.specs if name not in parents]
             cap = bounded.capacity(p, self.memory_mb, len(walked))
@@ -567,6 +568,8 @@ class Search:
                         self._probe(adj, allowed, cap, PROBE_STEPS)
             incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
             if incomplete:
+                if not self.type_bound:
+                    self.type_bound = type_bounds(p, allowed, self.weights)
                 # A deadline met before the routes are known still gets a run (a cancel does not).
                 if self.incumbent is None and not (self.cancel is not None and self.cancel.is_set()):
                     self._first_run(adj, allowed)
@@ -666,8 +669,17 @@ class Search:
     def upper_bounds(self) -> dict[str, int]:
         """Per train type, a bound on any of its routes: the best met when its walk ended, else the
         relaxation (revenue.relax)."""
+        sets = list(self.sets.items())      # (the search may be adding sets meanwhile)
+        if not self.type_bound:
+            if len(sets) == len(self.problem.specs) and all(r.complete and r.floor < 0 for _, r in sets):
+                # Every route of every type was met: the best is the type's bound (no relaxation is
+                # lower, it bounds that route too), so the relaxation is not computed.
+                return {name: routes.best_seen for name, routes in sets}
+            p = self.problem
+            allowed = p.derived["reachable"] if "reachable" in p.derived else reachable(p)
+            self.type_bound = type_bounds(p, allowed, self.weights)
         out = dict(self.type_bound)
-        for name, routes in list(self.sets.items()):    # (the search may be adding sets meanwhile)
+        for name, routes in sets:
             if routes.complete:
                 out[name] = min(out[name], routes.best_seen)
         return out
@@ -749,12 +761,6 @@ class Search:
         revenue = sum(r["revenue"] for r in routes)
         if self.on_improve and self._sequence() > seen and finished:
             self._report(best)
-        if not finished and not self.type_bound:
-            # A first call stopped while its worker still loads the kernels, before the trains' bounds:
-            # the answer's bound needs them (a wait for the same loading, not a KeyError).
-            p = self.problem
-            allowed = p.derived["reachable"] if "reachable" in p.derived else reachable(p)
-            self.type_bound = type_bounds(p, allowed, self.weights)
         bound = self.bound(score)
         optimal = finished and self.complete and bound <= score
         subsidy = sum(r["subsidy"] for r in routes)
