@@ -381,13 +381,26 @@ class Graph:
             chain = self._chains[c] = self._make_chain(c)
         return chain
 
+    def _walked(self, c: int) -> list[tuple[int, TileGeometry, int]]:
+        """(hex index, geometry, local path index) of each path of chain c, from node a: read from the
+        arrays by the chain's own slices (a solve reads a few chains of a fresh graph)."""
+        geos = self.geometries
+        paths = self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]
+        hexes = self.path_hex[paths].tolist()
+        firsts = self.path_start[hexes].tolist()
+        return [(h, geos[h], p - first) for h, p, first in zip(hexes, paths.tolist(), firsts)]
+
+    def connection_of(self, c: int, start: int) -> list[str]:
+        """connection(chain(c), start) without building the Chain: an answer's routes need only their ids."""
+        chain = self._chains[c]
+        if chain is not None:
+            return self.connection(chain, start)
+        ident = self._chain_id(self._walked(c))
+        return list(ident if start == self.chain_a[c] else ident[::-1])
+
     def _make_chain(self, c: int) -> Chain:
-        # A solve reads a few chains of a fresh graph: each is read from the arrays by its own slices.
-        names, geos, path_start = self.sides.names, self.geometries, self.path_start
-        walked = []      # (hex index, geometry, local path index)
-        for p in self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]].tolist():
-            h = int(self.path_hex[p])
-            walked.append((h, geos[h], p - int(path_start[h])))
+        names = self.sides.names
+        walked = self._walked(c)
         paths = tuple((names[h], geo.parts[i]) for h, geo, i in walked)
         keys = tuple(self.key_list[self.key_start[c]:self.key_start[c + 1]].tolist())
         return Chain(c, int(self.chain_a[c]), int(self.chain_b[c]), paths, keys, bool(self.term_a[c]),

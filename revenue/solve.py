@@ -92,8 +92,8 @@ class RouteSet:
         a, b = self.begin[i], self.end[i]
         nodes = self.nodes[a:b].tolist()
         graph = self.problem.graph
-        chains = [graph.chain(c) for c in self.chains[a + 1:b].tolist()]
-        return route_result(self.problem, self.problem.specs[self.train], nodes, chains, weights=self.weights)
+        connections = [graph.connection_of(c, v) for c, v in zip(self.chains[a + 1:b].tolist(), nodes)]
+        return route_result(self.problem, self.problem.specs[self.train], nodes, connections, weights=self.weights)
 
     def refit(self, train: str) -> "RouteSet":
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
