@@ -428,27 +428,35 @@ class Combination:
     def __init__(self, problem: Problem, trains: list, sets: dict[str, RouteSet]):
         self.problem, self.sets = problem, sets
         n = len(trains)
-        names = sorted(sets, key=lambda t: -(sets[t].rev[0] if len(sets[t]) else 0))
-        order = sorted(range(n), key=lambda i: names.index(trains[i].name))
+        # (built from Python lists: a call's few trains and types, each numpy call on them ~1 us)
+        best = {t: int(sets[t].rev[0]) if len(sets[t]) else 0 for t in sets}
+        names = sorted(sets, key=lambda t: -best[t])
+        group = {name: g for g, name in enumerate(names)}
+        order = sorted(range(n), key=lambda i: group[trains[i].name])
         self.trains = [trains[i] for i in order]
         self.position = order       # each searched train's place in the company's list
-        self.group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
-        self.group_start = np.zeros(len(names) + 1, dtype=np.int64)
-        for g, name in enumerate(names):
-            self.group_start[g + 1] = self.group_start[g] + len(sets[name])
+        group_of = [group[t.name] for t in self.trains]
+        self.group_of = np.array(group_of, dtype=np.int64)
+        starts = [0]
+        for name in names:
+            starts.append(starts[-1] + len(sets[name]))
+        self.group_start = np.array(starts, dtype=np.int64)
         self.rev = np.concatenate([sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
         self.keys = np.concatenate([sets[t].keys for t in names]).reshape(len(self.rev), problem.words)
-        self.same = np.array([i > 0 and self.group_of[i] == self.group_of[i - 1] for i in range(n)], dtype=np.bool_)
-        best_each = np.array([sets[t.name].rev[0] if len(sets[t.name]) else 0 for t in self.trains], dtype=np.int64)
-        self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
+        self.same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(n)], dtype=np.bool_)
+        suffix = [0]
+        for t in reversed(self.trains):
+            suffix.append(suffix[-1] + best[t.name])
+        self.suffix = np.array(suffix[::-1], dtype=np.int64)
         run = problem.run
         self.flags = np.concatenate([sets[t].flags for t in names])
-        self.flag_max = np.full(FLAG_BITS, -1, dtype=np.int64)
-        self.flag_min = np.zeros(FLAG_BITS, dtype=np.int64)
+        flag_max, flag_min = [-1] * FLAG_BITS, [0] * FLAG_BITS
         for bit, cap in run.flag_max.items():
-            self.flag_max[bit] = cap
+            flag_max[bit] = cap
         for bit, least in run.flag_min.items():
-            self.flag_min[bit] = least
+            flag_min[bit] = least
+        self.flag_max = np.array(flag_max, dtype=np.int64)
+        self.flag_min = np.array(flag_min, dtype=np.int64)
         self.connected = run.connected
         self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
                           else np.zeros((len(self.rev), 1), dtype=np.uint64))
