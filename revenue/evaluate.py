@@ -183,11 +183,11 @@ def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
     return picked if go(0, set()) else None
 
 
-def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: list[Chain], halts: int | None = None,
-                 weights: tuple[int, int] | None = None) -> dict:
+def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], connections: list[list[str]],
+                 halts: int | None = None, weights: tuple[int, int] | None = None) -> dict:
     """The result entry of one legal route: revenue, stops, bonuses, halts and subsidy, and its 18xx.games
-    connections. Priced as the optimizer scores it with `weights`, else with the player's `halts`
-    (revenue.problem.price_route)."""
+    `connections` (Graph.connection of each chain from the node before it). Priced as the optimizer
+    scores it with `weights`, else with the player's `halts` (revenue.problem.price_route)."""
     graph = problem.graph
     priced = price_route(problem, spec, nodes, halts, weights)
     names = [graph.node_name(v) for v in nodes]
@@ -195,7 +195,7 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], chains: li
         "train": spec.train.name,
         "revenue": priced.revenue,
         "nodes": names,
-        "connections": [{"hexes": graph.connection(c, nodes[i])} for i, c in enumerate(chains)],
+        "connections": [{"hexes": hexes} for hexes in connections],
         "stops": [{"node": name, "value": value if paid else 0, "paid": paid}      # (stops: the nodes in order)
                   for name, (_, value, paid) in zip(names, priced.stops)],
         "bonuses": [{"name": name, "amount": amount} for name, amount in priced.bonuses],
@@ -253,8 +253,9 @@ def evaluate(request: dict) -> dict:
         spec = problem.specs[check.train]
         if check.error is None and (joint is not None or check.choices):
             # A route legal by itself is priced even when the run is not (the run's total is then 0).
-            entry = route_result(problem, spec, check.nodes, joint[i] if joint is not None else check.choices[0],
-                                 check.halts)
+            chains = joint[i] if joint is not None else check.choices[0]
+            entry = route_result(problem, spec, check.nodes,
+                                 [graph.connection(c, check.nodes[j]) for j, c in enumerate(chains)], check.halts)
             total += entry["revenue"]
             subsidy += entry["subsidy"]
         else:

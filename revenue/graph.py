@@ -153,6 +153,8 @@ class _Registry:
         self.node_table = np.zeros((1024, 5), dtype=np.int64)
         self.geometries: list[TileGeometry] = []
         self.values: dict[tuple[str, ...], np.ndarray] = {}
+        self.node_groups: dict[int, tuple[str, ...]] = {}   # registered node -> its groups, if it has some
+        self.has_groups = np.zeros(1024, dtype=np.bool_)    # [registered node]: it has groups
 
     @property
     def paths(self) -> int:
@@ -170,6 +172,11 @@ class _Registry:
             self.table = _grown(self.table, p1)
         if n1 > len(self.node_table):
             self.node_table = _grown(self.node_table, n1)
+        if n1 > len(self.has_groups):
+            self.has_groups = _grown(self.has_groups, n1)
+        for i, groups in geo.grouped:
+            self.node_groups[n0 + i] = groups
+            self.has_groups[n0 + i] = True
         self.table[p0:p1] = geo.table
         self.node_table[n0:n1] = geo.attributes
         self.path_start[gid + 1], self.node_start[gid + 1] = p1, n1
@@ -344,17 +351,18 @@ class Graph:
             value = registry.node_values(board.phase.colours)[node_reg]
             n_tokens = np.zeros(self.n_nodes, dtype=np.int64)
             tokens: dict[int, list[str]] = {}
-            index = self.sides.index
+            index, node_base = self.sides.index, self.node_base.tolist()
             for (name, city), companies in board.tokens.items():
                 h = index[name]
                 geo = geos[h]
                 local = geo.city_node[city] if city < len(geo.city_node) else -1
                 if local >= 0 and companies:
-                    v = int(self.node_base[h]) + local
-                    tokens[v] = companies
-                    n_tokens[v] = len(companies)
-            groups = [(int(self.node_base[h]) + i, g) for h, geo in enumerate(geos) if geo.grouped
-                      for i, g in geo.grouped]
+                    tokens[node_base[h] + local] = companies
+            if tokens:
+                n_tokens[list(tokens)] = [len(companies) for companies in tokens.values()]
+            # (the registry's flags find the few grouped nodes without a pass over the hexes)
+            grouped = np.flatnonzero(registry.has_groups[node_reg]).tolist()
+            groups = [(v, registry.node_groups[r]) for v, r in zip(grouped, node_reg[grouped].tolist())]
             arrays = self.derived["node arrays"] = NodeArrays(
                 attributes[:, 0].copy(), value, attributes[:, 1].copy(), attributes[:, 2].copy(),
                 attributes[:, 3].copy(), attributes[:, 4].astype(np.bool_), n_tokens, tokens, groups)
@@ -381,13 +389,26 @@ class Graph:
             chain = self._chains[c] = self._make_chain(c)
         return chain
 
+    def _walked(self, c: int) -> list[tuple[int, TileGeometry, int]]:
+        """(hex index, geometry, local path index) of each path of chain c, from node a: read from the
+        arrays by the chain's own slices (a solve reads a few chains of a fresh graph)."""
+        geos = self.geometries
+        paths = self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]
+        hexes = self.path_hex[paths].tolist()
+        firsts = self.path_start[hexes].tolist()
+        return [(h, geos[h], p - first) for h, p, first in zip(hexes, paths.tolist(), firsts)]
+
+    def connection_of(self, c: int, start: int) -> list[str]:
+        """connection(chain(c), start) without building the Chain: an answer's routes need only their ids."""
+        chain = self._chains[c]
+        if chain is not None:
+            return self.connection(chain, start)
+        ident = self._chain_id(self._walked(c))
+        return list(ident if start == self.chain_a[c] else ident[::-1])
+
     def _make_chain(self, c: int) -> Chain:
-        # A solve reads a few chains of a fresh graph: each is read from the arrays by its own slices.
-        names, geos, path_start = self.sides.names, self.geometries, self.path_start
-        walked = []      # (hex index, geometry, local path index)
-        for p in self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]].tolist():
-            h = int(self.path_hex[p])
-            walked.append((h, geos[h], p - int(path_start[h])))
+        names = self.sides.names
+        walked = self._walked(c)
         paths = tuple((names[h], geo.parts[i]) for h, geo, i in walked)
         keys = tuple(self.key_list[self.key_start[c]:self.key_start[c + 1]].tolist())
         return Chain(c, int(self.chain_a[c]), int(self.chain_b[c]), paths, keys, bool(self.term_a[c]),

@@ -53,8 +53,12 @@ class TrainSpec:
     @property
     def simple(self) -> bool:
         """Every visited node is paid its value: a route's revenue is a plain sum."""
-        return bool(np.all(self.row_pay >= self.row_visit)) and self.merge_penalty == 0 \
-            and not (self.merge >= 0).any() and not self.alt_end.any() and self.spill_from < 0
+        # (merge and alt_end are all -1 and all False when the rules list no node: _spec; asked once per
+        # train type and call, so the arrays are read only when the rules list some)
+        rules = self.rules
+        return all(p >= v for p, v in zip(self.row_pay.tolist(), self.row_visit.tolist())) \
+            and self.merge_penalty == 0 and not (rules.merge and (self.merge >= 0).any()) \
+            and not (rules.alt_ends and self.alt_end.any()) and self.spill_from < 0
 
     def pay_and_visit(self, stops_by_row: dict[int, int], cost_by_row: dict[int, int]) -> tuple[list[int], list[int]]:
         """Each row's pay and visit limits for a route with these stops and visit costs per row: the

@@ -92,8 +92,8 @@ class RouteSet:
         a, b = self.begin[i], self.end[i]
         nodes = self.nodes[a:b].tolist()
         graph = self.problem.graph
-        chains = [graph.chain(c) for c in self.chains[a + 1:b].tolist()]
-        return route_result(self.problem, self.problem.specs[self.train], nodes, chains, weights=self.weights)
+        connections = [graph.connection_of(c, v) for c, v in zip(self.chains[a + 1:b].tolist(), nodes)]
+        return route_result(self.problem, self.problem.specs[self.train], nodes, connections, weights=self.weights)
 
     def refit(self, train: str) -> "RouteSet":
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
@@ -124,7 +124,8 @@ def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
 
 def fast(spec: TrainSpec) -> bool:
     """A route's revenue is the plain sum of its node values (no route-level rule applies)."""
-    return spec.simple and spec.need_ends == 0 and not (spec.metro >= 0).any() and len(spec.rule_amount) == 0
+    return spec.simple and spec.need_ends == 0 and not (spec.rules.metro and (spec.metro >= 0).any()) \
+        and len(spec.rule_amount) == 0
 
 
 def from_ends(problem: Problem, spec: TrainSpec) -> bool:
@@ -427,27 +428,35 @@ class Combination:
     def __init__(self, problem: Problem, trains: list, sets: dict[str, RouteSet]):
         self.problem, self.sets = problem, sets
         n = len(trains)
-        names = sorted(sets, key=lambda t: -(sets[t].rev[0] if len(sets[t]) else 0))
-        order = sorted(range(n), key=lambda i: names.index(trains[i].name))
+        # (built from Python lists: a call's few trains and types, each numpy call on them ~1 us)
+        best = {t: int(sets[t].rev[0]) if len(sets[t]) else 0 for t in sets}
+        names = sorted(sets, key=lambda t: -best[t])
+        group = {name: g for g, name in enumerate(names)}
+        order = sorted(range(n), key=lambda i: group[trains[i].name])
         self.trains = [trains[i] for i in order]
         self.position = order       # each searched train's place in the company's list
-        self.group_of = np.array([names.index(t.name) for t in self.trains], dtype=np.int64)
-        self.group_start = np.zeros(len(names) + 1, dtype=np.int64)
-        for g, name in enumerate(names):
-            self.group_start[g + 1] = self.group_start[g] + len(sets[name])
+        group_of = [group[t.name] for t in self.trains]
+        self.group_of = np.array(group_of, dtype=np.int64)
+        starts = [0]
+        for name in names:
+            starts.append(starts[-1] + len(sets[name]))
+        self.group_start = np.array(starts, dtype=np.int64)
         self.rev = np.concatenate([sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
         self.keys = np.concatenate([sets[t].keys for t in names]).reshape(len(self.rev), problem.words)
-        self.same = np.array([i > 0 and self.group_of[i] == self.group_of[i - 1] for i in range(n)], dtype=np.bool_)
-        best_each = np.array([sets[t.name].rev[0] if len(sets[t.name]) else 0 for t in self.trains], dtype=np.int64)
-        self.suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
+        self.same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(n)], dtype=np.bool_)
+        suffix = [0]
+        for t in reversed(self.trains):
+            suffix.append(suffix[-1] + best[t.name])
+        self.suffix = np.array(suffix[::-1], dtype=np.int64)
         run = problem.run
         self.flags = np.concatenate([sets[t].flags for t in names])
-        self.flag_max = np.full(FLAG_BITS, -1, dtype=np.int64)
-        self.flag_min = np.zeros(FLAG_BITS, dtype=np.int64)
+        flag_max, flag_min = [-1] * FLAG_BITS, [0] * FLAG_BITS
         for bit, cap in run.flag_max.items():
-            self.flag_max[bit] = cap
+            flag_max[bit] = cap
         for bit, least in run.flag_min.items():
-            self.flag_min[bit] = least
+            flag_min[bit] = least
+        self.flag_max = np.array(flag_max, dtype=np.int64)
+        self.flag_min = np.array(flag_min, dtype=np.int64)
         self.connected = run.connected
         self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
                           else np.zeros((len(self.rev), 1), dtype=np.uint64))
@@ -547,7 +556,8 @@ class Search:
             if "reachable" not in p.derived:
                 p.derived["reachable"] = reachable(p)
             allowed = p.derived["reachable"]
-            self.type_bound = type_bounds(p, allowed, self.weights)
+            # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
+            # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
             walked = [name for name in p.specs if name not in parents]
             cap = bounded.capacity(p, self.memory_mb, len(walked))
@@ -567,6 +577,8 @@ class Search:
                         self._probe(adj, allowed, cap, PROBE_STEPS)
             incomplete = [name for name in p.specs if name not in self.sets or not self.sets[name].complete]
             if incomplete:
+                if not self.type_bound:
+                    self.type_bound = type_bounds(p, allowed, self.weights)
                 # A deadline met before the routes are known still gets a run (a cancel does not).
                 if self.incumbent is None and not (self.cancel is not None and self.cancel.is_set()):
                     self._first_run(adj, allowed)
@@ -666,8 +678,17 @@ class Search:
     def upper_bounds(self) -> dict[str, int]:
         """Per train type, a bound on any of its routes: the best met when its walk ended, else the
         relaxation (revenue.relax)."""
+        sets = list(self.sets.items())      # (the search may be adding sets meanwhile)
+        if not self.type_bound:
+            if len(sets) == len(self.problem.specs) and all(r.complete and r.floor < 0 for _, r in sets):
+                # Every route of every type was met: the best is the type's bound (no relaxation is
+                # lower, it bounds that route too), so the relaxation is not computed.
+                return {name: routes.best_seen for name, routes in sets}
+            p = self.problem
+            allowed = p.derived["reachable"] if "reachable" in p.derived else reachable(p)
+            self.type_bound = type_bounds(p, allowed, self.weights)
         out = dict(self.type_bound)
-        for name, routes in list(self.sets.items()):    # (the search may be adding sets meanwhile)
+        for name, routes in sets:
             if routes.complete:
                 out[name] = min(out[name], routes.best_seen)
         return out
@@ -749,12 +770,6 @@ class Search:
         revenue = sum(r["revenue"] for r in routes)
         if self.on_improve and self._sequence() > seen and finished:
             self._report(best)
-        if not finished and not self.type_bound:
-            # A first call stopped while its worker still loads the kernels, before the trains' bounds:
-            # the answer's bound needs them (a wait for the same loading, not a KeyError).
-            p = self.problem
-            allowed = p.derived["reachable"] if "reachable" in p.derived else reachable(p)
-            self.type_bound = type_bounds(p, allowed, self.weights)
         bound = self.bound(score)
         optimal = finished and self.complete and bound <= score
         subsidy = sum(r["subsidy"] for r in routes)
