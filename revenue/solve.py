@@ -69,11 +69,12 @@ class RouteSet:
         """One set of the routes of several sets of one train type, scored with `weights` (not complete)."""
         offset, begin, end, nodes, chains = 0, [], [], [], []
         for s in sets:
+            used = int(s.end.max()) if len(s) else 0     # (a walk's arrays may be longer than its routes)
             begin.append(s.begin + offset)
             end.append(s.end + offset)
-            nodes.append(s.nodes)
-            chains.append(s.chains)
-            offset += len(s.nodes)
+            nodes.append(s.nodes[:used])
+            chains.append(s.chains[:used])
+            offset += used
         words = problem.words
         cat = (lambda xs, dtype=np.int64: np.concatenate(xs) if xs else np.zeros(0, dtype=dtype))
         return cls(problem, train, cat([s.rev for s in sets]),
@@ -82,6 +83,11 @@ class RouteSet:
 
     def __len__(self) -> int:
         return len(self.rev)
+
+    def subset(self, picked: np.ndarray) -> "RouteSet":
+        """The routes where `picked` (bool [routes]) holds (not complete)."""
+        return RouteSet(self.problem, self.train, self.rev[picked], self.keys[picked], self.flags[picked],
+                        self.begin[picked], self.end[picked], self.nodes, self.chains, False, self.weights)
 
     def node_sets(self) -> np.ndarray:
         """uint64 [routes, words]: the nodes each route visits, in sorted order (for run rules)."""
@@ -146,6 +152,21 @@ def kernel_arguments(problem: Problem, train: str, weights: tuple[int, int] = (1
 
 
 LIMITS = ("row_visit", "row_pay")
+
+
+def with_pools(problem: Problem, routes: RouteSet, pools, weights: tuple[int, int]) -> RouteSet:
+    """A bounded walk's routes with the heuristic's routes of that train type that the walk left out
+    (revenue.heuristic.Pools): the final combination may pair a rich stored route with a poorer one
+    that fits beside it. The walk's completeness, floor and best stand: every route it left out still
+    earns at most the floor."""
+    kept = [] if pools is None else pools.pools.get(routes.train, [])
+    extra = [pool.subset(pool.rev <= routes.floor) if routes.complete else pool for pool in kept]
+    extra = [pool for pool in extra if len(pool)]
+    if not extra:
+        return routes
+    out = RouteSet.merge(problem, routes.train, [routes] + extra, weights)
+    out.complete, out.floor, out.best_seen = routes.complete, routes.floor, routes.best_seen
+    return out
 
 
 def route_parents(problem: Problem) -> dict[str, str]:
@@ -662,6 +683,7 @@ class Search:
                 empty = np.zeros(0, dtype=np.int64)
                 self.sets[name] = RouteSet(p, name, empty, np.zeros((0, p.words), np.uint64), empty, empty, empty,
                                            empty, empty, False, self.weights)
+            self.sets[name] = with_pools(p, self.sets[name], self.pools, self.weights)
 
     def upper_bounds(self) -> dict[str, int]:
         """Per train type, a bound on any of its routes: the best met when its walk ended, else the
