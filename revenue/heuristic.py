@@ -32,6 +32,10 @@ NODES_PER_ROUTE = 24
 NOISE = 0.5             # a restart's walks order the nodes by worth x uniform(1 - NOISE, 1 + NOISE)
 RESTART_WALK_SECONDS = 0.03   # at most this per walk of a restart
 RESTART_SEED = 16       # restarts are the same from call to call (answers repeat)
+# Restarts end after this many in a row without a better run (on the 49- to 81-hex D D 8 stress boards the
+# gains came within 2 restarts of the last, 0.1-0.3 s each, and the phase's time ended them; on a small
+# board the walks end by themselves and restarts find nothing new: this ends them within milliseconds)
+RESTARTS_WITHOUT_GAIN = 16
 
 
 def sorted_adjacency(problem: Problem, train: str, adj) -> tuple[np.ndarray, ...]:
@@ -146,7 +150,9 @@ def improve_run(search, adj, allowed, until: float, on_better) -> None:
     best = _local_moves(search, found, trains, best, until, on_better)
     # Restarts: the greedy walks in a random order of the trains, each on shuffled track, then the moves
     rng = np.random.default_rng(RESTART_SEED)
-    while best is not None and time.perf_counter() < until:
+    idle = 0
+    while best is not None and time.perf_counter() < until and idle < RESTARTS_WITHOUT_GAIN:
+        idle += 1
         used = np.zeros(search.problem.words, dtype=np.uint64)
         for i in rng.permutation(len(trains)):
             now = time.perf_counter()
@@ -156,7 +162,7 @@ def improve_run(search, adj, allowed, until: float, on_better) -> None:
                 used |= routes.keys[0]
         run = found.best(until)
         if run is not None and run[0] > best[0]:
-            best = run
+            best, idle = run, 0
             if run[0] > search.incumbent[0]:
                 on_better(run)
             best = _local_moves(search, found, trains, best, until, on_better)

@@ -7,20 +7,22 @@ that path on small boards (PROBE_STEPS = 0), so the reference can say what the o
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
-from revenue import bounded, solve as solve_module
+from revenue import bounded, heuristic, solve as solve_module
 from revenue.board import build_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
 from revenue.graph import build_graph, graph_for
-from revenue.heuristic import kept_routes
+from revenue.heuristic import RESTARTS_WITHOUT_GAIN as RESTARTS, kept_routes
 from revenue.problem import compile_problem
 from revenue.relax import joint_bound, route_bound, shared_track_bound
-from revenue.solve import adjacency, all_routes, reachable, solve
+from revenue.solve import adjacency, all_routes, reachable, solve, with_pools
 
 from .boards import random_board
 from .profiles import examples
@@ -138,6 +140,52 @@ def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
         # the heuristic's walk keeps the best routes it met the same way
         some = kept_routes(problem, name, adj, allowed, stop, cap)
         assert sorted(int(r) for r in some.rev) == sorted(int(r) for r in full.rev if r > some.floor)
+
+
+@settings(max_examples=examples(40), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6))
+def test_walk_with_pools_adds_only_what_the_walk_left_out(seed, cap):
+    """solve.with_pools: a capped walk's routes, plus the heuristic's routes at or below its floor (every
+    one of them, once per pool), with the walk's completeness, floor and best unchanged."""
+    board_req, company_req, _ = random_board(seed)
+    graph = graph_for(board_req)
+    problem = compile_problem(graph, build_company(company_req, graph.board))
+    if not problem.token.any():
+        return
+    allowed, adj = reachable(problem), adjacency(problem)
+    stop = np.zeros(1, dtype=np.int64)
+    for name in problem.specs:
+        kept = all_routes(problem, name, adj, allowed, stop, capacity=(cap, 4 * cap))
+        pool = kept_routes(problem, name, adj, allowed, stop, 64)
+        pools = SimpleNamespace(pools={name: [pool]})
+        merged = with_pools(problem, kept, pools, (1, 0))
+        assert (merged.complete, merged.floor, merged.best_seen) == (kept.complete, kept.floor, kept.best_seen)
+
+        def routes(s, picked=lambda r: True):
+            return sorted((int(r), tuple(s.nodes[s.begin[i]:s.end[i]])) for i, r in enumerate(s.rev) if picked(r))
+        assert routes(merged) == sorted(routes(kept) + routes(pool, lambda r: r <= kept.floor))
+        assert list(merged.rev) == sorted(merged.rev, reverse=True)
+        assert with_pools(problem, kept, None, (1, 0)) is kept
+
+
+def test_restarts_improve_a_dense_board_run():
+    """The heuristic's restarts (random train orders on shuffled track) find a better run than the first
+    run and the local moves on the 49-hex D D 8 stress board, and every run is legal: the same board
+    with restarts turned off ends lower. The improvement phase may take all of a long deadline (it ends
+    when restarts stop finding better runs), the walks none of it."""
+    sc = stress_board(7, 1, "D D 8")
+
+    def heuristic_run(restarts: int) -> int:
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(heuristic, "RESTARTS_WITHOUT_GAIN", restarts)
+            m.setattr(solve_module, "IMPROVE_SHARE", 1.0)
+            m.setattr(solve_module, "IMPROVE_SECONDS", 60.0)
+            m.setattr(solve_module, "WALK_SHARE", 0.0)
+            result = solve(sc.request, deadline=60.0)
+        assert _legal(sc.request["board"], sc.request["company"], result) == result["revenue"]
+        return result["revenue"]
+
+    assert heuristic_run(RESTARTS) > heuristic_run(0)
 
 
 @pytest.mark.parametrize("mix", ["D D 8", "6 6 6", "8 D"])
