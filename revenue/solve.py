@@ -62,6 +62,9 @@ class RouteSet:
         # any route the walk met, stored or not.
         self.floor = -1
         self.best_seen = int(self.rev[0]) if len(self.rev) else 0
+        # nodes/chains are this set's alone (a walk's own arrays, which with_pools may fill beyond the
+        # routes), not shared with another set (refit, merge, subset)
+        self.own_arrays = False
 
     @classmethod
     def merge(cls, problem: Problem, train: str, sets: list["RouteSet"],
@@ -158,14 +161,35 @@ def with_pools(problem: Problem, routes: RouteSet, pools, weights: tuple[int, in
     """A bounded walk's routes with the heuristic's routes of that train type that the walk left out
     (revenue.heuristic.Pools): the final combination may pair a rich stored route with a poorer one
     that fits beside it. The walk's completeness, floor and best stand: every route it left out still
-    earns at most the floor."""
-    kept = [] if pools is None else pools.pools.get(routes.train, [])
+    earns at most the floor. The pools' nodes go into the spare end of the walk's node arrays (as many
+    pools as fit there; none when the arrays are shared), so the walk's largest arrays are not copied."""
+    kept = [] if pools is None or not routes.own_arrays else pools.pools.get(routes.train, [])
     extra = [pool.subset(pool.rev <= routes.floor) if routes.complete else pool for pool in kept]
-    extra = [pool for pool in extra if len(pool)]
-    if not extra:
+    used = int(routes.end.max()) if len(routes) else 0
+    nodes, chains = routes.nodes, routes.chains
+    rev, keys, flags, begin, end = [routes.rev], [routes.keys], [routes.flags], [routes.begin], [routes.end]
+    for pool in extra:
+        if not len(pool):
+            continue
+        lengths = pool.end - pool.begin
+        size = int(lengths.sum())
+        if used + size > len(nodes):
+            break
+        at = used + np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        for a, b, c in zip(pool.begin.tolist(), pool.end.tolist(), at.tolist()):
+            nodes[c:c + b - a] = pool.nodes[a:b]
+            chains[c:c + b - a] = pool.chains[a:b]
+        rev.append(pool.rev)
+        keys.append(pool.keys)
+        flags.append(pool.flags)
+        begin.append(at)
+        end.append(at + lengths)
+        used += size
+    if len(rev) == 1:
         return routes
-    out = RouteSet.merge(problem, routes.train, [routes] + extra, weights)
-    out.complete, out.floor, out.best_seen = routes.complete, routes.floor, routes.best_seen
+    out = RouteSet(problem, routes.train, np.concatenate(rev), np.concatenate(keys), np.concatenate(flags),
+                   np.concatenate(begin), np.concatenate(end), nodes, chains, routes.complete, weights)
+    out.floor, out.best_seen = routes.floor, routes.best_seen
     return out
 
 
@@ -239,6 +263,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
             out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
                            start[1: stored + 1], path_nodes, path_chains, complete, weights)
             out.floor, out.best_seen = int(limits[0]), max(int(limits[1]), 0)
+            out.own_arrays = True
             return out
         routes, nodes = max(count, 1), max(total, problem.graph.n_nodes + 2)
         if routes > most_routes or nodes > most_nodes:

@@ -22,7 +22,7 @@ from revenue.graph import build_graph, graph_for
 from revenue.heuristic import RESTARTS_WITHOUT_GAIN as RESTARTS, kept_routes
 from revenue.problem import compile_problem
 from revenue.relax import joint_bound, route_bound, shared_track_bound
-from revenue.solve import adjacency, all_routes, reachable, solve, with_pools
+from revenue.solve import RouteSet, adjacency, all_routes, reachable, solve, with_pools
 
 from .boards import random_board
 from .profiles import examples
@@ -146,7 +146,8 @@ def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
 @given(st.integers(0, 2**31 - 1), st.integers(1, 6))
 def test_walk_with_pools_adds_only_what_the_walk_left_out(seed, cap):
     """solve.with_pools: a capped walk's routes, plus the heuristic's routes at or below its floor (every
-    one of them, once per pool), with the walk's completeness, floor and best unchanged."""
+    one of them, as the walk's node arrays have room), with the walk's completeness, floor and best
+    unchanged; without room, or with arrays another set shares, the walk's routes alone."""
     board_req, company_req, _ = random_board(seed)
     graph = graph_for(board_req)
     problem = compile_problem(graph, build_company(company_req, graph.board))
@@ -154,17 +155,26 @@ def test_walk_with_pools_adds_only_what_the_walk_left_out(seed, cap):
         return
     allowed, adj = reachable(problem), adjacency(problem)
     stop = np.zeros(1, dtype=np.int64)
+
+    def routes(s, picked=lambda r: True):
+        return sorted((int(r), tuple(s.nodes[s.begin[i]:s.end[i]]), tuple(s.chains[s.begin[i] + 1:s.end[i]]))
+                      for i, r in enumerate(s.rev) if picked(r))
     for name in problem.specs:
         kept = all_routes(problem, name, adj, allowed, stop, capacity=(cap, 4 * cap))
         pool = kept_routes(problem, name, adj, allowed, stop, 64)
         pools = SimpleNamespace(pools={name: [pool]})
-        merged = with_pools(problem, kept, pools, (1, 0))
-        assert (merged.complete, merged.floor, merged.best_seen) == (kept.complete, kept.floor, kept.best_seen)
-
-        def routes(s, picked=lambda r: True):
-            return sorted((int(r), tuple(s.nodes[s.begin[i]:s.end[i]])) for i, r in enumerate(s.rev) if picked(r))
-        assert routes(merged) == sorted(routes(kept) + routes(pool, lambda r: r <= kept.floor))
-        assert list(merged.rev) == sorted(merged.rev, reverse=True)
+        left_out = routes(pool, lambda r: r <= kept.floor)
+        for room in (0, len(pool.nodes)):
+            padded = RouteSet(problem, name, kept.rev, kept.keys, kept.flags, kept.begin, kept.end,
+                              np.concatenate([kept.nodes, np.full(room, -1)]),
+                              np.concatenate([kept.chains, np.full(room, -1)]), kept.complete)
+            padded.floor, padded.best_seen, padded.own_arrays = kept.floor, kept.best_seen, True
+            merged = with_pools(problem, padded, pools, (1, 0))
+            assert (merged.complete, merged.floor, merged.best_seen) == (kept.complete, kept.floor, kept.best_seen)
+            assert routes(merged) == sorted(routes(kept) + (left_out if room else []))
+            assert list(merged.rev) == sorted(merged.rev, reverse=True)
+        shared = kept.refit(name)
+        assert with_pools(problem, shared, pools, (1, 0)) is shared
         assert with_pools(problem, kept, None, (1, 0)) is kept
 
 
