@@ -12,6 +12,9 @@ search as its incumbent.
 Then (improve_run) the greedy walks are taken again in the other orders of the trains, and each train
 in turn walks again with only the track of the others' routes in the best run left out, while that
 improves the run: every walk's routes join the pools the combination picks from, so a run only grows.
+When those moves stop improving it, restarts take the greedy walks again in a random order of the trains,
+each walk following the track in an order of the nodes' worth shuffled by random factors (a walk cut by
+time keeps routes that share its first choices: a restart starts elsewhere), then the moves again.
 """
 from __future__ import annotations
 
@@ -26,6 +29,13 @@ from .problem import Problem, hex_walks
 KEPT_ROUTES = 512       # routes a heuristic walk keeps (the best it meets)
 MOST_ORDERS = 6         # orders of the trains the greedy walks take again (improve_run)
 NODES_PER_ROUTE = 24
+NOISE = 0.5             # a restart's walks order the nodes by worth x uniform(1 - NOISE, 1 + NOISE)
+RESTART_WALK_SECONDS = 0.03   # at most this per walk of a restart
+RESTART_SEED = 16       # restarts are the same from call to call (answers repeat)
+# Restarts end after this many in a row without a better run (on the 49- to 81-hex D D 8 stress boards the
+# gains came within 2 restarts of the last, 0.1-0.3 s each, and the phase's time ended them; on a small
+# board the walks end by themselves and restarts find nothing new: this ends them within milliseconds)
+RESTARTS_WITHOUT_GAIN = 16
 
 
 def sorted_adjacency(problem: Problem, train: str, adj) -> tuple[np.ndarray, ...]:
@@ -40,6 +50,17 @@ def sorted_adjacency(problem: Problem, train: str, adj) -> tuple[np.ndarray, ...
         order = np.lexsort((-worth[other], source))
         problem.derived[key] = (start, chain[order], other[order], flags[order])
     return problem.derived[key]
+
+
+def shuffled_adjacency(problem: Problem, train: str, adj, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """The adjacency with each node's chains ordered by the worth of the node they lead to times a random
+    factor (a restart's walk: other rich track first than sorted_adjacency's)."""
+    start, chain, other, flags = adj
+    spec = problem.specs[train]
+    worth = np.where(spec.row >= 0, spec.base + spec.bonus, -1) * rng.uniform(1 - NOISE, 1 + NOISE, len(start) - 1)
+    source = np.repeat(np.arange(len(start) - 1), np.diff(start))
+    order = np.lexsort((-worth[other], source))
+    return start, chain[order], other[order], flags[order]
 
 
 def without_keys(adj, chain_keys: np.ndarray, used: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -126,6 +147,30 @@ def improve_run(search, adj, allowed, until: float, on_better) -> None:
     if run is not None and run[0] > best[0]:
         best = run
         on_better(run)
+    best = _local_moves(search, found, trains, best, until, on_better)
+    # Restarts: the greedy walks in a random order of the trains, each on shuffled track, then the moves
+    rng = np.random.default_rng(RESTART_SEED)
+    idle = 0
+    while best is not None and time.perf_counter() < until and idle < RESTARTS_WITHOUT_GAIN:
+        idle += 1
+        used = np.zeros(search.problem.words, dtype=np.uint64)
+        for i in rng.permutation(len(trains)):
+            now = time.perf_counter()
+            walk = shuffled_adjacency(search.problem, trains[i].name, search.pools.adj, rng)
+            routes = found.walk(trains[i].name, used, min(until, now + RESTART_WALK_SECONDS), walk)
+            if len(routes):
+                used |= routes.keys[0]
+        run = found.best(until)
+        if run is not None and run[0] > best[0]:
+            best, idle = run, 0
+            if run[0] > search.incumbent[0]:
+                on_better(run)
+            best = _local_moves(search, found, trains, best, until, on_better)
+
+
+def _local_moves(search, found, trains: list, best, until: float, on_better):
+    """Each train in turn walks again with the track of the others' routes in the best run left out, and
+    the routes of all walks are combined, while a round improves the run; the best run."""
     improved = True
     while improved and time.perf_counter() < until and best is not None:
         improved = False
@@ -143,6 +188,7 @@ def improve_run(search, adj, allowed, until: float, on_better) -> None:
                 best, improved = run, True
                 if run[0] > search.incumbent[0]:
                     on_better(run)
+    return best
 
 
 class Pools:
@@ -154,15 +200,17 @@ class Pools:
         self.pools: dict[str, list] = {t.name: [] for t in search.problem.company.trains}
         self.chosen_keys: list = [None] * len(search.problem.company.trains)
 
-    def walk(self, name: str, used: np.ndarray, until: float):
+    def walk(self, name: str, used: np.ndarray, until: float, adj=None):
         """The best routes of train type `name` that share no key with `used`, met by `until` (past the
-        search's deadline a walk still takes its first few thousand steps)."""
+        search's deadline a walk still takes its first few thousand steps), walking the track in the
+        order of `adj` (default: sorted_adjacency)."""
         from .solve import WATCHDOG
 
         search, problem = self.search, self.search.problem
         stop, ticket = search.stop_at(until)
         try:
-            walk = without_keys(sorted_adjacency(problem, name, self.adj), problem.chain_keys, used)
+            ordered = sorted_adjacency(problem, name, self.adj) if adj is None else adj
+            walk = without_keys(ordered, problem.chain_keys, used)
             routes = kept_routes(problem, name, walk, self.allowed, stop, KEPT_ROUTES, weights=search.weights)
         finally:
             WATCHDOG.release(ticket, search.cancel)

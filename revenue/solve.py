@@ -62,6 +62,9 @@ class RouteSet:
         # any route the walk met, stored or not.
         self.floor = -1
         self.best_seen = int(self.rev[0]) if len(self.rev) else 0
+        # nodes/chains are this set's alone (a walk's own arrays, which with_pools may fill beyond the
+        # routes), not shared with another set (refit, merge, subset)
+        self.own_arrays = False
 
     @classmethod
     def merge(cls, problem: Problem, train: str, sets: list["RouteSet"],
@@ -69,11 +72,12 @@ class RouteSet:
         """One set of the routes of several sets of one train type, scored with `weights` (not complete)."""
         offset, begin, end, nodes, chains = 0, [], [], [], []
         for s in sets:
+            used = int(s.end.max()) if len(s) else 0     # (a walk's arrays may be longer than its routes)
             begin.append(s.begin + offset)
             end.append(s.end + offset)
-            nodes.append(s.nodes)
-            chains.append(s.chains)
-            offset += len(s.nodes)
+            nodes.append(s.nodes[:used])
+            chains.append(s.chains[:used])
+            offset += used
         words = problem.words
         cat = (lambda xs, dtype=np.int64: np.concatenate(xs) if xs else np.zeros(0, dtype=dtype))
         return cls(problem, train, cat([s.rev for s in sets]),
@@ -82,6 +86,11 @@ class RouteSet:
 
     def __len__(self) -> int:
         return len(self.rev)
+
+    def subset(self, picked: np.ndarray) -> "RouteSet":
+        """The routes where `picked` (bool [routes]) holds (not complete)."""
+        return RouteSet(self.problem, self.train, self.rev[picked], self.keys[picked], self.flags[picked],
+                        self.begin[picked], self.end[picked], self.nodes, self.chains, False, self.weights)
 
     def node_sets(self) -> np.ndarray:
         """uint64 [routes, words]: the nodes each route visits, in sorted order (for run rules)."""
@@ -147,6 +156,44 @@ def kernel_arguments(problem: Problem, train: str, weights: tuple[int, int] = (1
 
 
 LIMITS = ("row_visit", "row_pay")
+
+
+def with_pools(problem: Problem, routes: RouteSet, pools, weights: tuple[int, int]) -> RouteSet:
+    """A bounded walk's routes with the heuristic's routes of that train type that the walk left out
+    (revenue.heuristic.Pools): the final combination may pair a rich stored route with a poorer one
+    that fits beside it. The walk's completeness, floor and best stand: every route it left out still
+    earns at most the floor. The pools' nodes go into the spare end of the walk's node arrays (as many
+    pools as fit there; none when the arrays are shared), so the walk's largest arrays are not copied."""
+    kept = [] if pools is None or not routes.own_arrays else pools.pools.get(routes.train, [])
+    extra = [pool.subset(pool.rev <= routes.floor) if routes.complete else pool for pool in kept]
+    used = int(routes.end.max()) if len(routes) else 0
+    nodes, chains = routes.nodes, routes.chains
+    rev, keys, flags, begin, end = [routes.rev], [routes.keys], [routes.flags], [routes.begin], [routes.end]
+    for pool in extra:
+        if not len(pool):
+            continue
+        lengths = pool.end - pool.begin
+        size = int(lengths.sum())
+        if used + size > len(nodes):
+            break
+        at = used + np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        # each pool route's positions, route after route (vectorized: no loop holds the GIL while the
+        # caller's thread builds an answer)
+        source = np.repeat(pool.begin - at, lengths) + np.arange(used, used + size)
+        nodes[used:used + size] = pool.nodes[source]
+        chains[used:used + size] = pool.chains[source]
+        rev.append(pool.rev)
+        keys.append(pool.keys)
+        flags.append(pool.flags)
+        begin.append(at)
+        end.append(at + lengths)
+        used += size
+    if len(rev) == 1:
+        return routes
+    out = RouteSet(problem, routes.train, np.concatenate(rev), np.concatenate(keys), np.concatenate(flags),
+                   np.concatenate(begin), np.concatenate(end), nodes, chains, routes.complete, weights)
+    out.floor, out.best_seen = routes.floor, routes.best_seen
+    return out
 
 
 def route_parents(problem: Problem) -> dict[str, str]:
@@ -219,6 +266,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
             out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
                            start[1: stored + 1], path_nodes, path_chains, complete, weights)
             out.floor, out.best_seen = int(limits[0]), max(int(limits[1]), 0)
+            out.own_arrays = True
             return out
         routes, nodes = max(count, 1), max(total, problem.graph.n_nodes + 2)
         if routes > most_routes or nodes > most_nodes:
@@ -674,6 +722,7 @@ class Search:
                 empty = np.zeros(0, dtype=np.int64)
                 self.sets[name] = RouteSet(p, name, empty, np.zeros((0, p.words), np.uint64), empty, empty, empty,
                                            empty, empty, False, self.weights)
+            self.sets[name] = with_pools(p, self.sets[name], self.pools, self.weights)
 
     def upper_bounds(self) -> dict[str, int]:
         """Per train type, a bound on any of its routes: the best met when its walk ended, else the

@@ -7,12 +7,14 @@ that path on small boards (PROBE_STEPS = 0), so the reference can say what the o
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
-from revenue import bounded, solve as solve_module
+from revenue import bounded, heuristic, solve as solve_module
 from revenue.board import build_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
@@ -20,7 +22,7 @@ from revenue.graph import build_graph, graph_for
 from revenue.heuristic import kept_routes
 from revenue.problem import compile_problem
 from revenue.relax import joint_bound, route_bound, shared_track_bound
-from revenue.solve import adjacency, all_routes, reachable, solve
+from revenue.solve import RouteSet, adjacency, all_routes, reachable, solve, with_pools
 
 from .boards import random_board
 from .profiles import examples
@@ -138,6 +140,66 @@ def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
         # the heuristic's walk keeps the best routes it met the same way
         some = kept_routes(problem, name, adj, allowed, stop, cap)
         assert sorted(int(r) for r in some.rev) == sorted(int(r) for r in full.rev if r > some.floor)
+
+
+@settings(max_examples=examples(40), **SETTINGS)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6))
+def test_walk_with_pools_adds_only_what_the_walk_left_out(seed, cap):
+    """solve.with_pools: a capped walk's routes, plus the heuristic's routes at or below its floor (every
+    one of them, as the walk's node arrays have room), with the walk's completeness, floor and best
+    unchanged; without room, or with arrays another set shares, the walk's routes alone."""
+    board_req, company_req, _ = random_board(seed)
+    graph = graph_for(board_req)
+    problem = compile_problem(graph, build_company(company_req, graph.board))
+    if not problem.token.any():
+        return
+    allowed, adj = reachable(problem), adjacency(problem)
+    stop = np.zeros(1, dtype=np.int64)
+
+    def routes(s, picked=lambda r: True):
+        return sorted((int(r), tuple(s.nodes[s.begin[i]:s.end[i]]), tuple(s.chains[s.begin[i] + 1:s.end[i]]))
+                      for i, r in enumerate(s.rev) if picked(r))
+    for name in problem.specs:
+        kept = all_routes(problem, name, adj, allowed, stop, capacity=(cap, 4 * cap))
+        pool = kept_routes(problem, name, adj, allowed, stop, 64)
+        pools = SimpleNamespace(pools={name: [pool]})
+        left_out = routes(pool, lambda r: r <= kept.floor)
+        for room in (0, len(pool.nodes)):
+            padded = RouteSet(problem, name, kept.rev, kept.keys, kept.flags, kept.begin, kept.end,
+                              np.concatenate([kept.nodes, np.full(room, -1)]),
+                              np.concatenate([kept.chains, np.full(room, -1)]), kept.complete)
+            padded.floor, padded.best_seen, padded.own_arrays = kept.floor, kept.best_seen, True
+            merged = with_pools(problem, padded, pools, (1, 0))
+            assert (merged.complete, merged.floor, merged.best_seen) == (kept.complete, kept.floor, kept.best_seen)
+            assert routes(merged) == sorted(routes(kept) + (left_out if room else []))
+            assert list(merged.rev) == sorted(merged.rev, reverse=True)
+        shared = kept.refit(name)
+        assert with_pools(problem, shared, pools, (1, 0)) is shared
+        assert with_pools(problem, kept, None, (1, 0)) is kept
+
+
+def test_restart_walks_take_every_chain_in_a_repeatable_random_order():
+    """heuristic.shuffled_adjacency: each node keeps exactly its chains (with their ends and flags), in
+    an order that differs from the sorted walk's and between random draws, and repeats with the seed
+    (answers repeat from call to call). (That restarts raise the runs is measured by benchmarks.stress:
+    a timed walk's routes depend on the machine's speed.)"""
+    sc = stress_board(7, 1, "D D 8")
+    graph = graph_for(sc.request["board"])
+    problem = compile_problem(graph, build_company(sc.request["company"], graph.board))
+    adj = adjacency(problem)
+
+    def per_node(a):
+        start, chain, other, flags = a
+        return [list(zip(chain[start[v]:start[v + 1]], other[start[v]:start[v + 1]], flags[start[v]:start[v + 1]]))
+                for v in range(len(start) - 1)]
+    plain = per_node(adj)
+    ordered = per_node(heuristic.sorted_adjacency(problem, "D", adj))
+    draws = [per_node(heuristic.shuffled_adjacency(problem, "D", adj, np.random.default_rng(seed)))
+             for seed in (1, 1, 2)]
+    for draw in draws:
+        assert [sorted(x) for x in draw] == [sorted(x) for x in plain]
+    assert draws[0] == draws[1] != draws[2]
+    assert draws[0] != ordered
 
 
 @pytest.mark.parametrize("mix", ["D D 8", "6 6 6", "8 D"])
