@@ -91,12 +91,8 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
         used[:row_visit.shape[0]] = 0
         for i in range(nk):
             used[row[kept[i]]] += cost[kept[i]]
-        for r in range(row_visit.shape[0]):
-            limit = row_visit[r]
-            if r == spill_to:
-                limit += max(0, row_visit[spill_from] - used[spill_from])
-            if used[r] > limit:
-                return -1
+        if not fits(used, row_visit, spill_from, spill_to):
+            return -1
     spare, spare_next = spares(row_count, row_pay, spill_from, spill_to, spill_next)
     total = 0
     has_token = False
@@ -143,6 +139,19 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
             return -1
         total = best
     return total + route_bonus(path, length, rule_class, rule_amount, rule_set, rule_min)
+
+
+@njit(cache=True, nogil=True)
+def fits(used, row_visit, spill_from, spill_to):
+    """Whether visit costs used[r] per distance row keep within the rows' limits (row spill_to may also
+    use what row spill_from leaves)."""
+    for r in range(row_visit.shape[0]):
+        limit = row_visit[r]
+        if r == spill_to:
+            limit += max(0, row_visit[spill_from] - used[spill_from])
+        if used[r] > limit:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -351,10 +360,20 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     max_depth = n + 2
     vsum = np.zeros(max_depth, dtype=np.int64)     # running sum of values, for `fast`
     back = np.empty(max_depth, dtype=np.int64)
+    # A stop of a merge group next to a node of its group (mergeable) may merge with its neighbour on the
+    # route, and of two merged stops only one counts: the first in the route's direction, which the walk
+    # leaves open. So the walk counts such a stop's visit cost only once both its neighbours on the route
+    # are known and neither merges with it (until then pend[d] holds node[d]'s cost, out of usage), and
+    # merged stops not at all: usage stays a lower bound of every route walked on from a frame. price()
+    # checks the exact usage of a route with merged stops; the walk checks the others' when it meets them.
     has_merge = False
+    mergeable = np.zeros(n, dtype=np.bool_)
     for v in range(n):
         if merge[v] >= 0:
             has_merge = True
+            for e in range(adj_start[v], adj_start[v + 1]):
+                if merge[adj_other[e]] == merge[v]:
+                    mergeable[v] = True
     # Each distance row's stop count, value sum and tokens kept along the walk price most routes.
     by_rows = not fast and priced_by_rows(need_ends, rule_amount, merge, alt_end, metro)
     rcount = np.zeros((max_depth, n_rows), dtype=np.int64)
@@ -372,9 +391,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     hex_words = chain_hexes.shape[1]
     hexes = np.zeros((max_depth, hex_words), dtype=np.uint64)   # hexes the route has been in
     usage = np.zeros((max_depth, n_rows), dtype=np.int64)
-    # The visit cost node[d] adds to usage. Of two merged consecutive stops only one counts, which one
-    # depending on the route's direction: the walk counts neither, and price() checks the exact usage.
-    counted = np.zeros(max_depth, dtype=np.int64)
+    pend = np.zeros(max_depth, dtype=np.int64)
+    settled = np.empty(n_rows, dtype=np.int64)      # usage with pending costs counted, to check them
     grp = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
@@ -419,8 +437,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         hexes[0, :] = 0
         hexes[0, node_hex[t] >> 6] = np.uint64(1) << np.uint64(node_hex[t] & 63)
         usage[0, :] = 0
-        usage[0, row[t]] = cost[t]
-        counted[0] = cost[t]
+        pend[0] = cost[t] if mergeable[t] else 0
+        usage[0, row[t]] = cost[t] - pend[0]
+        t_pend = 0                   # T's cost, pending while B's first stop may merge with it
         grp[0] = groups[t]
         vsum[0] = value[t]
         rcount[0, :] = 0
@@ -442,6 +461,12 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if k == A_FRAME and not launched[d]:
                 launched[d] = True
                 if not a_first_term and not from_ends:
+                    # A's last node is an end of every route of this B arm: its pending cost counts
+                    if pend[d] > 0:
+                        settled[:] = usage[d, :]
+                        settled[row[node[d]]] += pend[d]
+                        if not fits(settled, row_visit, spill_from, spill_to):
+                            continue
                     a_top = d
                     d += 1
                     kind[d] = B_ROOT
@@ -452,8 +477,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     keys[d, :] = keys[d - 1, :]
                     hexes[d, :] = hexes[d - 1, :]
                     usage[d, :] = usage[d - 1, :]
-                    # T's cost is out of usage when A's first stop merged with it
-                    counted[d] = 0 if a_top >= 1 and merge[t] >= 0 and merge[node[1]] == merge[t] else cost[t]
+                    usage[d, row[node[d - 1]]] += pend[d - 1]
+                    pend[d] = t_pend
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
                     rcount[d, :] = rcount[d - 1, :]
@@ -488,15 +513,26 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if merge[w] >= 0 and not merged and (mgrp[d] >> merge[w]) & 1:
                 continue
             r = row[w]
-            w_cost = 0 if merged else cost[w]
-            limit = row_visit[r]
-            if r == spill_to:        # what row spill_from leaves unused
-                limit += max(0, row_visit[spill_from] - usage[d, spill_from])
-            if usage[d, r] + w_cost > limit:
-                continue
-            if r == spill_from and spill_to >= 0 and usage[d, r] + w_cost + usage[d, spill_to] > \
-                    row_visit[r] + row_visit[spill_to]:
-                continue             # row spill_to already uses what this visit would take
+            # v's pending cost counts now unless w merges with it, or v is T and B may still merge with it
+            settle = 0 if merged else pend[d]
+            if d == 0 and k == A_FRAME and not from_ends and not (f & TERM_HERE):
+                settle = 0
+            w_cost = 0 if merged or mergeable[w] else cost[w]
+            if settle > 0:
+                settled[:] = usage[d, :]
+                settled[row[v]] += settle
+                settled[r] += w_cost
+                if not fits(settled, row_visit, spill_from, spill_to):
+                    continue
+            else:
+                limit = row_visit[r]
+                if r == spill_to:        # what row spill_from leaves unused
+                    limit += max(0, row_visit[spill_from] - usage[d, spill_from])
+                if usage[d, r] + w_cost > limit:
+                    continue
+                if r == spill_from and spill_to >= 0 and usage[d, r] + w_cost + usage[d, spill_to] > \
+                        row_visit[r] + row_visit[spill_to]:
+                    continue             # row spill_to already uses what this visit would take
             clash = False
             for j in range(words):
                 if keys[d, j] & chain_keys[c, j]:
@@ -531,9 +567,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             for j in range(n_rows):
                 usage[nd, j] = usage[d, j]
             usage[nd, r] += w_cost
-            if merged:
-                usage[nd, row[v]] -= counted[d]
-            counted[nd] = w_cost
+            usage[nd, row[v]] += settle
+            pend[nd] = cost[w] if mergeable[w] and not merged else 0
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
             if by_rows:
@@ -549,6 +584,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             visited[w] = True
             if k == A_FRAME and d == 0:
                 a_first_term = (f & TERM_HERE) != 0
+                t_pend = 0 if merged or a_first_term or from_ends else pend[0]
             d = nd
             length = 0
             if kind[d] == A_FRAME:
@@ -572,6 +608,14 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     length += 1
             if length == 0:
                 continue
+            if pend[d] > 0 or (kind[d] == A_FRAME and t_pend > 0):
+                # the route's ends are known: their pending costs count
+                settled[:] = usage[d, :]
+                settled[row[w]] += pend[d]
+                if kind[d] == A_FRAME:
+                    settled[row[t]] += t_pend
+                if not fits(settled, row_visit, spill_from, spill_to):
+                    continue
             revenue = -1
             if fast:
                 revenue = vsum[d]
