@@ -513,11 +513,14 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if merge[w] >= 0 and not merged and (mgrp[d] >> merge[w]) & 1:
                 continue
             r = row[w]
-            # v's pending cost counts now unless w merges with it, or v is T and B may still merge with it
-            settle = 0 if merged else pend[d]
-            if d == 0 and k == A_FRAME and not from_ends and not (f & TERM_HERE):
-                settle = 0
-            w_cost = 0 if merged or mergeable[w] else cost[w]
+            settle = 0
+            w_cost = cost[w]
+            if has_merge:
+                # v's pending cost counts now unless w merges with it, or v is T and B may still merge with it
+                if not merged and not (d == 0 and k == A_FRAME and not from_ends and not (f & TERM_HERE)):
+                    settle = pend[d]
+                if merged or mergeable[w]:
+                    w_cost = 0
             if settle > 0:
                 settled[:] = usage[d, :]
                 settled[row[v]] += settle
@@ -567,8 +570,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             for j in range(n_rows):
                 usage[nd, j] = usage[d, j]
             usage[nd, r] += w_cost
-            usage[nd, row[v]] += settle
-            pend[nd] = cost[w] if mergeable[w] and not merged else 0
+            if has_merge:
+                usage[nd, row[v]] += settle
+                pend[nd] = cost[w] if mergeable[w] and not merged else 0
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
             if by_rows:
@@ -608,7 +612,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     length += 1
             if length == 0:
                 continue
-            if pend[d] > 0 or (kind[d] == A_FRAME and t_pend > 0):
+            if has_merge and (pend[d] > 0 or (kind[d] == A_FRAME and t_pend > 0)):
                 # the route's ends are known: their pending costs count
                 settled[:] = usage[d, :]
                 settled[row[w]] += pend[d]
