@@ -91,8 +91,12 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
         used[:row_visit.shape[0]] = 0
         for i in range(nk):
             used[row[kept[i]]] += cost[kept[i]]
-        if not fits(used, row_visit, spill_from, spill_to):
-            return -1
+        for r in range(row_visit.shape[0]):
+            limit = row_visit[r]
+            if r == spill_to:
+                limit += max(0, row_visit[spill_from] - used[spill_from])
+            if used[r] > limit:
+                return -1
     spare, spare_next = spares(row_count, row_pay, spill_from, spill_to, spill_next)
     total = 0
     has_token = False
@@ -360,12 +364,12 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     max_depth = n + 2
     vsum = np.zeros(max_depth, dtype=np.int64)     # running sum of values, for `fast`
     back = np.empty(max_depth, dtype=np.int64)
-    # A stop of a merge group next to a node of its group (mergeable) may merge with its neighbour on the
-    # route, and of two merged stops only one counts: the first in the route's direction, which the walk
-    # leaves open. So the walk counts such a stop's visit cost only once both its neighbours on the route
-    # are known and neither merges with it (until then pend[d] holds node[d]'s cost, out of usage), and
-    # merged stops not at all: usage stays a lower bound of every route walked on from a frame. price()
-    # checks the exact usage of a route with merged stops; the walk checks the others' when it meets them.
+    # Of two merged consecutive stops only one counts, the first in the route's direction, which the walk
+    # leaves open: usage leaves both out (counted[d]: what node[d] adds to it, taken back when the next
+    # stop merges with it), and price() checks the exact usage. A stop that may merge with its next one
+    # (mergeable: a neighbour of its merge group) may take usage over the limits as the arm's last node
+    # (over[d]): then the arm goes on only to a stop that merges with it, and no route ends there. T's
+    # cost, while B's first stop may merge with it, is out of A's usage (t_pend) and counts from B's root.
     has_merge = False
     mergeable = np.zeros(n, dtype=np.bool_)
     for v in range(n):
@@ -391,8 +395,10 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     hex_words = chain_hexes.shape[1]
     hexes = np.zeros((max_depth, hex_words), dtype=np.uint64)   # hexes the route has been in
     usage = np.zeros((max_depth, n_rows), dtype=np.int64)
-    pend = np.zeros(max_depth, dtype=np.int64)
-    settled = np.empty(n_rows, dtype=np.int64)      # usage with pending costs counted, to check them
+    counted = np.zeros(max_depth, dtype=np.int64)
+    over = np.zeros(max_depth, dtype=np.bool_)
+    settled = np.empty(n_rows, dtype=np.int64)      # usage with T's cost, to check it (no slice views: they
+                                                    # cost every step)
     grp = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
@@ -437,9 +443,10 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         hexes[0, :] = 0
         hexes[0, node_hex[t] >> 6] = np.uint64(1) << np.uint64(node_hex[t] & 63)
         usage[0, :] = 0
-        pend[0] = cost[t] if mergeable[t] else 0
-        usage[0, row[t]] = cost[t] - pend[0]
-        t_pend = 0                   # T's cost, pending while B's first stop may merge with it
+        counted[0] = 0 if mergeable[t] else cost[t]
+        usage[0, row[t]] = counted[0]
+        over[0] = False
+        t_pend = 0                   # T's cost when out of A's usage
         grp[0] = groups[t]
         vsum[0] = value[t]
         rcount[0, :] = 0
@@ -461,12 +468,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if k == A_FRAME and not launched[d]:
                 launched[d] = True
                 if not a_first_term and not from_ends:
-                    # A's last node is an end of every route of this B arm: its pending cost counts
-                    if pend[d] > 0:
-                        settled[:] = usage[d, :]
-                        settled[row[node[d]]] += pend[d]
-                        if not fits(settled, row_visit, spill_from, spill_to):
-                            continue
+                    if over[d]:
+                        continue     # A's last node ends every route of this B arm: its cost counts
                     a_top = d
                     d += 1
                     kind[d] = B_ROOT
@@ -477,8 +480,13 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     keys[d, :] = keys[d - 1, :]
                     hexes[d, :] = hexes[d - 1, :]
                     usage[d, :] = usage[d - 1, :]
-                    usage[d, row[node[d - 1]]] += pend[d - 1]
-                    pend[d] = t_pend
+                    usage[d, row[t]] += t_pend
+                    counted[d] = t_pend
+                    over[d] = False
+                    if t_pend > 0:
+                        for j in range(n_rows):
+                            settled[j] = usage[d, j]
+                        over[d] = not fits(settled, row_visit, spill_from, spill_to)
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
                     rcount[d, :] = rcount[d - 1, :]
@@ -513,29 +521,19 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if merge[w] >= 0 and not merged and (mgrp[d] >> merge[w]) & 1:
                 continue
             r = row[w]
-            settle = 0
-            w_cost = cost[w]
-            if has_merge:
-                # v's pending cost counts now unless w merges with it, or v is T and B may still merge with it
-                if not merged and not (d == 0 and k == A_FRAME and not from_ends and not (f & TERM_HERE)):
-                    settle = pend[d]
-                if merged or mergeable[w]:
-                    w_cost = 0
-            if settle > 0:
-                settled[:] = usage[d, :]
-                settled[row[v]] += settle
-                settled[r] += w_cost
-                if not fits(settled, row_visit, spill_from, spill_to):
-                    continue
-            else:
+            w_cost = 0 if merged else cost[w]
+            bad = False              # (taking v's cost out keeps usage within the limits)
+            if not merged:
+                if over[d]:
+                    continue         # v's cost stays: over the limits
                 limit = row_visit[r]
                 if r == spill_to:        # what row spill_from leaves unused
                     limit += max(0, row_visit[spill_from] - usage[d, spill_from])
-                if usage[d, r] + w_cost > limit:
+                bad = usage[d, r] + w_cost > limit or (
+                    r == spill_from and spill_to >= 0 and usage[d, r] + w_cost + usage[d, spill_to] >
+                    row_visit[r] + row_visit[spill_to])   # row spill_to already uses what this visit would take
+                if bad and not mergeable[w]:
                     continue
-                if r == spill_from and spill_to >= 0 and usage[d, r] + w_cost + usage[d, spill_to] > \
-                        row_visit[r] + row_visit[spill_to]:
-                    continue             # row spill_to already uses what this visit would take
             clash = False
             for j in range(words):
                 if keys[d, j] & chain_keys[c, j]:
@@ -570,9 +568,10 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             for j in range(n_rows):
                 usage[nd, j] = usage[d, j]
             usage[nd, r] += w_cost
-            if has_merge:
-                usage[nd, row[v]] += settle
-                pend[nd] = cost[w] if mergeable[w] and not merged else 0
+            if merged:
+                usage[nd, row[v]] -= counted[d]
+            counted[nd] = w_cost
+            over[nd] = bad
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
             if by_rows:
@@ -588,7 +587,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             visited[w] = True
             if k == A_FRAME and d == 0:
                 a_first_term = (f & TERM_HERE) != 0
-                t_pend = 0 if merged or a_first_term or from_ends else pend[0]
+                t_pend = cost[t] if mergeable[t] and not merged else 0
             d = nd
             length = 0
             if kind[d] == A_FRAME:
@@ -612,12 +611,12 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     length += 1
             if length == 0:
                 continue
-            if has_merge and (pend[d] > 0 or (kind[d] == A_FRAME and t_pend > 0)):
-                # the route's ends are known: their pending costs count
-                settled[:] = usage[d, :]
-                settled[row[w]] += pend[d]
-                if kind[d] == A_FRAME:
-                    settled[row[t]] += t_pend
+            if over[d]:
+                continue             # w's cost counts at the route's end
+            if kind[d] == A_FRAME and t_pend > 0:
+                for j in range(n_rows):     # T ends this route: its cost counts
+                    settled[j] = usage[d, j]
+                settled[row[t]] += t_pend
                 if not fits(settled, row_visit, spill_from, spill_to):
                     continue
             revenue = -1
