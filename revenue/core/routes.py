@@ -397,8 +397,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     usage = np.zeros((max_depth, n_rows), dtype=np.int64)
     counted = np.zeros(max_depth, dtype=np.int64)
     over = np.zeros(max_depth, dtype=np.bool_)
-    settled = np.empty(n_rows, dtype=np.int64)      # usage with T's cost, to check it (no slice views: they
-                                                    # cost every step)
+    settled = np.empty(n_rows, dtype=np.int64)      # usage with T's cost, to check it
     grp = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
