@@ -146,6 +146,19 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
 
 
 @njit(cache=True, nogil=True)
+def fits(used, row_visit, spill_from, spill_to):
+    """Whether visit costs used[r] per distance row keep within the rows' limits (row spill_to may also
+    use what row spill_from leaves)."""
+    for r in range(row_visit.shape[0]):
+        limit = row_visit[r]
+        if r == spill_to:
+            limit += max(0, row_visit[spill_from] - used[spill_from])
+        if used[r] > limit:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def route_bonus(path, length, rule_class, rule_amount, rule_set, rule_min):
     """Sum of the route bonuses whose clauses all hold: each clause needs `min` distinct classes of its
     set among the visited nodes."""
@@ -351,10 +364,20 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     max_depth = n + 2
     vsum = np.zeros(max_depth, dtype=np.int64)     # running sum of values, for `fast`
     back = np.empty(max_depth, dtype=np.int64)
+    # Of two merged consecutive stops only one counts, the first in the route's direction, which the walk
+    # leaves open: usage leaves both out (counted[d]: what node[d] adds to it, taken back when the next
+    # stop merges with it), and price() checks the exact usage. A stop that may merge with its next one
+    # (mergeable: a neighbour of its merge group) may take usage over the limits as the arm's last node
+    # (over[d]): then the arm goes on only to a stop that merges with it, and no route ends there. T's
+    # cost, while B's first stop may merge with it, is out of A's usage (t_pend) and counts from B's root.
     has_merge = False
+    mergeable = np.zeros(n, dtype=np.bool_)
     for v in range(n):
         if merge[v] >= 0:
             has_merge = True
+            for e in range(adj_start[v], adj_start[v + 1]):
+                if merge[adj_other[e]] == merge[v]:
+                    mergeable[v] = True
     # Each distance row's stop count, value sum and tokens kept along the walk price most routes.
     by_rows = not fast and priced_by_rows(need_ends, rule_amount, merge, alt_end, metro)
     rcount = np.zeros((max_depth, n_rows), dtype=np.int64)
@@ -372,9 +395,9 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     hex_words = chain_hexes.shape[1]
     hexes = np.zeros((max_depth, hex_words), dtype=np.uint64)   # hexes the route has been in
     usage = np.zeros((max_depth, n_rows), dtype=np.int64)
-    # The visit cost node[d] adds to usage. Of two merged consecutive stops only one counts, which one
-    # depending on the route's direction: the walk counts neither, and price() checks the exact usage.
     counted = np.zeros(max_depth, dtype=np.int64)
+    over = np.zeros(max_depth, dtype=np.bool_)
+    settled = np.empty(n_rows, dtype=np.int64)      # usage with T's cost, to check it
     grp = np.zeros(max_depth, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
@@ -419,8 +442,10 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         hexes[0, :] = 0
         hexes[0, node_hex[t] >> 6] = np.uint64(1) << np.uint64(node_hex[t] & 63)
         usage[0, :] = 0
-        usage[0, row[t]] = cost[t]
-        counted[0] = cost[t]
+        counted[0] = 0 if mergeable[t] else cost[t]
+        usage[0, row[t]] = counted[0]
+        over[0] = False
+        t_pend = 0                   # T's cost when out of A's usage
         grp[0] = groups[t]
         vsum[0] = value[t]
         rcount[0, :] = 0
@@ -442,6 +467,8 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if k == A_FRAME and not launched[d]:
                 launched[d] = True
                 if not a_first_term and not from_ends:
+                    if over[d]:
+                        continue     # A's last node ends every route of this B arm: its cost counts
                     a_top = d
                     d += 1
                     kind[d] = B_ROOT
@@ -452,8 +479,13 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     keys[d, :] = keys[d - 1, :]
                     hexes[d, :] = hexes[d - 1, :]
                     usage[d, :] = usage[d - 1, :]
-                    # T's cost is out of usage when A's first stop merged with it
-                    counted[d] = 0 if a_top >= 1 and merge[t] >= 0 and merge[node[1]] == merge[t] else cost[t]
+                    usage[d, row[t]] += t_pend
+                    counted[d] = t_pend
+                    over[d] = False
+                    if t_pend > 0:
+                        for j in range(n_rows):
+                            settled[j] = usage[d, j]
+                        over[d] = not fits(settled, row_visit, spill_from, spill_to)
                     grp[d] = grp[d - 1]
                     vsum[d] = vsum[d - 1]
                     rcount[d, :] = rcount[d - 1, :]
@@ -489,14 +521,18 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                 continue
             r = row[w]
             w_cost = 0 if merged else cost[w]
-            limit = row_visit[r]
-            if r == spill_to:        # what row spill_from leaves unused
-                limit += max(0, row_visit[spill_from] - usage[d, spill_from])
-            if usage[d, r] + w_cost > limit:
-                continue
-            if r == spill_from and spill_to >= 0 and usage[d, r] + w_cost + usage[d, spill_to] > \
-                    row_visit[r] + row_visit[spill_to]:
-                continue             # row spill_to already uses what this visit would take
+            bad = False              # (taking v's cost out keeps usage within the limits)
+            if not merged:
+                if over[d]:
+                    continue         # v's cost stays: over the limits
+                limit = row_visit[r]
+                if r == spill_to:        # what row spill_from leaves unused
+                    limit += max(0, row_visit[spill_from] - usage[d, spill_from])
+                bad = usage[d, r] + w_cost > limit or (
+                    r == spill_from and spill_to >= 0 and usage[d, r] + w_cost + usage[d, spill_to] >
+                    row_visit[r] + row_visit[spill_to])   # row spill_to already uses what this visit would take
+                if bad and not mergeable[w]:
+                    continue
             clash = False
             for j in range(words):
                 if keys[d, j] & chain_keys[c, j]:
@@ -534,6 +570,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if merged:
                 usage[nd, row[v]] -= counted[d]
             counted[nd] = w_cost
+            over[nd] = bad
             grp[nd] = grp[d] | groups[w]
             vsum[nd] = vsum[d] + value[w]
             if by_rows:
@@ -549,6 +586,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             visited[w] = True
             if k == A_FRAME and d == 0:
                 a_first_term = (f & TERM_HERE) != 0
+                t_pend = cost[t] if mergeable[t] and not merged else 0
             d = nd
             length = 0
             if kind[d] == A_FRAME:
@@ -572,6 +610,14 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     length += 1
             if length == 0:
                 continue
+            if over[d]:
+                continue             # w's cost counts at the route's end
+            if kind[d] == A_FRAME and t_pend > 0:
+                for j in range(n_rows):     # T ends this route: its cost counts
+                    settled[j] = usage[d, j]
+                settled[row[t]] += t_pend
+                if not fits(settled, row_visit, spill_from, spill_to):
+                    continue
             revenue = -1
             if fast:
                 revenue = vsum[d]
