@@ -15,7 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL_TESTS = ["tests/test_combine.py", "tests/test_solve_reference.py", "tests/test_route_rules.py",
-                "tests/test_steam.py", "tests/test_scale.py", "tests/test_graph_build.py"]
+                "tests/test_merge_walk.py", "tests/test_steam.py", "tests/test_scale.py",
+                "tests/test_graph_build.py"]
 
 
 def test_kernel_property_tests_pass_with_bounds_checks():
