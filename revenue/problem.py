@@ -4,6 +4,7 @@ a title by name; titles answer through their hooks (revenue.titles.base.Title).
 """
 from __future__ import annotations
 
+import copy
 import threading
 from dataclasses import dataclass, field
 
@@ -45,20 +46,13 @@ class TrainSpec:
     sub: np.ndarray          # int64 [nodes]: subsidy (not revenue) when paid as a stop (RouteRules.subsidy)
     rules: RouteRules
     bonus_names: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
+    # every visited node is paid its value: a route's revenue is a plain sum (no row pays fewer stops
+    # than it may visit, no merged stops, alternative multiplier or spill)
+    simple: bool = False
 
     @property
     def value(self) -> np.ndarray:
         return self.base + self.bonus
-
-    @property
-    def simple(self) -> bool:
-        """Every visited node is paid its value: a route's revenue is a plain sum."""
-        # (merge and alt_end are all -1 and all False when the rules list no node: _spec; asked once per
-        # train type and call, so the arrays are read only when the rules list some)
-        rules = self.rules
-        return all(p >= v for p, v in zip(self.row_pay.tolist(), self.row_visit.tolist())) \
-            and self.merge_penalty == 0 and not (rules.merge and (self.merge >= 0).any()) \
-            and not (rules.alt_ends and self.alt_end.any()) and self.spill_from < 0
 
     def pay_and_visit(self, stops_by_row: dict[int, int], cost_by_row: dict[int, int]) -> tuple[list[int], list[int]]:
         """Each row's pay and visit limits for a route with these stops and visit costs per row: the
@@ -105,58 +99,115 @@ def _overrides(title, hook: str) -> bool:
     return getattr(method, "__func__", method) is not getattr(Title, hook)
 
 
-_TRAIN_ARRAYS: dict[TrainType, tuple] = {}
+def _overridden(title) -> frozenset[str]:
+    """The hooks the title answers itself (HOOKS, node_value, train_rules_key): asked once per problem."""
+    return frozenset(h for h in HOOKS + ("node_value", "train_rules_key") if _overrides(title, h))
+
+
+# the hooks that take a train (Title.train_rules_key)
+TRAIN_HOOKS = frozenset(("visit_allowed", "node_value", "node_groups", "end_allowed", "stop_bonuses", "route_rules"))
+
+
+_TRAIN_ARRAYS: dict[int, tuple] = {}
 TRAIN_ARRAYS_SIZE = 4096    # train types remembered (a request may define its own)
+_INTERNED: dict[tuple, np.ndarray] = {}
 
 
-def _train_arrays(train: TrainType) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(row, multiplier) per node kind (NODE_KINDS) and the rows' visit and pay limits, once per train type."""
-    arrays = _TRAIN_ARRAYS.get(train)
-    if arrays is None:
+def _interned(a: np.ndarray) -> np.ndarray:
+    """One array object per content (small per-kind arrays): trains whose arrays are equal share the
+    arrays derived from them, which route_parents then compares by identity."""
+    key = (a.dtype.str, a.tobytes())
+    out = _INTERNED.get(key)
+    if out is None:
+        if len(_INTERNED) >= TRAIN_ARRAYS_SIZE:
+            _INTERNED.clear()
+        out = _INTERNED[key] = a
+    return out
+
+
+def _train_arrays(train: TrainType) -> tuple:
+    """(row, multiplier) per node kind (NODE_KINDS), the rows' visit and pay limits, and whether every
+    row pays all it may visit, once per train type (remembered by identity: the title data's types live
+    as long as the process, a request's own are few)."""
+    entry = _TRAIN_ARRAYS.get(id(train))
+    if entry is None or entry[0] is not train:
         if len(_TRAIN_ARRAYS) >= TRAIN_ARRAYS_SIZE:
             _TRAIN_ARRAYS.clear()
-        arrays = _TRAIN_ARRAYS[train] = (
-            np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64),
-            np.array([train.multiplier_of(k) for k in NODE_KINDS], dtype=np.int64),
-            np.array([r.visit for r in train.rows], dtype=np.int64), np.array([r.pay for r in train.rows], dtype=np.int64))
-    return arrays
+        row_visit = np.array([r.visit for r in train.rows], dtype=np.int64)
+        row_pay = np.array([r.pay for r in train.rows], dtype=np.int64)
+        entry = _TRAIN_ARRAYS[id(train)] = (
+            train, _interned(np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64)),
+            _interned(np.array([train.multiplier_of(k) for k in NODE_KINDS], dtype=np.int64)),
+            row_visit, row_pay, all(p >= v for p, v in zip(row_pay.tolist(), row_visit.tolist())))
+    return entry[1:]
 
 
-def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None = None) -> TrainSpec:
+class _Constants:
+    """Arrays over n nodes that many trains share unchanged (a rule left at its default): made once per
+    node count and never written (nothing writes a problem's arrays)."""
+
+    def __init__(self, n: int):
+        self.zeros = np.zeros(n, dtype=np.int64)
+        self.ones = np.ones(n, dtype=np.int64)
+        self.minus_ones = np.full(n, -1, dtype=np.int64)
+        self.false = np.zeros(n, dtype=np.bool_)
+        self.true = np.ones(n, dtype=np.bool_)
+        self.no_classes = np.full((1, n), -1, dtype=np.int64)
+
+
+_CONSTANTS: dict[int, _Constants] = {}
+_NO_BONUSES = (np.zeros(0, dtype=np.int64), np.full((0, 1), -1, dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
+_DEFAULT_RULES = RouteRules()    # (never changed: a problem only reads its rules)
+_DEFAULT_RUN = RunRules()
+
+
+def _constants(n: int) -> _Constants:
+    out = _CONSTANTS.get(n)
+    if out is None:
+        if len(_CONSTANTS) >= 512:
+            _CONSTANTS.clear()
+        out = _CONSTANTS[n] = _Constants(n)
+    return out
+
+
+def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None = None,
+          hooks: frozenset[str] | None = None) -> TrainSpec:
     """The train's arrays. `shared` holds the arrays one problem's trains have in common (the ones a rule
-    left at their defaults, equal rows and values): made once and shared, never changed."""
+    left at their defaults, equal rows and values): made once and shared, never changed. `hooks`: the
+    title's own hooks (_overridden)."""
     board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
     n = graph.n_nodes
     kinds = arrays.kind
     shared = {} if shared is None else shared
+    hooks = _overridden(title) if hooks is None else hooks
+    fixed = _constants(n)
 
-    def common(key, make):
-        out = shared.get(key)
-        if out is None:
-            out = shared[key] = make()
-        return out
-
-    row_by_kind, mult_by_kind, row_visit, row_pay = _train_arrays(train)
-    allowed = title.visit_allowed_all(train, graph) if _overrides(title, "visit_allowed") else None
-    if allowed is not None:
-        row = np.where(allowed, row_by_kind[kinds], -1)
-    elif _overrides(title, "visit_allowed"):
-        row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in graph.nodes],
-                       dtype=np.int64)
+    row_by_kind, mult_by_kind, row_visit, row_pay, pays_all = _train_arrays(train)
+    if "visit_allowed" in hooks:
+        allowed = title.visit_allowed_all(train, graph)
+        if allowed is not None:
+            row = np.where(allowed, row_by_kind[kinds], -1)
+        else:
+            row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in graph.nodes],
+                           dtype=np.int64)
     else:
-        row = common(("row", row_by_kind.tobytes()), lambda: row_by_kind[kinds])
-    if _overrides(title, "node_value"):
+        row = shared.get(id(row_by_kind))
+        if row is None:
+            row = shared[id(row_by_kind)] = row_by_kind[kinds]
+    if "node_value" in hooks:
         multiplier = mult_by_kind[kinds]
         values = title.node_value_all(train, graph, board)
         if values is None:
             values = np.array([title.node_value(train, nd, board) for nd in graph.nodes], dtype=np.int64)
         base = values * multiplier
     else:
-        diesel = train.name.upper() == "D"
-        base = common(("base", diesel, mult_by_kind.tobytes()), lambda: (
-            np.where(arrays.has_diesel, arrays.diesel, arrays.value) if diesel else arrays.value) * mult_by_kind[kinds])
+        key = ("base", train.name.upper() == "D", id(mult_by_kind))
+        base = shared.get(key)
+        if base is None:
+            base = shared[key] = (np.where(arrays.has_diesel, arrays.diesel, arrays.value) if key[1]
+                                  else arrays.value) * mult_by_kind[kinds]
     names: dict[int, list[tuple[str, int]]] = {}
-    stop_bonuses = title.stop_bonuses(train, company, board, graph)
+    stop_bonuses = title.stop_bonuses(train, company, board, graph) if "stop_bonuses" in hooks else None
     if stop_bonuses:
         bonus = np.zeros(n, dtype=np.int64)
         for name, node_ids, amount in stop_bonuses:
@@ -164,9 +215,9 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
                 bonus[i] += amount
                 names.setdefault(i, []).append((name, amount))
     else:
-        bonus = common("zeros", lambda: np.zeros(n, dtype=np.int64))
-    group_ids: dict[str, int] = {}
-    if _overrides(title, "node_groups"):
+        bonus = fixed.zeros
+    if "node_groups" in hooks:
+        group_ids: dict[str, int] = {}
         node_groups = title.node_groups_all(train, graph)
         if node_groups is None:
             node_groups = [(nd.id, title.node_groups(train, nd)) for nd in graph.nodes]
@@ -174,44 +225,54 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         for v, labels in node_groups:
             for g in labels:
                 groups[v] |= 1 << group_ids.setdefault(g, len(group_ids))
+        if len(group_ids) > 62:
+            raise ValueError("more than 62 node groups")
     else:
-        def printed_groups():
-            out = np.zeros(n, dtype=np.int64)
-            for v, labels in arrays.groups:
-                for g in labels:
-                    out[v] |= 1 << group_ids.setdefault(g, len(group_ids))
-            return out
-        groups = common("groups", printed_groups)
-    if len(group_ids) > 62:
-        raise ValueError("more than 62 node groups")
+        groups = shared.get("groups")
+        if groups is None:
+            groups = shared["groups"] = _printed_groups(arrays.groups, n, fixed)
+    if "end_allowed" in hooks:
+        end_ok = title.end_allowed_all(train, graph)
+        if end_ok is None:
+            end_ok = np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
+    else:
+        end_ok = fixed.true
+    if "route_rules" not in hooks:
+        rules = _DEFAULT_RULES
+        return TrainSpec(
+            train, row, base, bonus, end_ok, groups, row_visit, row_pay, fixed.false, 0, fixed.ones, fixed.false,
+            fixed.minus_ones, 0, fixed.minus_ones, fixed.no_classes, *_NO_BONUSES, 0, fixed.zeros, -1, -1, False,
+            -1, fixed.zeros, rules, names, simple=pays_all)
     rules = title.route_rules(train, company, board, graph)
     # The kernels keep merge groups and bonus classes as bits of one int64.
     if any(not 0 <= g < 62 for g in rules.merge.values()) or any(
             not 0 <= c < 62 for b in rules.bonuses for classes, _ in b.clauses for c in classes.values()):
         raise ValueError(f"{title.name}: merge groups and bonus classes must be numbered 0..61")
-    none = common("minus ones", lambda: np.full(n, -1, dtype=np.int64))
-    no = common("false", lambda: np.zeros(n, dtype=np.bool_))
-    alt_mult = _filled(n, rules.alt_multiplier, 1) if rules.alt_multiplier else common(
-        "ones", lambda: np.ones(n, dtype=np.int64))
-    merge = _filled(n, rules.merge, -1) if rules.merge else none
-    metro = _filled(n, rules.metro, -1) if rules.metro else none
-    sets: list[dict[int, int]] = []
-    clauses = max((len(b.clauses) for b in rules.bonuses), default=0)
-    rule_set = np.full((len(rules.bonuses), max(clauses, 1)), -1, dtype=np.int64)
-    rule_min = np.zeros_like(rule_set)
-    for r, b in enumerate(rules.bonuses):
-        for c, (classes, minimum) in enumerate(b.clauses):
-            if classes not in sets:
-                sets.append(classes)
-            rule_set[r, c] = sets.index(classes)
-            rule_min[r, c] = minimum
+    alt_mult = _filled(n, rules.alt_multiplier, 1) if rules.alt_multiplier else fixed.ones
+    merge = _filled(n, rules.merge, -1) if rules.merge else fixed.minus_ones
+    metro = _filled(n, rules.metro, -1) if rules.metro else fixed.minus_ones
+    if rules.bonuses:
+        sets: list[dict[int, int]] = []
+        clauses = max(len(b.clauses) for b in rules.bonuses)
+        rule_set = np.full((len(rules.bonuses), max(clauses, 1)), -1, dtype=np.int64)
+        rule_min = np.zeros_like(rule_set)
+        for r, b in enumerate(rules.bonuses):
+            for c, (classes, minimum) in enumerate(b.clauses):
+                if classes not in sets:
+                    sets.append(classes)
+                rule_set[r, c] = sets.index(classes)
+                rule_min[r, c] = minimum
+        rule_amount = np.array([b.amount for b in rules.bonuses], dtype=np.int64)
+    else:
+        sets = []
+        rule_amount, rule_set, rule_min = _NO_BONUSES
     if rules.flags:
         flag_on = np.zeros(n, dtype=np.int64)
         for v, bits in rules.flags.items():
             flag_on[v] |= bits
     else:
-        flag_on = common("zeros", lambda: np.zeros(n, dtype=np.int64))
-    sub = _filled(n, rules.subsidy, 0) if rules.subsidy else common("zeros", lambda: np.zeros(n, dtype=np.int64))
+        flag_on = fixed.zeros
+    sub = _filled(n, rules.subsidy, 0) if rules.subsidy else fixed.zeros
     if rules.subsidy and sub.any() and (rules.merge or (alt_mult != 1).any()):
         raise ValueError(f"{title.name}: subsidies do not combine with merged stops or alternative multipliers")
     if rules.spill_next is not None and rules.spill is None:
@@ -219,23 +280,52 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     if sets:
         rule_class = np.full((len(sets), n), -1, dtype=np.int64)
         for s, classes in enumerate(sets):
-            for v, cls in classes.items():
-                rule_class[s, v] = cls
+            if classes:
+                rule_class[s, np.fromiter(classes.keys(), dtype=np.int64, count=len(classes))] = np.fromiter(
+                    classes.values(), dtype=np.int64, count=len(classes))
     else:
-        rule_class = common("no classes", lambda: np.full((1, n), -1, dtype=np.int64))
-    if _overrides(title, "end_allowed"):
-        end_ok = title.end_allowed_all(train, graph)
-        if end_ok is None:
-            end_ok = np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
-    else:
-        end_ok = common("true", lambda: np.ones(n, dtype=np.bool_))
-    return TrainSpec(
+        rule_class = fixed.no_classes
+    alt_end = _mask(n, rules.alt_ends) if rules.alt_ends else fixed.false
+    merge_penalty = rules.merge_penalty
+    spill_from, spill_to = rules.spill or (-1, -1)
+    spec = TrainSpec(
         train, row, base, bonus, end_ok, groups, row_visit, row_pay,
-        _mask(n, rules.end_nodes) if rules.end_nodes else no, rules.need_ends, alt_mult,
-        _mask(n, rules.alt_ends) if rules.alt_ends else no, merge, rules.merge_penalty,
-        metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min,
-        rules.bypass, flag_on, *(rules.spill or (-1, -1)), rules.no_reentry,
+        _mask(n, rules.end_nodes) if rules.end_nodes else fixed.false, rules.need_ends, alt_mult,
+        alt_end, merge, merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min,
+        rules.bypass, flag_on, spill_from, spill_to, rules.no_reentry,
         -1 if rules.spill_next is None else rules.spill_next, sub, rules, names)
+    spec.simple = pays_all and _rules_simple(spec)
+    return spec
+
+
+def _with_limits(spec: TrainSpec, train: TrainType, row_visit: np.ndarray, row_pay: np.ndarray,
+                 pays_all: bool) -> TrainSpec:
+    """`spec` for another train whose arrays differ only in the rows' limits (Title.train_rules_key)."""
+    out = copy.copy(spec)
+    out.train, out.row_visit, out.row_pay = train, row_visit, row_pay
+    out.simple = pays_all and _rules_simple(spec)
+    return out
+
+
+def _rules_simple(spec: TrainSpec) -> bool:
+    """TrainSpec.simple but for the rows' limits."""
+    rules = spec.rules
+    return spec.merge_penalty == 0 and not (rules.merge and (spec.merge >= 0).any()) \
+        and not (rules.alt_ends and spec.alt_end.any()) and spec.spill_from < 0
+
+
+def _printed_groups(grouped: list[tuple[int, tuple[str, ...]]], n: int, fixed: _Constants) -> np.ndarray:
+    """int64 [n]: the bits of the tile `groups:` of each node (numbered in order of first use)."""
+    if not grouped:
+        return fixed.zeros
+    group_ids: dict[str, int] = {}
+    out = np.zeros(n, dtype=np.int64)
+    for v, labels in grouped:
+        for g in labels:
+            out[v] |= 1 << group_ids.setdefault(g, len(group_ids))
+    if len(group_ids) > 62:
+        raise ValueError("more than 62 node groups")
+    return out
 
 
 def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
@@ -274,24 +364,37 @@ def _compile(graph: Graph, company: Company) -> Problem:
     token = np.zeros(graph.n_nodes, dtype=np.bool_)
     for v, companies in arrays.tokens.items():
         token[v] = company.id in companies
-    city = arrays.kind <= NODE_KINDS.index("pass")
-    # Title.node_blocks for every node at once
-    blocks = (arrays.kind == NODE_KINDS.index("offboard")) | (
-        city & ~token & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
-    if _overrides(title, "node_blocks"):
+    masks = graph.derived.get("problem masks")
+    if masks is None:       # (of the graph alone: once per graph, not per company)
+        city = arrays.kind <= NODE_KINDS.index("pass")
+        masks = graph.derived["problem masks"] = (
+            city, arrays.kind == NODE_KINDS.index("offboard"), city & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
+    city, offboard, full = masks
+    # Title.node_blocks for every node at once: off-boards, and cities full of other companies' tokens
+    blocks = offboard | (full & ~token)
+    hooks = _overridden(title)
+    if "node_blocks" in hooks:
         by_title = title.node_blocks_all(company.id, board, graph, blocks)
         blocks = by_title if by_title is not None else np.array(
             [title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
     bypassable = blocks & city
     cost = arrays.cost
-    specs = {}
+    specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)
+    alike: dict[tuple, TrainSpec] = {}     # trains the title's hooks treat alike (Title.train_rules_key)
+    by_key = "train_rules_key" in hooks or not hooks & TRAIN_HOOKS
     for train in company.trains:
-        if train.name not in specs:
-            specs[train.name] = _spec(train, company, graph, shared)
-
-    return Problem(graph, company, token, blocks, bypassable, cost, specs, chain_keys(graph),
-                   title.run_rules(company, board, graph))
+        if train.name in specs:
+            continue
+        row_by_kind, mult_by_kind, row_visit, row_pay, pays_all = _train_arrays(train)
+        key = (id(row_by_kind), id(mult_by_kind), len(train.rows), title.train_rules_key(train) if by_key else id(train))
+        like = alike.get(key)
+        if like is None:
+            specs[train.name] = alike[key] = _spec(train, company, graph, shared, hooks)
+        else:
+            specs[train.name] = _with_limits(like, train, row_visit, row_pay, pays_all)
+    run = title.run_rules(company, board, graph) if "run_rules" in hooks else _DEFAULT_RUN
+    return Problem(graph, company, token, blocks, bypassable, cost, specs, chain_keys(graph), run)
 
 
 def chain_keys(graph: Graph) -> np.ndarray:

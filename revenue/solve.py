@@ -133,8 +133,8 @@ def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
 
 def fast(spec: TrainSpec) -> bool:
     """A route's revenue is the plain sum of its node values (no route-level rule applies)."""
-    return spec.simple and spec.need_ends == 0 and not (spec.rules.metro and (spec.metro >= 0).any()) \
-        and len(spec.rule_amount) == 0
+    return spec.simple and spec.need_ends == 0 and len(spec.rule_amount) == 0 \
+        and not (spec.rules.metro and (spec.metro >= 0).any())
 
 
 def from_ends(problem: Problem, spec: TrainSpec) -> bool:

@@ -325,5 +325,12 @@ class Title:
         """Per-stop bonuses: (name, node ids, amount added per paid stop among them)."""
         return []
 
+    def train_rules_key(self, train: TrainType):
+        """Trains of equal keys (and equal distance rows but for their limits) get equal answers from
+        every hook above that takes a train, so one problem compiles their arrays once. The base hooks
+        tell a D train apart (node_value). A title that overrides a hook taking a train overrides this
+        too, else each train type is compiled by itself."""
+        return train.name.upper() == "D"
+
     def check_board(self, board) -> None:
         """Title-specific checks of an assembled board (options naming hexes, ...)."""

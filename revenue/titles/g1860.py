@@ -163,6 +163,9 @@ class G1860(Title):
             return arrays.value // 2
         return arrays.value
 
+    def train_rules_key(self, train):
+        return train.leased, len(train.rows)
+
     def end_allowed(self, train, node) -> bool:
         return node.kind != "halt"
 

@@ -80,6 +80,9 @@ class G18Rhl(Title):
                     blocks[graph.in_hexes((h,))] = False
         return blocks
 
+    def train_rules_key(self, train):
+        return _is_rge(train), train.name.upper() == "D"
+
     def end_allowed(self, train, node) -> bool:
         return _is_rge(train) or node.kind != "town"
 

@@ -7,6 +7,9 @@ class SteamOverHolland(Title):
     name = "steam_over_holland"
     description = "Steam Over Holland"
 
+    def train_rules_key(self, train):
+        return train.name.upper() == "D"
+
     def end_allowed(self, train, node) -> bool:
         return node.kind != "town"
 
