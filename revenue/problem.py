@@ -54,16 +54,53 @@ class TrainSpec:
     def value(self) -> np.ndarray:
         return self.base + self.bonus
 
+    @property
+    def lists(self) -> "SpecLists":
+        """The arrays price_route reads, as Python lists (a numpy element read costs as much as a list's
+        whole lookup and int conversion together); made on first use."""
+        lists = self.__dict__.get("_lists")
+        if lists is None:
+            lists = self.__dict__["_lists"] = SpecLists(self)
+        return lists
+
     def pay_and_visit(self, stops_by_row: dict[int, int], cost_by_row: dict[int, int]) -> tuple[list[int], list[int]]:
         """Each row's pay and visit limits for a route with these stops and visit costs per row: the
         printed ones, plus what RouteRules.spill lends."""
-        pay, visit = [int(x) for x in self.row_pay], [int(x) for x in self.row_visit]
+        lists = self.lists
+        pay, visit = list(lists.row_pay), list(lists.row_visit)
         if self.spill_from >= 0:
             pay[self.spill_to] += max(0, pay[self.spill_from] - stops_by_row.get(self.spill_from, 0))
             visit[self.spill_to] += max(0, visit[self.spill_from] - cost_by_row.get(self.spill_from, 0))
             if self.spill_next >= 0:
                 pay[self.spill_next] += max(0, pay[self.spill_to] - stops_by_row.get(self.spill_to, 0))
         return pay, visit
+
+
+class SpecLists:
+    """A TrainSpec's arrays that price_route reads, as lists, each made when first read (alt_end and
+    merge None when no node has one)."""
+
+    def __init__(self, spec: TrainSpec):
+        self.spec = spec
+
+    def __getattr__(self, name: str):
+        # (called for a list not made yet: made, kept as an attribute, never asked here again)
+        make = _LIST_MAKERS.get(name)
+        if make is None:
+            raise AttributeError(name)
+        value = make(self.spec)
+        setattr(self, name, value)
+        return value
+
+
+_LIST_MAKERS = {
+    "base": lambda spec: spec.base.tolist(), "bonus": lambda spec: spec.bonus.tolist(),
+    "sub": lambda spec: spec.sub.tolist(), "row": lambda spec: spec.row.tolist(),
+    "row_pay": lambda spec: spec.row_pay.tolist(), "row_visit": lambda spec: spec.row_visit.tolist(),
+    "alt_end": lambda spec: spec.alt_end.tolist() if spec.rules.alt_ends and spec.alt_end.any() else None,
+    "alt_mult": lambda spec: spec.alt_mult.tolist() if spec.lists.alt_end is not None else None,
+    "merge": lambda spec: spec.merge.tolist() if spec.rules.merge and (spec.merge >= 0).any() else None,
+}
 
 
 @dataclass
@@ -84,6 +121,14 @@ class Problem:
     @property
     def words(self) -> int:
         return self.chain_keys.shape[1]
+
+    @property
+    def token_list(self) -> list[bool]:
+        """token as a list (price_route), made on first use."""
+        tokens = self.derived.get("token list")
+        if tokens is None:
+            tokens = self.derived["token list"] = self.token.tolist()
+        return tokens
 
 
 def _mask(n: int, members) -> np.ndarray:
@@ -303,6 +348,7 @@ def _with_limits(spec: TrainSpec, train: TrainType, row_visit: np.ndarray, row_p
     """`spec` for another train whose arrays differ only in the rows' limits (Title.train_rules_key)."""
     out = copy.copy(spec)
     out.train, out.row_visit, out.row_pay = train, row_visit, row_pay
+    out.__dict__.pop("_lists", None)     # (made again from this train's limits when read)
     out.simple = pays_all and _rules_simple(spec)
     return out
 
@@ -446,7 +492,8 @@ def objective_weights(problem: Problem, objective: str = "revenue") -> tuple[int
     if objective not in OBJECTIVES:
         raise ValueError(objective)
     specs = [problem.specs[t.name] for t in problem.company.trains]
-    total_sub = sum(int(spec.sub.sum()) for spec in specs)
+    # (a node pays a subsidy only where the rules list it)
+    total_sub = sum(int(spec.sub.sum()) for spec in specs if spec.rules.subsidy)
     if total_sub == 0:
         return 1, 0
     if objective == "revenue":
@@ -479,6 +526,28 @@ def kernel_values(spec: TrainSpec, weights: tuple[int, int]) -> dict[str, object
             "rule_amount": spec.rule_amount * wr, "merge_penalty": spec.merge_penalty * wr}
 
 
+def _plain_price(spec: TrainSpec, lists: SpecLists, token: list[bool], nodes: list[int]) -> RoutePrice | None:
+    """price_route of a simple train's route (no merged stops, no alternative multiplier, no spill; no
+    per-stop bonus, whose lines price_route lists in its own order) when every row pays all its stops
+    and one of them holds a token: then every stop is paid whatever the ranking. None otherwise
+    (price_route's general reading decides)."""
+    row, row_pay = lists.row, lists.row_pay
+    count = [0] * len(row_pay)
+    for v in nodes:
+        count[row[v]] += 1
+    if any(c > p for c, p in zip(count, row_pay)) or not any(token[v] for v in nodes):
+        return None
+    base, bonus, sub = lists.base, lists.bonus, lists.sub
+    revenue = sum(base[v] + bonus[v] for v in nodes)
+    lines: dict[str, int] = {}
+    for b in spec.rules.bonuses:
+        if all(len({classes[v] for v in nodes if v in classes}) >= minimum for classes, minimum in b.clauses):
+            revenue += b.amount
+            lines[b.name] = lines.get(b.name, 0) + b.amount
+    return RoutePrice(revenue, [(v, base[v], True) for v in nodes], list(lines.items()),
+                      sum(sub[v] for v in nodes), sum(1 for v in nodes if sub[v]))
+
+
 def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int | None = None,
                 weights: tuple[int, int] | None = None) -> RoutePrice | None:
     """Revenue and subsidy of a route that passed the legality checks (the Python twin of
@@ -491,25 +560,32 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
     - without (a route someone chose, 18xx.games 1860): the player's `halts` subsidy stops first (in visit
       order), then the best others; with `halts` None, or more than the rows can pay, the others first
       and the subsidy stops fill what they leave (the engine's default)."""
-    token = problem.token
-    doubled = spec.alt_end.any() and spec.alt_end[nodes[0]] and spec.alt_end[nodes[-1]]
+    token = problem.token_list
+    lists = spec.lists
+    base, bonus, row = lists.base, lists.bonus, lists.row
+    if spec.simple and not spec.bonus_names:
+        plain = _plain_price(spec, lists, token, nodes)
+        if plain is not None:
+            return plain
+    alt_end, alt_mult, merge = lists.alt_end, lists.alt_mult, lists.merge
+    doubled = alt_end is not None and alt_end[nodes[0]] and alt_end[nodes[-1]]
     worth: dict[int, int] = {}
     kept: list[int] = []
     for i, v in enumerate(nodes):
-        if i > 0 and spec.merge[v] >= 0 and spec.merge[v] == spec.merge[nodes[i - 1]]:
+        if merge is not None and i > 0 and merge[v] >= 0 and merge[v] == merge[nodes[i - 1]]:
             # dropped: the last kept stop pays the penalty (times its multiplier), never below 0
             last = kept[-1]
-            penalty = spec.merge_penalty * (spec.alt_mult[last] if doubled else 1)
+            penalty = spec.merge_penalty * (alt_mult[last] if doubled else 1)
             worth[last] = max(0, worth[last] - penalty)
             worth[v] = 0
             continue
-        worth[v] = int(spec.base[v]) * (int(spec.alt_mult[v]) if doubled else 1)
+        worth[v] = base[v] * alt_mult[v] if doubled else base[v]
         kept.append(v)
-    value = {v: worth[v] + int(spec.bonus[v]) for v in kept}
-    sub = {v: int(spec.sub[v]) for v in kept}
+    value = {v: worth[v] + bonus[v] for v in kept}
+    sub = {v: lists.sub[v] for v in kept}
     by_row: dict[int, list[int]] = {}
     for v in kept:
-        by_row.setdefault(int(spec.row[v]), []).append(v)
+        by_row.setdefault(row[v], []).append(v)
     row_pay, _ = spec.pay_and_visit({r: len(members) for r, members in by_row.items()}, {})
     if weights is None and spec.rules.request_pool and spec.spill_next >= 0:
         # rows spill_to and spill_next as one, paying what spill_to pays (RouteRules.request_pool)
@@ -541,10 +617,10 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
     if not any(token[v] for v in paid):
         best, best_paid = None, None
         for t in kept:      # force one tokened city in, in place of the weakest paid node of its row
-            r = int(spec.row[t])
+            r = row[t]
             if not token[t] or row_pay[r] == 0:
                 continue
-            weakest = min((v for v in paid if spec.row[v] == r), key=lambda v: rank[v])
+            weakest = min((v for v in paid if row[v] == r), key=lambda v: rank[v])
             total = sum(rank[v] for v in paid) - rank[weakest] + rank[t]
             if best is None or total > best:
                 best, best_paid = total, (paid - {weakest}) | {t}

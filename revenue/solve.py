@@ -18,7 +18,7 @@ import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, fill_key_index
-from .core.routes import SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes
+from .core.routes import SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_routes
 from .core.track import reachable_nodes
 from .errors import InputError
 from .evaluate import route_result
@@ -53,10 +53,9 @@ class RouteSet:
 
     def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool,
                  weights: tuple[int, int] = (1, 0)):
-        order = np.argsort(-rev, kind="stable")
         self.train, self.problem, self.weights = train, problem, weights
-        self.rev, self.keys, self.flags = rev[order], keys[order], flags[order]
-        self.begin, self.end, self.nodes, self.chains = begin[order], end[order], nodes, chains
+        self.rev, self.keys, self.flags, self.begin, self.end = sort_routes(rev, keys, flags, begin, end)
+        self.nodes, self.chains = nodes, chains
         self.complete = complete
         # Routes earning at most `floor` may be left out (-1: none is); `best_seen` is the best revenue of
         # any route the walk met, stored or not.
@@ -202,15 +201,19 @@ def route_parents(problem: Problem) -> dict[str, str]:
     is not walked; its routes are the other's that fit it, priced for it (RouteSet.refit). Types with
     merged stops are left out: there the better direction of a route can differ between types."""
     if "route parents" not in problem.derived:
+        if len(problem.specs) == 1:
+            problem.derived["route parents"] = {}
+            return problem.derived["route parents"]
+
         def loose(name):
-            spec = problem.specs[name]
-            return -int(spec.row_visit.sum()), -int(spec.row_pay.sum()), name
+            lists = problem.specs[name].lists
+            return -sum(lists.row_visit), -sum(lists.row_pay), name
 
         def same_walk(a: str, b: str) -> bool:
             """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
-            that differs)."""
+            that differs; the same array object, as trains the title treats alike share, is equal)."""
             for f, x, y in zip(SPEC_FIELDS, kernel_arguments(problem, a)[0], kernel_arguments(problem, b)[0]):
-                if f in LIMITS or x is y:
+                if x is y or f in LIMITS:
                     continue
                 x, y = np.asarray(x), np.asarray(y)
                 if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
@@ -221,7 +224,7 @@ def route_parents(problem: Problem) -> dict[str, str]:
         roots: list[str] = []
         for name in sorted(problem.specs, key=loose):
             spec = problem.specs[name]
-            merges = bool((spec.merge >= 0).any())
+            merges = spec.lists.merge is not None
             parent = next((r for r in roots if not merges and same_walk(name, r)
                            and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)), None)
             if parent is None:
@@ -469,6 +472,32 @@ WATCHDOG = Watchdog()
 _compiled = threading.Event()    # set once a search has run the kernels in this process
 
 
+_FLAG_LIMITS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _flag_limits(run) -> tuple[np.ndarray, np.ndarray]:
+    """The run rules' flag_max and flag_min as the kernel's arrays (core.combine.FLAG_BITS each), made
+    once per rules (the kernel only reads them)."""
+    key = (tuple(run.flag_max.items()), tuple(run.flag_min.items()))
+    out = _FLAG_LIMITS.get(key)
+    if out is None:
+        flag_max, flag_min = [-1] * FLAG_BITS, [0] * FLAG_BITS
+        for bit, cap in run.flag_max.items():
+            flag_max[bit] = cap
+        for bit, least in run.flag_min.items():
+            flag_min[bit] = least
+        if len(_FLAG_LIMITS) > 256:
+            _FLAG_LIMITS.clear()
+        out = _FLAG_LIMITS[key] = (np.array(flag_max, dtype=np.int64), np.array(flag_min, dtype=np.int64))
+    return out
+
+
+def _no_node_sets(routes: int) -> np.ndarray:
+    """uint64 [routes, 1] of zeros: the node sets the kernel takes, and does not read, without a
+    connected rule."""
+    return np.zeros((routes, 1), dtype=np.uint64)
+
+
 class Combination:
     """The combination search over route sets (one per train type): the trains reordered with the types
     of the best routes first (tighter bounds early), and the kernel's arrays (core.combine)."""
@@ -489,25 +518,23 @@ class Combination:
         for name in names:
             starts.append(starts[-1] + len(sets[name]))
         self.group_start = np.array(starts, dtype=np.int64)
-        self.rev = np.concatenate([sets[t].rev for t in names]) if names else np.zeros(0, np.int64)
-        self.keys = np.concatenate([sets[t].keys for t in names]).reshape(len(self.rev), problem.words)
+        ordered = [sets[t] for t in names]
+        if len(ordered) == 1:       # (the kernel only reads them: one type's own arrays)
+            self.rev, self.keys, self.flags = ordered[0].rev, ordered[0].keys, ordered[0].flags
+        else:
+            self.rev = np.concatenate([r.rev for r in ordered]) if names else np.zeros(0, np.int64)
+            self.keys = np.concatenate([r.keys for r in ordered]).reshape(len(self.rev), problem.words)
+            self.flags = np.concatenate([r.flags for r in ordered])
         self.same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(n)], dtype=np.bool_)
         suffix = [0]
         for t in reversed(self.trains):
             suffix.append(suffix[-1] + best[t.name])
         self.suffix = np.array(suffix[::-1], dtype=np.int64)
         run = problem.run
-        self.flags = np.concatenate([sets[t].flags for t in names])
-        flag_max, flag_min = [-1] * FLAG_BITS, [0] * FLAG_BITS
-        for bit, cap in run.flag_max.items():
-            flag_max[bit] = cap
-        for bit, least in run.flag_min.items():
-            flag_min[bit] = least
-        self.flag_max = np.array(flag_max, dtype=np.int64)
-        self.flag_min = np.array(flag_min, dtype=np.int64)
+        self.flag_max, self.flag_min = _flag_limits(run)
         self.connected = run.connected
         self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
-                          else np.zeros((len(self.rev), 1), dtype=np.uint64))
+                          else _no_node_sets(len(self.rev)))
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     def progress(self, best: int = 0) -> np.ndarray:

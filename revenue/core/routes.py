@@ -198,6 +198,30 @@ def node_bitsets(begin, end, nodes, n_nodes):
 
 
 @njit(cache=True, nogil=True)
+def sort_routes(rev, keys, flags, begin, end):
+    """The routes best first (a stable sort of -rev: equal revenues keep their order): rev, keys, flags,
+    begin and end gathered in that order, in one call (numpy's argsort and five gathers cost more than
+    the work on a game state's few hundred routes)."""
+    order = np.argsort(-rev, kind="mergesort")
+    m = order.shape[0]
+    words = keys.shape[1]
+    out_rev = np.empty(m, dtype=rev.dtype)
+    out_keys = np.empty((m, words), dtype=keys.dtype)
+    out_flags = np.empty(m, dtype=flags.dtype)
+    out_begin = np.empty(m, dtype=begin.dtype)
+    out_end = np.empty(m, dtype=end.dtype)
+    for i in range(m):
+        j = order[i]
+        out_rev[i] = rev[j]
+        for w in range(words):
+            out_keys[i, w] = keys[j, w]
+        out_flags[i] = flags[j]
+        out_begin[i] = begin[j]
+        out_end[i] = end[j]
+    return out_rev, out_keys, out_flags, out_begin, out_end
+
+
+@njit(cache=True, nogil=True)
 def priced_by_rows(need_ends, rule_amount, merge, alt_end, metro):
     """Whether routes may be priced from each distance row's stop count, value sum and tokens alone (no
     rule that needs the whole route: required ends, route bonuses, merged stops, alternative ends,

@@ -107,6 +107,7 @@ class G1860(Title):
         super().__init__()
         self._trains: dict[int, TitleData] = {}
         self._typed: dict[tuple, TrainType] = {}    # company_train's answers
+        self._last_board: tuple | None = None        # (board, half, _cheap_towns' answer)
 
     def data(self, options: dict | None = None, board_request: dict | None = None) -> TitleData:
         options = _options(options)
@@ -128,9 +129,7 @@ class G1860(Title):
         what the towns leave: the same optimum, and routes priced from their row sums (faster)."""
         options = _options(board.options)
         half = leased and _on(options, "original_insolvency")
-        colours = board.phase.colours
-        cheap = any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
-                    for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
+        cheap = self._cheap_towns(board, half)
         key = (train, tuple(sorted(options.items())), leased, cheap)
         typed = self._typed.get(key)
         if typed is None:       # (once per train, options and layout: a fresh board asks for the same few)
@@ -139,6 +138,18 @@ class G1860(Title):
             typed = self._typed[key] = replace(train, rows=self._rows(train.name, options, leased, cheap),
                                                leased=leased)
         return typed
+
+    def _cheap_towns(self, board, half: bool) -> bool:
+        """Whether some town with track pays less than a halt's subsidy (halved or not): once per board
+        for the company's trains (the last board asked about is remembered)."""
+        last = self._last_board
+        if last is not None and last[0] is board and last[1] == half:
+            return last[2]
+        colours = board.phase.colours
+        cheap = any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
+                    for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
+        self._last_board = (board, half, cheap)
+        return cheap
 
     def node_value(self, train, node, board) -> int:
         options = _options(board.options)
