@@ -133,7 +133,7 @@ class Problem:
 
 def _mask(n: int, members) -> np.ndarray:
     out = np.zeros(n, dtype=np.bool_)
-    out[list(members)] = True
+    out[np.fromiter(members, dtype=np.int64, count=len(members))] = True
     return out
 
 
@@ -144,9 +144,19 @@ def _overrides(title, hook: str) -> bool:
     return getattr(method, "__func__", method) is not getattr(Title, hook)
 
 
+_CLASS_HOOKS: dict[type, frozenset[str]] = {}
+
+
 def _overridden(title) -> frozenset[str]:
-    """The hooks the title answers itself (HOOKS, node_value, train_rules_key): asked once per problem."""
-    return frozenset(h for h in HOOKS + ("node_value", "train_rules_key") if _overrides(title, h))
+    """The hooks the title answers itself (HOOKS, node_value, train_rules_key): its class's, found once
+    per class, and any set on the instance (as tests do)."""
+    names = HOOKS + ("node_value", "train_rules_key")
+    by_class = _CLASS_HOOKS.get(type(title))
+    if by_class is None:
+        by_class = _CLASS_HOOKS[type(title)] = frozenset(
+            h for h in names if getattr(type(title), h) is not getattr(Title, h))
+    own = title.__dict__
+    return by_class.union(h for h in names if h in own) if any(h in own for h in names) else by_class
 
 
 # the hooks that take a train (Title.train_rules_key)

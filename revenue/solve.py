@@ -215,6 +215,10 @@ def route_parents(problem: Problem) -> dict[str, str]:
             for f, x, y in zip(SPEC_FIELDS, kernel_arguments(problem, a)[0], kernel_arguments(problem, b)[0]):
                 if x is y or f in LIMITS:
                     continue
+                if isinstance(x, np.int64):     # (the scalar fields)
+                    if x != y:
+                        return False
+                    continue
                 x, y = np.asarray(x), np.asarray(y)
                 if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
                     return False

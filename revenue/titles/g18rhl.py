@@ -170,8 +170,7 @@ class G18Rhl(Title):
         ruhr = {v: 0 for v in ruhr_nodes}
         rules.bonuses.append(RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]))
         rules.bonuses.append(RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)]))
-        links = sum(1 for h, edge in LINK_SIDES
-                    if edge in {board.hexes[h].map_edge(e) for e in board.hexes[h].tile.exits()})
+        links = sum(1 for h, edge in LINK_SIDES if board.hexes[h].local_edge(edge) in board.hexes[h].tile.exits())
         if links and ruhr:
             rules.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
                                             [(ruhr, 1)]))
