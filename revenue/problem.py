@@ -78,28 +78,29 @@ class TrainSpec:
 
 class SpecLists:
     """A TrainSpec's arrays that price_route reads, as lists, each made when first read (alt_end and
-    merge None when no node has one)."""
+    merge None when no node has one). It keeps the arrays, not the spec, which keeps it: no reference
+    cycle for the garbage collector to find."""
 
     def __init__(self, spec: TrainSpec):
-        self.spec = spec
+        self._from = {name: getattr(spec, name) for name in _LIST_MAKERS}
+        self._rules = spec.rules
 
     def __getattr__(self, name: str):
         # (called for a list not made yet: made, kept as an attribute, never asked here again)
-        make = _LIST_MAKERS.get(name)
-        if make is None:
+        if name.startswith("_") or name not in _LIST_MAKERS:
             raise AttributeError(name)
-        value = make(self.spec)
+        value = _LIST_MAKERS[name](self, self._from[name])
         setattr(self, name, value)
         return value
 
 
 _LIST_MAKERS = {
-    "base": lambda spec: spec.base.tolist(), "bonus": lambda spec: spec.bonus.tolist(),
-    "sub": lambda spec: spec.sub.tolist(), "row": lambda spec: spec.row.tolist(),
-    "row_pay": lambda spec: spec.row_pay.tolist(), "row_visit": lambda spec: spec.row_visit.tolist(),
-    "alt_end": lambda spec: spec.alt_end.tolist() if spec.rules.alt_ends and spec.alt_end.any() else None,
-    "alt_mult": lambda spec: spec.alt_mult.tolist() if spec.lists.alt_end is not None else None,
-    "merge": lambda spec: spec.merge.tolist() if spec.rules.merge and (spec.merge >= 0).any() else None,
+    "base": lambda lists, a: a.tolist(), "bonus": lambda lists, a: a.tolist(), "sub": lambda lists, a: a.tolist(),
+    "row": lambda lists, a: a.tolist(), "row_pay": lambda lists, a: a.tolist(),
+    "row_visit": lambda lists, a: a.tolist(),
+    "alt_end": lambda lists, a: a.tolist() if lists._rules.alt_ends and a.any() else None,
+    "alt_mult": lambda lists, a: a.tolist() if lists.alt_end is not None else None,
+    "merge": lambda lists, a: a.tolist() if lists._rules.merge and (a >= 0).any() else None,
 }
 
 
