@@ -18,7 +18,8 @@ import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, fill_key_index
-from .core.routes import SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_routes
+from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes,
+                          sort_routes)
 from .core.track import reachable_nodes
 from .errors import InputError
 from .evaluate import route_result
@@ -52,9 +53,12 @@ class RouteSet:
     chains lie (nodes[begin:end], chains[begin + 1:end])."""
 
     def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool,
-                 weights: tuple[int, int] = (1, 0)):
+                 weights: tuple[int, int] = (1, 0), picked: np.ndarray | None = None):
+        # (with `picked`, the routes are those at these rows of keys, flags, begin and end, earning rev)
         self.train, self.problem, self.weights = train, problem, weights
-        self.rev, self.keys, self.flags, self.begin, self.end = sort_routes(rev, keys, flags, begin, end)
+        self.rev, self.keys, self.flags, self.begin, self.end = (
+            sort_routes(rev, keys, flags, begin, end) if picked is None else
+            sort_picked_routes(rev, picked, keys, flags, begin, end))
         self.nodes, self.chains = nodes, chains
         self.complete = complete
         # Routes earning at most `floor` may be left out (-1: none is); `best_seen` is the best revenue of
@@ -107,8 +111,8 @@ class RouteSet:
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
         picked, rev = refit_routes(kernel_arguments(self.problem, train, self.weights)[0], self.problem.cost,
                                    self.problem.token, self.begin, self.end, self.nodes)
-        out = RouteSet(self.problem, train, rev, self.keys[picked], self.flags[picked], self.begin[picked],
-                       self.end[picked], self.nodes, self.chains, self.complete, self.weights)
+        out = RouteSet(self.problem, train, rev, self.keys, self.flags, self.begin, self.end, self.nodes, self.chains,
+                       self.complete, self.weights, picked)
         # a route of this type earns no more than as a route of the looser type
         out.floor = self.floor
         out.best_seen = max(out.best_seen, self.floor)

@@ -202,6 +202,13 @@ def sort_routes(rev, keys, flags, begin, end):
     """The routes best first (a stable sort of -rev: equal revenues keep their order): rev, keys, flags,
     begin and end gathered in that order, in one call (numpy's argsort and five gathers cost more than
     the work on a game state's few hundred routes)."""
+    return sort_picked_routes(rev, np.arange(rev.shape[0]), keys, flags, begin, end)
+
+
+@njit(cache=True, nogil=True)
+def sort_picked_routes(rev, picked, keys, flags, begin, end):
+    """sort_routes of the routes at rows `picked` of keys, flags, begin and end, earning rev (one per
+    picked row): the gather and the sort in one call."""
     order = np.argsort(-rev, kind="mergesort")
     m = order.shape[0]
     words = keys.shape[1]
@@ -211,8 +218,9 @@ def sort_routes(rev, keys, flags, begin, end):
     out_begin = np.empty(m, dtype=begin.dtype)
     out_end = np.empty(m, dtype=end.dtype)
     for i in range(m):
-        j = order[i]
-        out_rev[i] = rev[j]
+        k = order[i]
+        j = picked[k]
+        out_rev[i] = rev[k]
         for w in range(words):
             out_keys[i, w] = keys[j, w]
         out_flags[i] = flags[j]

@@ -72,12 +72,14 @@ class G18Rhl(Title):
         return super().node_blocks(node, company, board)
 
     def node_blocks_all(self, company, board, graph, blocks):
+        green = [h for h in METROPOLISES if h in board.hexes and board.hexes[h].color == "green"]
+        if not green:
+            return blocks
         blocks = blocks.copy()
-        for h in METROPOLISES:
-            if h in board.hexes and board.hexes[h].color == "green":
-                tokens = [c for (hex_name, _), cs in board.tokens.items() if hex_name == h for c in cs]
-                if len(tokens) < 3 or company in tokens:
-                    blocks[graph.in_hexes((h,))] = False
+        for h in green:
+            tokens = [c for (hex_name, _), cs in board.tokens.items() if hex_name == h for c in cs]
+            if len(tokens) < 3 or company in tokens:
+                blocks[graph.in_hexes((h,))] = False
         return blocks
 
     def train_rules_key(self, train):
@@ -148,8 +150,13 @@ class G18Rhl(Title):
             rules.need_ends = 2
             rules.need_message = "Route to out-tokened off-board hex not allowed"
 
-        coal_hexes = {h for h, bh in board.hexes.items() if "K" in bh.icons}
-        steel_hexes = {h for h, bh in board.hexes.items() if "S" in bh.icons}
+        coal_hexes, steel_hexes = set(), set()
+        for h, bh in board.hexes.items():      # (one pass; most hexes have no icon)
+            if bh.icons:
+                if "K" in bh.icons:
+                    coal_hexes.add(h)
+                if "S" in bh.icons:
+                    steel_hexes.add(h)
         if board.options.get("coal"):
             coal_hexes.add(board.options["coal"])
         if board.options.get("steel"):
