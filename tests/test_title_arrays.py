@@ -182,3 +182,48 @@ def test_18rhl_route_rules_read_from_arrays_match_the_nodes():
                 assert [list(classes.items()) for classes, _ in rules.bonuses[0].clauses] == montan
             compared += 1
     assert compared > 0
+
+
+def spec_fields(spec) -> dict:
+    """A TrainSpec's arrays and scalars (its rules object aside), for comparing two compilations."""
+    from dataclasses import fields
+
+    out = {}
+    for f in fields(spec):
+        value = getattr(spec, f.name)
+        if f.name in ("rules", "train"):
+            continue
+        out[f.name] = (value.dtype.str, value.shape, value.tolist()) if isinstance(value, np.ndarray) else value
+    return out
+
+
+@pytest.mark.parametrize("title", ["1830", "steam_over_holland", "18rhl", "1860", "1889"])
+def test_trains_compiled_together_match_each_compiled_alone(title):
+    """revenue.problem compiles the trains that Title.train_rules_key calls alike once, then gives each
+    its own rows' limits: every train's arrays must be what compiling it by itself gives."""
+    from revenue.problem import _spec, compile_problem
+
+    shared = 0
+    sequence = boards(title) if title != "1889" else [
+        {"board": {"title": "1889", "tiles": [], "tokens": [{"hex": "F3", "city": 0, "company": "AR"}]},
+         "company": {"id": "AR"}}]
+    for request in sequence:
+        graph = graph_for(request["board"])
+        names = sorted({t.name for t in trains(graph)})
+        leased = [{"name": n, "leased": True} for n in names] if title == "1860" else []
+        for train_request in ([{"name": n} for n in names], leased):
+            if not train_request:
+                continue
+            try:
+                company = build_company({"id": request["company"]["id"], "trains": train_request}, graph.board)
+            except InputError:      # (1860's leased trains under options that forbid them, say)
+                continue
+            problem = compile_problem(graph, company)
+            for train in company.trains:
+                together = problem.specs[train.name]
+                alone = _spec(train, company, graph)
+                assert together.train is train
+                assert spec_fields(together) == spec_fields(alone), (title, train.name)
+                assert together.rules == alone.rules
+                shared += together.base is problem.specs[company.trains[0].name].base
+    assert shared > 0

@@ -106,8 +106,8 @@ class G1860(Title):
     def __init__(self) -> None:
         super().__init__()
         self._trains: dict[int, TitleData] = {}
-        self._typed: dict[tuple, TrainType] = {}    # company_train's answers
-        self._last_board: tuple | None = None        # (board, half, _cheap_towns' answer)
+        self._typed: dict[tuple, tuple] = {}    # company_train's answers, with the train they were made from
+        self._last_board: tuple | None = None   # (board, leased, _board_facts' answer)
 
     def data(self, options: dict | None = None, board_request: dict | None = None) -> TitleData:
         options = _options(options)
@@ -127,29 +127,35 @@ class G1860(Title):
         than a halt's subsidy (below that a halt may be worth counting instead, which the optimizer then
         weighs; on the 1860 tiles only a leased train's halved 10 is), else in a row of their own paid
         what the towns leave: the same optimum, and routes priced from their row sums (faster)."""
-        options = _options(board.options)
-        half = leased and _on(options, "original_insolvency")
-        cheap = self._cheap_towns(board, half)
-        key = (train, tuple(sorted(options.items())), leased, cheap)
+        options, options_key, cheap = self._board_facts(board, leased)
+        # (the title data's train types live as long as the process: known by identity)
+        key = (id(train), options_key, leased, cheap)
         typed = self._typed.get(key)
-        if typed is None:       # (once per train, options and layout: a fresh board asks for the same few)
+        if typed is None or typed[0] is not train:   # (once per train, options and layout)
             if len(self._typed) > 4096:
                 self._typed.clear()
-            typed = self._typed[key] = replace(train, rows=self._rows(train.name, options, leased, cheap),
-                                               leased=leased)
-        return typed
+            typed = self._typed[key] = (train, replace(train, rows=self._rows(train.name, options, leased, cheap),
+                                                       leased=leased))
+        return typed[1]
 
-    def _cheap_towns(self, board, half: bool) -> bool:
-        """Whether some town with track pays less than a halt's subsidy (halved or not): once per board
-        for the company's trains (the last board asked about is remembered)."""
+    def _board_facts(self, board, leased: bool) -> tuple[dict, tuple, bool]:
+        """(the options as the rules read them, the same as a key, _cheap_towns) for this board and a leased
+        or owned train: once per board and kind for the company's trains (the last board is remembered)."""
         last = self._last_board
-        if last is not None and last[0] is board and last[1] == half:
+        if last is not None and last[0] is board and last[1] == leased:
             return last[2]
+        options = _options(board.options)
+        half = leased and _on(options, "original_insolvency")
+        facts = (options, tuple(sorted(options.items())), self._cheap_towns(board, half))
+        self._last_board = (board, leased, facts)
+        return facts
+
+    @staticmethod
+    def _cheap_towns(board, half: bool) -> bool:
+        """Whether some town with track pays less than a halt's subsidy (halved or not)."""
         colours = board.phase.colours
-        cheap = any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
-                    for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
-        self._last_board = (board, half, cheap)
-        return cheap
+        return any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
+                   for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
 
     def node_value(self, train, node, board) -> int:
         options = _options(board.options)
