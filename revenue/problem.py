@@ -548,13 +548,17 @@ def _plain_price(spec: TrainSpec, lists: SpecLists, token: list[bool], nodes: li
         count[row[v]] += 1
     if any(c > p for c, p in zip(count, row_pay)) or not any(token[v] for v in nodes):
         return None
-    base, bonus, sub = lists.base, lists.bonus, lists.sub
-    revenue = sum(base[v] + bonus[v] for v in nodes)
+    # (no per-stop bonus: bonus is 0 everywhere; sub is 0 everywhere unless the rules list subsidies)
+    base = lists.base
+    revenue = sum(base[v] for v in nodes)
     lines: dict[str, int] = {}
     for b in spec.rules.bonuses:
         if all(len({classes[v] for v in nodes if v in classes}) >= minimum for classes, minimum in b.clauses):
             revenue += b.amount
             lines[b.name] = lines.get(b.name, 0) + b.amount
+    if not spec.rules.subsidy:
+        return RoutePrice(revenue, [(v, base[v], True) for v in nodes], list(lines.items()), 0, 0)
+    sub = lists.sub
     return RoutePrice(revenue, [(v, base[v], True) for v in nodes], list(lines.items()),
                       sum(sub[v] for v in nodes), sum(1 for v in nodes if sub[v]))
 
@@ -573,11 +577,11 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
       and the subsidy stops fill what they leave (the engine's default)."""
     token = problem.token_list
     lists = spec.lists
-    base, bonus, row = lists.base, lists.bonus, lists.row
     if spec.simple and not spec.bonus_names:
         plain = _plain_price(spec, lists, token, nodes)
         if plain is not None:
             return plain
+    base, bonus, row = lists.base, lists.bonus, lists.row
     alt_end, alt_mult, merge = lists.alt_end, lists.alt_mult, lists.merge
     doubled = alt_end is not None and alt_end[nodes[0]] and alt_end[nodes[-1]]
     worth: dict[int, int] = {}

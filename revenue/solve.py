@@ -210,8 +210,14 @@ def route_parents(problem: Problem) -> dict[str, str]:
             return problem.derived["route parents"]
 
         def loose(name):
-            lists = problem.specs[name].lists
-            return -sum(lists.row_visit), -sum(lists.row_pay), name
+            rows = problem.specs[name].train.rows      # (the spec's row_visit and row_pay)
+            return -sum(r.visit for r in rows), -sum(r.pay for r in rows), name
+
+        def covers(parent: TrainSpec, spec: TrainSpec) -> bool:
+            """The parent's limits are no lower, row by row."""
+            if len(parent.train.rows) == len(spec.train.rows):
+                return all(p.visit >= r.visit and p.pay >= r.pay for p, r in zip(parent.train.rows, spec.train.rows))
+            return all((getattr(parent, f) >= getattr(spec, f)).all() for f in LIMITS)
 
         def same_walk(a: str, b: str) -> bool:
             """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
@@ -232,9 +238,9 @@ def route_parents(problem: Problem) -> dict[str, str]:
         roots: list[str] = []
         for name in sorted(problem.specs, key=loose):
             spec = problem.specs[name]
-            merges = spec.lists.merge is not None
-            parent = next((r for r in roots if not merges and same_walk(name, r)
-                           and all((getattr(problem.specs[r], f) >= getattr(spec, f)).all() for f in LIMITS)), None)
+            merges = bool(spec.rules.merge) and spec.lists.merge is not None
+            parent = None if merges else next(
+                (r for r in roots if covers(problem.specs[r], spec) and same_walk(name, r)), None)
             if parent is None:
                 roots.append(name)
             else:
