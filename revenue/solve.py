@@ -130,8 +130,21 @@ def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
     values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else \
         [getattr(spec, f) for f in SPEC_FIELDS]
     for i in _SCALAR_FIELDS:
-        values[i] = np.int64(values[i])
+        values[i] = _int64(values[i])
     return tuple(values)
+
+
+_INT64: dict[int, np.int64] = {}
+
+
+def _int64(x) -> np.int64:
+    """np.int64(x), one object per value (the spec's scalars: route_parents finds equal ones by identity)."""
+    out = _INT64.get(x)
+    if out is None:
+        if len(_INT64) >= 1024:
+            _INT64.clear()
+        out = _INT64[x] = np.int64(x)
+    return out
 
 
 def fast(spec: TrainSpec) -> bool:
