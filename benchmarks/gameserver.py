@@ -2,11 +2,14 @@
 board changes with every tile lay and token). Per title, games grown from the printed map through the
 title scenarios (benchmarks.scenarios.game_sequences), each board solved once, in a warm process.
 
-    python -m benchmarks.gameserver [--games 2] [--json] [--profile OUT.prof]
+    python -m benchmarks.gameserver [--games 2] [--json] [--profile OUT.prof] [--graph-built]
 
 Reports per title the boards solved and the per-call time (median, p90, p99, max) of the whole library
 call from the request dict, and the calling thread's CPU time per call (median, p99): on a machine
 shared with other work the wall time also holds the waits for a core, which the CPU time leaves out.
+With `--graph-built` each board's track graph is built (and remembered by the graph cache) before its
+call is timed: the time is then what follows the graph (the company, the problem arrays, the search and
+the answer), the half of the call that revenue.problem and revenue.solve own.
 `run()` is what `revenue bench` calls.
 """
 from __future__ import annotations
@@ -19,6 +22,7 @@ import time
 
 import click
 
+from revenue.graph import graph_for
 from revenue.solve import solve
 
 from .scenarios import game_sequences, title_scenarios
@@ -43,8 +47,9 @@ def warm_up() -> None:
     gc.freeze()     # as the server does after its warm-up (server.app): no collector scans of all that
 
 
-def run(games: int = 2, profile: str | None = None) -> list[dict]:
-    """Per title: boards solved once each (games x the title's sequences), per-call times in ms."""
+def run(games: int = 2, profile: str | None = None, graph_built: bool = False) -> list[dict]:
+    """Per title: boards solved once each (games x the title's sequences), per-call times in ms (with
+    `graph_built`, of the call after the board's track graph was built)."""
     warm_up()
     times: dict[str, list[float]] = {}
     cpu_times: dict[str, list[float]] = {}      # the calling thread's CPU time: what a loaded machine
@@ -55,6 +60,8 @@ def run(games: int = 2, profile: str | None = None) -> list[dict]:
     for per_title in sequences:
         for title, boards in per_title.items():
             for board in boards:
+                if graph_built:
+                    graph_for(board.request["board"])
                 if profiler:
                     profiler.enable()
                 started, cpu = time.perf_counter(), time.thread_time()
@@ -105,9 +112,10 @@ def print_table(rows: list[dict], console=None) -> None:
               help="Games per title (each a different seed).")
 @click.option("--profile", type=click.Path(dir_okay=False), help="Write a cProfile of the timed calls here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
-def main(games: int, profile: str | None, as_json: bool) -> None:
+@click.option("--graph-built", is_flag=True, help="Build each board's track graph before timing its call.")
+def main(games: int, profile: str | None, as_json: bool, graph_built: bool) -> None:
     """Per-call time of fresh boards, one tile lay or token apart, per title."""
-    rows = run(games, profile)
+    rows = run(games, profile, graph_built)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
     else:
