@@ -273,20 +273,14 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     else:
         bonus = fixed.zeros
     if "node_groups" in hooks:
-        group_ids: dict[str, int] = {}
         node_groups = title.node_groups_all(train, graph)
         if node_groups is None:
             node_groups = [(nd.id, title.node_groups(train, nd)) for nd in graph.nodes]
-        groups = np.zeros(n, dtype=np.int64)
-        for v, labels in node_groups:
-            for g in labels:
-                groups[v] |= 1 << group_ids.setdefault(g, len(group_ids))
-        if len(group_ids) > 62:
-            raise ValueError("more than 62 node groups")
+        groups = _group_bits(node_groups, n)
     else:
         groups = shared.get("groups")
         if groups is None:
-            groups = shared["groups"] = _printed_groups(arrays.groups, n, fixed)
+            groups = shared["groups"] = _group_bits(arrays.groups, n) if arrays.groups else fixed.zeros
     if "end_allowed" in hooks:
         end_ok = title.end_allowed_all(train, graph)
         if end_ok is None:
@@ -371,10 +365,8 @@ def _rules_simple(spec: TrainSpec) -> bool:
         and not (rules.alt_ends and spec.alt_end.any()) and spec.spill_from < 0
 
 
-def _printed_groups(grouped: list[tuple[int, tuple[str, ...]]], n: int, fixed: _Constants) -> np.ndarray:
-    """int64 [n]: the bits of the tile `groups:` of each node (numbered in order of first use)."""
-    if not grouped:
-        return fixed.zeros
+def _group_bits(grouped, n: int) -> np.ndarray:
+    """int64 [n]: the bits of each node's groups ((node, labels) pairs; numbered in order of first use)."""
     group_ids: dict[str, int] = {}
     out = np.zeros(n, dtype=np.int64)
     for v, labels in grouped:
