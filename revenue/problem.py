@@ -42,6 +42,7 @@ class TrainSpec:
     spill_to: int
     no_reentry: bool         # a route may not come back to a hex it left
     spill_next: int          # RouteRules.spill_next (-1: none)
+    token_paid: bool         # RouteRules.token_paid
     sub: np.ndarray          # int64 [nodes]: subsidy (not revenue) when paid as a stop (RouteRules.subsidy)
     rules: RouteRules
     bonus_names: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
@@ -235,7 +236,7 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         _mask(n, rules.alt_ends) if rules.alt_ends else no, merge, rules.merge_penalty,
         metro, rule_class, np.array([b.amount for b in rules.bonuses], dtype=np.int64), rule_set, rule_min,
         rules.bypass, flag_on, *(rules.spill or (-1, -1)), rules.no_reentry,
-        -1 if rules.spill_next is None else rules.spill_next, sub, rules, names)
+        -1 if rules.spill_next is None else rules.spill_next, rules.token_paid, sub, rules, names)
 
 
 def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
@@ -380,8 +381,9 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
                 weights: tuple[int, int] | None = None) -> RoutePrice | None:
     """Revenue and subsidy of a route that passed the legality checks (the Python twin of
     core.routes.price): merged consecutive stops, the alternative multiplier, the engine's stop choice (per
-    distance row the best `pay` nodes, one of them a city with the company's token), per-stop and route
-    bonuses. None when no choice of paid stops holds a token city.
+    distance row the best `pay` nodes, one of them a city with the company's token unless
+    RouteRules.token_paid is off), per-stop and route bonuses. None when no choice of paid stops holds a
+    token city (and one must).
 
     Which stops of a row are "best" when some earn a subsidy (RouteRules.subsidy):
     - with `weights` (the optimizer's reading, objective_weights): the highest wr x value + ws x subsidy;
@@ -435,7 +437,7 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
             members = [v for v in members if not sub[v]]
         members = sorted(members, key=lambda v: -rank[v])
         paid.update(members[:pay])
-    if not any(token[v] for v in paid):
+    if spec.token_paid and not any(token[v] for v in paid):
         best, best_paid = None, None
         for t in kept:      # force one tokened city in, in place of the weakest paid node of its row
             r = int(spec.row[t])

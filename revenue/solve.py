@@ -117,7 +117,7 @@ class RouteSet:
 
 
 _SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
-    "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")]
+    "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next", "token_paid")]
 
 
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
