@@ -41,8 +41,8 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
-    tokened city unless token_paid is 0; row spill_to also pays what row spill_from leaves unused, and row spill_next what
-    spill_to then leaves unused), then route bonuses. With subsidies the values are the optimizer's
+    tokened city unless token_paid is 0; row spill_to also pays what row spill_from leaves unused, and row
+    spill_next what spill_to then leaves unused), then route bonuses. With subsidies the values are the optimizer's
     scores (revenue.problem.kernel_values) and so is the result. worth, kept, scratch and the row_ arrays
     are work space. A route with merged stops is also checked against the rows' visit limits here: which
     stop of a pair counts depends on the direction, which the walk leaves open."""
