@@ -44,6 +44,11 @@ WALK_SHARE = 0.9
 IMPROVE_SHARE = 0.15        # of the time left, for better heuristic runs first (Search._improve)
 IMPROVE_SECONDS = 1.5       # and at most this
 JOINT_BOUND_MIN_SECONDS = 0.5   # time left from which a large board's search computes relax.joint_bound
+# The integer program over the chains (revenue.pathbound), after the first run of a large board: this share
+# of the time left (at most PATH_SECONDS without a deadline), when at least PATH_MIN_SECONDS are left
+PATH_SHARE = 0.6
+PATH_SECONDS = 30.0
+PATH_MIN_SECONDS = 0.5
 
 
 class RouteSet:
@@ -582,6 +587,7 @@ class Search:
         self.type_bound: dict[str, int] = {}
         self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
         self.joint: int | None = None       # all trains together (revenue.relax.joint_bound)
+        self.path_bound: int | None = None  # every run (revenue.pathbound)
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
@@ -632,10 +638,18 @@ class Search:
                     self._first_run(adj, allowed)
                 if self.stop[0]:
                     return
-                self._improve(adj, allowed)
+                # (not when every route is known: then the combination proved the stress boards sooner)
+                proved = self._path_program(adj, allowed)
                 if self.stop[0]:
                     return
-                self._bounded_walks(adj, allowed, incomplete)
+                if proved:      # the pools hold a run that reaches the program's bound: no walk needed
+                    self.sets = {}
+                    self._pooled(list(p.specs))
+                else:
+                    self._improve(adj, allowed)
+                    if self.stop[0]:
+                        return
+                    self._bounded_walks(adj, allowed, incomplete)
                 if self.stop[0]:
                     return
             elif self.stop[0]:
@@ -681,6 +695,17 @@ class Search:
         self.incumbent = run
         self.incumbent_seq += 1
 
+    def _path_program(self, adj, allowed) -> bool:
+        """The integer program's bound and run (revenue.pathbound) in PATH_SHARE of the time left; True
+        when the run found reaches the bound."""
+        from .pathbound import path_program
+
+        now = time.perf_counter()
+        if PATH_SHARE <= 0 or self.until is not None and self.until - now < PATH_MIN_SECONDS:
+            return False
+        until = now + (PATH_SECONDS if self.until is None else PATH_SHARE * (self.until - now))
+        return path_program(self, adj, allowed, until)
+
     def _improve(self, adj, allowed) -> None:
         """Better heuristic runs (revenue.heuristic.improve_run) for IMPROVE_SHARE of the time left, at
         most IMPROVE_SECONDS, before the exact search of a large board."""
@@ -717,6 +742,11 @@ class Search:
         finally:
             WATCHDOG.release(ticket, self.cancel)
         self.cut = any(name not in self.sets or not self.sets[name].complete for name in order)
+        self._pooled(order)
+
+    def _pooled(self, order: list[str]) -> None:
+        """Each walked type's routes with the heuristic's pools (with_pools)."""
+        p = self.problem
         for name in order:     # a walk not started: no route stored, nothing proved
             if name not in self.sets:
                 empty = np.zeros(0, dtype=np.int64)
@@ -747,8 +777,9 @@ class Search:
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
+        joint = min((b for b in (self.joint, self.path_bound) if b is not None), default=None)
         return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined, self.shared,
-                                            self.joint))
+                                            joint))
 
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""
