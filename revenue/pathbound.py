@@ -93,7 +93,7 @@ class PathProgram:
                 o = int(other[e])
                 if allowed[o] and o != v and not flags[e] & TERM_INNER:   # (no route takes the others)
                     ends[int(chain[e])] = (min(int(v), o), max(int(v), o))
-        self.chains = sorted(ends)
+        self.chains = undominated(problem.chain_keys, ends)
         self.ends = ends
         nodes = [int(v) for v in np.nonzero(allowed)[0]]
         self.nodes = nodes
@@ -278,6 +278,31 @@ class PathProgram:
                                     todo.append(w)
                 cycles.append(seen)
         return cycles, paths
+
+
+def undominated(chain_keys: np.ndarray, ends: dict[int, tuple[int, int]]) -> list[int]:
+    """The chains (of `ends`: chain -> its two nodes) that no other chain between the same two nodes
+    dominates (its keys a subset of theirs; of equal ones, the first): a run taking a dominated chain
+    may take the other instead, with the same stops and no key more, so the program's optimum stands."""
+    by_pair: dict[tuple[int, int], list[int]] = {}
+    for c in sorted(ends):
+        by_pair.setdefault(ends[c], []).append(c)
+    kept = []
+    for group in by_pair.values():
+        if len(group) == 1:
+            kept += group
+            continue
+        keys = chain_keys[group]
+        # within[i, j]: chain j's keys are all chain i's
+        within = ((keys[None, :, :] & ~keys[:, None, :]) == 0).all(axis=2)
+        same = within & within.T
+        for i, c in enumerate(group):
+            others = within[i].copy()
+            others[i] = False
+            # dominated by a chain of fewer keys, or by an earlier chain of the same keys
+            if not (others & ~same[i]).any() and not same[i, :i].any():
+                kept.append(c)
+    return sorted(kept)
 
 
 def only_chains(adj, chains: list[int]) -> tuple[np.ndarray, ...]:
