@@ -46,9 +46,11 @@ IMPROVE_SECONDS = 1.5       # and at most this
 JOINT_BOUND_MIN_SECONDS = 0.5   # time left from which a large board's search computes relax.joint_bound
 # The integer program over the chains (revenue.pathbound), after the first run of a large board: this share
 # of the time left (at most PATH_SECONDS without a deadline), when at least PATH_MIN_SECONDS are left
-PATH_SHARE = 0.6
+PATH_SHARE = 0.7
+PATH_FIRST_SHARE = 0.4      # and its first round in this share (else the walks get the time: 100-hex boards)
 PATH_SECONDS = 30.0
 PATH_MIN_SECONDS = 0.5
+REPORT_WAIT_SECONDS = 0.05
 
 
 class RouteSet:
@@ -588,6 +590,7 @@ class Search:
         self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
         self.joint: int | None = None       # all trains together (revenue.relax.joint_bound)
         self.path_bound: int | None = None  # every run (revenue.pathbound)
+        self.reported = threading.Event()   # a run was reported (on_improve)
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
@@ -700,11 +703,16 @@ class Search:
         when the run found reaches the bound."""
         from .pathbound import path_program
 
+        if self.on_improve is not None:
+            # (the program's model is built in Python: the caller's thread reports the first run before)
+            self.reported.wait(REPORT_WAIT_SECONDS)
         now = time.perf_counter()
         if PATH_SHARE <= 0 or self.until is not None and self.until - now < PATH_MIN_SECONDS:
             return False
-        until = now + (PATH_SECONDS if self.until is None else PATH_SHARE * (self.until - now))
-        return path_program(self, adj, allowed, until)
+        if self.until is None:
+            return path_program(self, adj, allowed, now + PATH_SECONDS)
+        left = self.until - now
+        return path_program(self, adj, allowed, now + PATH_SHARE * left, now + PATH_FIRST_SHARE * left)
 
     def _improve(self, adj, allowed) -> None:
         """Better heuristic runs (revenue.heuristic.improve_run) for IMPROVE_SHARE of the time left, at
@@ -840,6 +848,7 @@ class Search:
             if self.on_improve and sequence > seen and (snapshot := self._snapshot()) is not None:
                 seen, best = sequence, snapshot
                 self._report(best)
+                self.reported.set()
         if self.error is not None:
             raise self.error
         finished = worker is None or not worker.is_alive()
