@@ -40,6 +40,11 @@ from .relax import _worth_and_stops, passable
 # (440,000 nonzeros: 2,560 chains, each key row holding hundreds); without it the root bound came in 3 s
 PRESOLVE_MOST_NONZEROS = 100_000
 
+# The solver's memory per nonzero of the program, for the memory cap (memory_mb): 105 MB for the 440,000 of
+# the 100-hex D D 8 stress board's program solved for 8 s (the 144-hex one's 37,000 took 53 MB: a long
+# search grows its tree, so this is a guide, measured by the stress benchmark's peak memory)
+BYTES_PER_NONZERO = 250
+
 _HIGHS_LOCK = threading.Lock()
 _highs_ready = False
 
@@ -332,6 +337,9 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
     if search.pools is None or not applies(problem, allowed, search.weights):
         return False
     program = PathProgram(problem, allowed, adj)
+    if program.h.getNumNz() * BYTES_PER_NONZERO > search.memory_mb * 2**20:
+        program.h.clear()
+        return False
     stop, ticket = search.stop_at(until)
 
     def better(paths) -> int:
@@ -355,6 +363,9 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
         from .solve import WATCHDOG
 
         WATCHDOG.release(ticket, search.cancel)
+        # (the solver's memory now, not when the garbage collector meets its reference cycle: the walks
+        # after it have the memory cap to themselves)
+        program.h.clear()
     if program.bound is not None:
         search.path_bound = program.bound
     return search.incumbent is not None and search.path_bound is not None and \

@@ -590,7 +590,8 @@ class Search:
         self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
         self.joint: int | None = None       # all trains together (revenue.relax.joint_bound)
         self.path_bound: int | None = None  # every run (revenue.pathbound)
-        self.reported = threading.Event()   # a run was reported (on_improve)
+        # a run was reported (to on_improve, when there is one)
+        self.reported = None if on_improve is None else threading.Event()
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
@@ -703,7 +704,7 @@ class Search:
         when the run found reaches the bound."""
         from .pathbound import path_program
 
-        if self.on_improve is not None:
+        if self.reported is not None:
             # (the program's model is built in Python: the caller's thread reports the first run before)
             self.reported.wait(REPORT_WAIT_SECONDS)
         now = time.perf_counter()
