@@ -215,7 +215,8 @@ class PathProgram:
                 data_in.user_interrupt = True
 
         h.setCallback(interrupt, None)
-        h.startCallback(highspy.cb.HighsCallbackType.kCallbackMipInterrupt)
+        for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt"):
+            h.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
         # the objective as a row: only runs beating the best known (the cutoff, raised as runs are found)
         lp = h.getLp()
         costs = np.asarray(lp.col_cost_, dtype=np.float64)

@@ -647,8 +647,8 @@ class Search:
                 if self.stop[0]:
                     return
                 if proved:      # the pools hold a run that reaches the program's bound: no walk needed
-                    self.sets = {}
-                    self._pooled(list(p.specs))
+                    self.sets = {name: RouteSet.merge(p, name, self.pools.pools.get(name, []), self.weights)
+                                 for name in p.specs}
                 else:
                     self._improve(adj, allowed)
                     if self.stop[0]:
@@ -751,11 +751,6 @@ class Search:
         finally:
             WATCHDOG.release(ticket, self.cancel)
         self.cut = any(name not in self.sets or not self.sets[name].complete for name in order)
-        self._pooled(order)
-
-    def _pooled(self, order: list[str]) -> None:
-        """Each walked type's routes with the heuristic's pools (with_pools)."""
-        p = self.problem
         for name in order:     # a walk not started: no route stored, nothing proved
             if name not in self.sets:
                 empty = np.zeros(0, dtype=np.int64)
