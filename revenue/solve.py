@@ -698,6 +698,8 @@ class Search:
         """A better run from the heuristic: the incumbent, reported."""
         self.incumbent = run
         self.incumbent_seq += 1
+        if self.path_bound is not None and run[0] >= self.path_bound:
+            self.halt()     # proved: nothing left to search
 
     def _path_program(self, adj, allowed) -> bool:
         """The integer program's bound and run (revenue.pathbound) in PATH_SHARE of the time left; True
@@ -856,7 +858,8 @@ class Search:
         if self.on_improve and self._sequence() > seen and finished:
             self._report(best)
         bound = self.bound(score)
-        optimal = finished and self.complete and bound <= score
+        # (a run that reaches the integer program's bound is proved whatever the walks left undone)
+        optimal = finished and (self.complete or self.path_bound is not None) and bound <= score
         subsidy = sum(r["subsidy"] for r in routes)
         stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
                  "nodes_explored": int(self.progress[2]),
