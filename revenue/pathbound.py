@@ -13,14 +13,16 @@ earn. Every legal run is a solution, so the program's optimum, or the dual bound
 bounds every run.
 
 Paths with cycles apart from them also satisfy the degree rows; each cycle found in a solution adds a
-cut (a route's chains among the nodes S number |S| - 1 at most, for every train) and the program is
-solved again, until the best solution is a set of paths, or the time is up. The paths are handed to the
-route kernel (revenue.heuristic.Pools.walk on their chains only), which prices them by every rule: when
-their run reaches the bound, it is proved.
+cut (a route's chains among the nodes S number at most its visits in S less one, for every train; the
+cuts of node pairs joined by several chains and of triangles are there from the start) and the program
+is solved again, for runs beating the best known only, until the best solution is a set of paths, no
+run beats the best known, or the time is up. Trains of one type are taken in order of their worth.
+Each solution's paths are handed to the route kernel (revenue.heuristic.Pools.walk on their chains
+only), which prices them by every rule: when their run reaches the bound, it is proved.
 
 Applies when the routes' worth is a plain sum: every type simple (revenue.problem.TrainSpec.simple), one
 distance row holding every reachable node, visit cost one, revenue alone (objective weights (1, 0)), no
-run rule that needs routes connected; else None.
+run rule that needs routes connected (applies).
 """
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ _highs_ready = False
 def _highs():
     """A new HiGHS solver, silent. HiGHS prints its banner to the process's stdout when the first solver
     of the process is made, before any option can silence it, which would corrupt a command's JSON: the
-    first one is made with stdout pointed at /dev/null."""
+    first one is made with stdout pointed at /dev/null (for that instant, what another thread writes to
+    stdout is lost too; the service logs to stderr)."""
     global _highs_ready
     import highspy
 
