@@ -217,14 +217,15 @@ class Pools:
         self.pools[name].append(routes)
         return routes
 
-    def best(self, until: float) -> tuple[int, list[dict]] | None:
-        """The best run of the routes kept so far, searched until `until`, or None when no train has a
-        route; remembers each train's route keys (chosen_keys)."""
+    def best(self, until: float, pools: dict[str, list] | None = None) -> tuple[int, list[dict]] | None:
+        """The best run of the routes kept so far (or of `pools`: per train type, RouteSets), searched until
+        `until`, or None when no train has a route; remembers each train's route keys (chosen_keys)."""
         from .solve import WATCHDOG, RouteSet, Combination
 
         search, problem = self.search, self.search.problem
         trains = list(problem.company.trains)
-        sets = {name: RouteSet.merge(problem, name, pool, search.weights) for name, pool in self.pools.items()}
+        pools = self.pools if pools is None else pools
+        sets = {name: RouteSet.merge(problem, name, pools.get(name, []), search.weights) for name in self.pools}
         if not any(len(s) for s in sets.values()):
             return None
         stop, ticket = search.stop_at(until)

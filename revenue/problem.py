@@ -43,6 +43,7 @@ class TrainSpec:
     spill_to: int
     no_reentry: bool         # a route may not come back to a hex it left
     spill_next: int          # RouteRules.spill_next (-1: none)
+    token_paid: bool         # RouteRules.token_paid
     sub: np.ndarray          # int64 [nodes]: subsidy (not revenue) when paid as a stop (RouteRules.subsidy)
     rules: RouteRules
     bonus_names: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
@@ -292,7 +293,7 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         return TrainSpec(
             train, row, base, bonus, end_ok, groups, row_visit, row_pay, fixed.false, 0, fixed.ones, fixed.false,
             fixed.minus_ones, 0, fixed.minus_ones, fixed.no_classes, *_NO_BONUSES, 0, fixed.zeros, -1, -1, False,
-            -1, fixed.zeros, rules, names, simple=pays_all)
+            -1, rules.token_paid, fixed.zeros, rules, names, simple=pays_all)
     rules = title.route_rules(train, company, board, graph)
     # The kernels keep merge groups and bonus classes as bits of one int64.
     if any(not 0 <= g < 62 for g in rules.merge.values()) or any(
@@ -343,7 +344,7 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         _mask(n, rules.end_nodes) if rules.end_nodes else fixed.false, rules.need_ends, alt_mult,
         alt_end, merge, merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min,
         rules.bypass, flag_on, spill_from, spill_to, rules.no_reentry,
-        -1 if rules.spill_next is None else rules.spill_next, sub, rules, names)
+        -1 if rules.spill_next is None else rules.spill_next, rules.token_paid, sub, rules, names)
     spec.simple = pays_all and _rules_simple(spec)
     return spec
 
@@ -532,13 +533,14 @@ def kernel_values(spec: TrainSpec, weights: tuple[int, int]) -> dict[str, object
 def _plain_price(spec: TrainSpec, lists: SpecLists, token: list[bool], nodes: list[int]) -> RoutePrice | None:
     """price_route of a simple train's route (no merged stops, no alternative multiplier, no spill; no
     per-stop bonus, whose lines price_route lists in its own order) when every row pays all its stops
-    and one of them holds a token: then every stop is paid whatever the ranking. None otherwise
+    and one of them holds a token (or RouteRules.token_paid is off): then every stop is paid whatever the
+    ranking. None otherwise
     (price_route's general reading decides)."""
     row, row_pay = lists.row, lists.row_pay
     count = [0] * len(row_pay)
     for v in nodes:
         count[row[v]] += 1
-    if any(c > p for c, p in zip(count, row_pay)) or not any(token[v] for v in nodes):
+    if any(c > p for c, p in zip(count, row_pay)) or (spec.token_paid and not any(token[v] for v in nodes)):
         return None
     # (no per-stop bonus: bonus is 0 everywhere; sub is 0 everywhere unless the rules list subsidies)
     base = lists.base
@@ -559,8 +561,9 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
                 weights: tuple[int, int] | None = None) -> RoutePrice | None:
     """Revenue and subsidy of a route that passed the legality checks (the Python twin of
     core.routes.price): merged consecutive stops, the alternative multiplier, the engine's stop choice (per
-    distance row the best `pay` nodes, one of them a city with the company's token), per-stop and route
-    bonuses. None when no choice of paid stops holds a token city.
+    distance row the best `pay` nodes, one of them a city with the company's token unless
+    RouteRules.token_paid is off), per-stop and route bonuses. None when no choice of paid stops holds a
+    token city (and one must).
 
     Which stops of a row are "best" when some earn a subsidy (RouteRules.subsidy):
     - with `weights` (the optimizer's reading, objective_weights): the highest wr x value + ws x subsidy;
@@ -621,7 +624,7 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
             members = [v for v in members if not sub[v]]
         members = sorted(members, key=lambda v: -rank[v])
         paid.update(members[:pay])
-    if not any(token[v] for v in paid):
+    if spec.token_paid and not any(token[v] for v in paid):
         best, best_paid = None, None
         for t in kept:      # force one tokened city in, in place of the weakest paid node of its row
             r = row[t]

@@ -45,6 +45,13 @@ WALK_SHARE = 0.9
 IMPROVE_SHARE = 0.15        # of the time left, for better heuristic runs first (Search._improve)
 IMPROVE_SECONDS = 1.5       # and at most this
 JOINT_BOUND_MIN_SECONDS = 0.5   # time left from which a large board's search computes relax.joint_bound
+# The integer program over the chains (revenue.pathbound), after the first run of a large board: this share
+# of the time left (at most PATH_SECONDS without a deadline), when at least PATH_MIN_SECONDS are left
+PATH_SHARE = 0.7
+PATH_FIRST_SHARE = 0.4      # and its first round in this share (else the walks get the time: 100-hex boards)
+PATH_SECONDS = 30.0
+PATH_MIN_SECONDS = 0.5
+REPORT_WAIT_SECONDS = 0.05
 
 
 class RouteSet:
@@ -120,7 +127,7 @@ class RouteSet:
 
 
 _SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
-    "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next")]
+    "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next", "token_paid")]
 
 
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
@@ -636,6 +643,9 @@ class Search:
         self.type_bound: dict[str, int] = {}
         self.shared: dict[str, int] = {}   # trains of one type together (revenue.relax.shared_bounds)
         self.joint: int | None = None       # all trains together (revenue.relax.joint_bound)
+        self.path_bound: int | None = None  # every run (revenue.pathbound)
+        # a run was reported (to on_improve, when there is one)
+        self.reported = None if on_improve is None else threading.Event()
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
 
     def halt(self) -> None:
@@ -686,10 +696,18 @@ class Search:
                     self._first_run(adj, allowed)
                 if self.stop[0]:
                     return
-                self._improve(adj, allowed)
+                # (not when every route is known: then the combination proved the stress boards sooner)
+                proved = self._path_program(adj, allowed)
                 if self.stop[0]:
                     return
-                self._bounded_walks(adj, allowed, incomplete)
+                if proved:      # the pools hold a run that reaches the program's bound: no walk needed
+                    self.sets = {name: RouteSet.merge(p, name, self.pools.pools.get(name, []), self.weights)
+                                 for name in p.specs}
+                else:
+                    self._improve(adj, allowed)
+                    if self.stop[0]:
+                        return
+                    self._bounded_walks(adj, allowed, incomplete)
                 if self.stop[0]:
                     return
             elif self.stop[0]:
@@ -734,6 +752,24 @@ class Search:
         """A better run from the heuristic: the incumbent, reported."""
         self.incumbent = run
         self.incumbent_seq += 1
+        if self.path_bound is not None and run[0] >= self.path_bound:
+            self.halt()     # proved: nothing left to search
+
+    def _path_program(self, adj, allowed) -> bool:
+        """The integer program's bound and run (revenue.pathbound) in PATH_SHARE of the time left; True
+        when the run found reaches the bound."""
+        from .pathbound import path_program
+
+        if self.reported is not None:
+            # (the program's model is built in Python: the caller's thread reports the first run before)
+            self.reported.wait(REPORT_WAIT_SECONDS)
+        now = time.perf_counter()
+        if PATH_SHARE <= 0 or self.until is not None and self.until - now < PATH_MIN_SECONDS:
+            return False
+        if self.until is None:
+            return path_program(self, adj, allowed, now + PATH_SECONDS)
+        left = self.until - now
+        return path_program(self, adj, allowed, now + PATH_SHARE * left, now + PATH_FIRST_SHARE * left)
 
     def _improve(self, adj, allowed) -> None:
         """Better heuristic runs (revenue.heuristic.improve_run) for IMPROVE_SHARE of the time left, at
@@ -801,8 +837,9 @@ class Search:
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
+        joint = min((b for b in (self.joint, self.path_bound) if b is not None), default=None)
         return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined, self.shared,
-                                            self.joint))
+                                            joint))
 
     def _current(self) -> tuple[int, list[dict]]:
         """The best run so far, its routes in the order of the company's trains."""
@@ -863,6 +900,7 @@ class Search:
             if self.on_improve and sequence > seen and (snapshot := self._snapshot()) is not None:
                 seen, best = sequence, snapshot
                 self._report(best)
+                self.reported.set()
         if self.error is not None:
             raise self.error
         finished = worker is None or not worker.is_alive()
@@ -874,7 +912,8 @@ class Search:
         if self.on_improve and self._sequence() > seen and finished:
             self._report(best)
         bound = self.bound(score)
-        optimal = finished and self.complete and bound <= score
+        # (a run that reaches the integer program's bound is proved whatever the walks left undone)
+        optimal = finished and (self.complete or self.path_bound is not None) and bound <= score
         subsidy = sum(r["subsidy"] for r in routes)
         stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
                  "nodes_explored": int(self.progress[2]),

@@ -232,6 +232,9 @@ def ref_board(request: dict) -> RefBoard:
         cells = {h["coord"]: (h["x"], h["y"]) for h in src["hexes"]}
         phases = [Phase(str(p["name"]), tuple(p["tiles"])) for p in src["phases"]]
         tiles = {t["name"]: t for t in src["tiles"]}
+        if title == "18rhl" and on(options.get("promotion_tiles", "")):
+            # the promotion tiles without the Ratingen variant: their definitions are in the variant's dump
+            tiles = {**{t["name"]: t for t in dump("18rhl-ratingen_variant-promotion_tiles")["tiles"]}, **tiles}
         corporations = src["corporations"]
     phase = next((p for p in phases if p.name == str(request.get("phase") or "")), phases[0])
     for lay in request.get("tiles") or ():

@@ -125,8 +125,8 @@ def all_trails(board, g, company, too_long=lambda parts: False, bypass=0):
 def engine_revenue(values, kinds, tokened, rows):
     """rules/base.md section 5: k from min(sum pay, visited) down; the best k-subset holding a token
     whose nodes fit rows (first fitting row, rows with fewest types first); first k with revenue > 0.
-    None when no choice of stops holds a token at all (the route is illegal, as the library reads the
-    rule: it happens when merged stops drop the company's city)."""
+    None when no choice of stops holds a token at all (the route is illegal: merged stops dropped the
+    company's city, in a title whose stop choice keeps the token rule)."""
     order = sorted(range(len(rows)), key=lambda r: len(rows[r][0]))
     n = len(values)
     total_pay = sum(r[1] for r in rows)
@@ -556,6 +556,12 @@ class G18RhlRules(Rules):
                 and "rge_doubling" not in self.off:
             kept_values = [v * 2 if self.hex_of(n) in self.METRO else v for n, v in zip(kept, kept_values)]
         return kept, kept_values
+
+    def route_revenue(self, values, kinds, tokened, rows):
+        # The engine pays 18Rhl's own stop list (game.rb revenue_for: the Trajekt-merged stops, the 8-train's
+        # best 8), so the token rule is the route's only (route_value), even when the Trajekt drops the
+        # company's city (18xx.games game 96576, action 332: GVE's 4-train D9-1, D9-0 with its token on D9-0).
+        return engine_revenue(values, kinds, [True] * len(values), rows)
 
     def _parts(self, names):
         out = []

@@ -195,6 +195,17 @@ def test_trajekt_counts_once_at_minus_10():
     assert best(b, "RhE", ["2"])["revenue"] == 80
 
 
+def test_a_token_on_the_stop_the_trajekt_drops_still_counts():
+    # The engine checks the token on the visited nodes and pays its own stop list: RhE's only token on
+    # I10-0, the second of the Trajekt pair (dropped), still makes the route legal (18xx.games game 96576,
+    # action 332: GVE's 4-train G12-F9-D9-1-D9-0-E8 with its token on D9-0 ran for 130).
+    b = board(TRAJEKT, [("I10", 0, "RhE")], "3")
+    r = run(b, "RhE", [("2", ["F9-1", "G10-0", "I10-1", "I10-0"])])
+    assert r["legal"] and r["revenue"] == 80
+    assert [(s["node"], s["paid"]) for s in r["routes"][0]["stops"]] == [
+        ("F9-1", True), ("G10-0", True), ("I10-1", True), ("I10-0", False)]
+
+
 def test_route_inside_one_metropolis_is_illegal():
     b = board(TRAJEKT, [("I10", 0, "RhE")], "3")
     r = run(b, "RhE", [("2", ["I10-0", "I10-1"])])
@@ -486,6 +497,22 @@ def test_rheingold_express_pays_its_best_8_stops():
     assert not stops["K6-0"]["paid"]
     assert not any(stops[t]["paid"] for t in ("K4-0", "I6-0", "H9-0", "C4-0", "C6-0", "C10-0", "I12-0"))
     assert sum(not stops[c]["paid"] for c in ("K10-0", "B9-0", "E10-0")) == 1      # one 30 left out
+
+
+def test_rheingold_express_pays_its_best_8_even_without_its_token_city():
+    # 18Rhl pays the best 8 stops whatever holds the company's token (game.rb revenue_for): ADR's only
+    # token on the route is Düren K6 (20), which the best 8 leave out.
+    from benchmarks.scenarios import title_scenarios
+
+    request = next(s for s in title_scenarios() if s.name == "18Rhl late 8+8").request
+    b = dict(request["board"])
+    b["tokens"] = [t for t in b["tokens"] if not (t["company"] == "ADR" and t["hex"] in ("G12", "B9"))] + [
+        {"hex": "K6", "city": 0, "company": "ADR"}]
+    route = ["L11-0", "K10-0", "K6-0", "K4-0", "I6-0", "H9-0", "E6-0", "C4-0", "C6-0", "B9-0", "C10-0", "D9-0",
+             "E10-0", "F9-0", "G12-0", "I12-0", "J15-0"]
+    r = evaluate({"board": b, "company": company("ADR", ["8"]), "routes": [{"train": "8", "nodes": route}]})
+    assert r["legal"] and r["revenue"] == 360
+    assert not {s["node"]: s for s in r["routes"][0]["stops"]}["K6-0"]["paid"]
 
 
 def test_random_boards_are_not_trivial():

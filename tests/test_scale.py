@@ -48,9 +48,12 @@ def _legal(board_req, company_req, run) -> int:
     return check["revenue"]
 
 
-def _large_board_path(monkeypatch, routes: int | None = None) -> None:
-    """Solve as on a large board: no plain exact search first; with `routes`, a storage cap that small."""
+def _large_board_path(monkeypatch, routes: int | None = None, program: bool = True) -> None:
+    """Solve as on a large board: no plain exact search first; with `routes`, a storage cap that small;
+    without `program`, no integer program (revenue.pathbound: the walks prove the optimum)."""
     monkeypatch.setattr(solve_module, "PROBE_STEPS", 0)
+    if not program:
+        monkeypatch.setattr(solve_module, "PATH_SHARE", 0)
     if routes is not None:
         monkeypatch.setattr(bounded, "MIN_ROUTES", routes)
         monkeypatch.setattr(bounded, "NODES_PER_ROUTE", 4)
@@ -71,20 +74,21 @@ def _check_anytime(board_req, company_req, expected, capped: bool) -> None:
 
 
 @settings(max_examples=examples(120), **SETTINGS)
-@given(st.integers(0, 2**31 - 1), st.booleans())
-def test_large_board_path_matches_reference(monkeypatch, seed, capped):
+@given(st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
+def test_large_board_path_matches_reference(monkeypatch, seed, capped, program):
     """Every run reported is legal and no better than the optimum, every bound at least the optimum;
-    without a cap the search still proves the optimum, with one it proves it only when it holds."""
+    without a cap the search still proves the optimum, with one it proves it only when it holds; with
+    and without the integer program."""
     board_req, company_req, trains = random_board(seed)
     expected = _reference(board_req, trains)
     with monkeypatch.context() as m:
-        _large_board_path(m, 4 if capped else None)
+        _large_board_path(m, 4 if capped else None, program)
         _check_anytime(board_req, company_req, expected, capped)
 
 
 @settings(max_examples=examples(80), **SETTINGS)
-@given(st.integers(0, 2**31 - 1), st.booleans())
-def test_large_board_path_with_route_rules(monkeypatch, seed, capped):
+@given(st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
+def test_large_board_path_with_route_rules(monkeypatch, seed, capped, program):
     """The same with random route and run rules (bonuses, merged stops, flags, connected runs...)."""
     board_req, company_req, trains = random_board(seed, max_trains=3)
     names = list(build_graph(build_board(board_req)).by_name)
@@ -94,7 +98,7 @@ def test_large_board_path_with_route_rules(monkeypatch, seed, capped):
     with monkeypatch.context() as m:
         install(m, data)
         expected = _reference(board_req, trains, DataRules(data))
-        _large_board_path(m, 4 if capped else None)
+        _large_board_path(m, 4 if capped else None, program)
         _check_anytime(board_req, company_req, expected, capped)
 
 
@@ -115,18 +119,26 @@ def test_route_bound_holds_for_each_train(seed):
         assert route_bound(problem, problem.specs[t["name"]], allowed, ends_apart=True) >= best
 
 
+def _walk_case(seed: int):
+    """A random board's problem, reachable nodes, adjacency and a stop flag for walking its routes, or
+    None without a token."""
+    board_req, company_req, _ = random_board(seed)
+    graph = graph_for(board_req)
+    problem = compile_problem(graph, build_company(company_req, graph.board))
+    if not problem.token.any():
+        return None
+    return problem, reachable(problem), adjacency(problem), np.zeros(1, dtype=np.int64)
+
+
 @settings(max_examples=examples(60), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.integers(1, 6))
 def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
     """A walk whose storage is `cap` routes keeps the best ones: exactly the routes of the full walk
     that earn more than its final floor, and it meets the same best route."""
-    board_req, company_req, _ = random_board(seed)
-    graph = graph_for(board_req)
-    problem = compile_problem(graph, build_company(company_req, graph.board))
-    if not problem.token.any():
+    case = _walk_case(seed)
+    if case is None:
         return
-    allowed, adj = reachable(problem), adjacency(problem)
-    stop = np.zeros(1, dtype=np.int64)
+    problem, allowed, adj, stop = case
     for name in problem.specs:
         full = all_routes(problem, name, adj, allowed, stop)
         kept = all_routes(problem, name, adj, allowed, stop, capacity=(cap, 4 * cap))
@@ -148,13 +160,10 @@ def test_walk_with_pools_adds_only_what_the_walk_left_out(seed, cap):
     """solve.with_pools: a capped walk's routes, plus the heuristic's routes at or below its floor (every
     one of them, as the walk's node arrays have room), with the walk's completeness, floor and best
     unchanged; without room, or with arrays another set shares, the walk's routes alone."""
-    board_req, company_req, _ = random_board(seed)
-    graph = graph_for(board_req)
-    problem = compile_problem(graph, build_company(company_req, graph.board))
-    if not problem.token.any():
+    case = _walk_case(seed)
+    if case is None:
         return
-    allowed, adj = reachable(problem), adjacency(problem)
-    stop = np.zeros(1, dtype=np.int64)
+    problem, allowed, adj, stop = case
 
     def routes(s, picked=lambda r: True):
         return sorted((int(r), tuple(s.nodes[s.begin[i]:s.end[i]]), tuple(s.chains[s.begin[i] + 1:s.end[i]]))

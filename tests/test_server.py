@@ -240,7 +240,6 @@ def test_full_queue_is_resource_exhausted():
         assert wait_until(lambda: s.service.admission.admitted == 1)
         second = service.Solve.future(solve_message(heavy_request()), timeout=30)
         assert wait_until(lambda: s.service.admission.admitted == 2)
-        started = time.perf_counter()
         with pytest.raises(grpc.RpcError) as err:
             service.Solve(solve_message(heavy_request()), timeout=30)
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -250,9 +249,8 @@ def test_full_queue_is_resource_exhausted():
         with pytest.raises(grpc.RpcError) as err:
             service.Solve(solve_message(SCENARIOS[1].request), timeout=30)
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        # Refused at once, not after waiting (a wait would last until a search ends: seconds, up to the
-        # 10 s compute cap); 5 s is slack for a busy machine.
-        assert time.perf_counter() - started < 5.0
+        # Refused at once, not after waiting for a search to end: both long searches still run.
+        assert not first.done() and not second.done()
         # ListTitles needs no worker: it is answered while the queue is full.
         assert s.service.admission.admitted == 3
         assert service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=5).titles
@@ -475,11 +473,11 @@ def test_stop_cancels_in_flight_calls_after_the_grace_period():
         service, channel = stub(s)
         future = service.Solve.future(solve_message(heavy_request()), timeout=60)
         assert wait_until(lambda: s.service.admission.admitted == 1)
-        started = time.perf_counter()
-        s.stop(0.3).wait(5)
-        assert time.perf_counter() - started < 3.0
-        with pytest.raises(grpc.RpcError):
+        assert s.stop(0.3).wait(30)
+        # Cancelled by the stop, not answered: the search alone runs far past the grace period.
+        with pytest.raises(grpc.RpcError) as err:
             future.result(timeout=5)
+        assert err.value.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE)
         assert wait_until(lambda: s.service.admission.admitted == 0, timeout=3.0)
         with pytest.raises(grpc.RpcError) as err:
             service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=2)

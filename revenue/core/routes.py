@@ -18,7 +18,8 @@ TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
 SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay", "need", "need_ends",
                "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
-               "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry", "spill_next")
+               "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry", "spill_next",
+               "token_paid")
 BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
 
 
@@ -40,14 +41,14 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
     token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
-    tokened city; row spill_to also pays what row spill_from leaves unused, and row spill_next what
-    spill_to then leaves unused), then route bonuses. With subsidies the values are the optimizer's
+    tokened city unless token_paid is 0; row spill_to also pays what row spill_from leaves unused, and row
+    spill_next what spill_to then leaves unused), then route bonuses. With subsidies the values are the optimizer's
     scores (revenue.problem.kernel_values) and so is the result. worth, kept, scratch and the row_ arrays
     are work space. A route with merged stops is also checked against the rows' visit limits here: which
     stop of a pair counts depends on the direction, which the walk leaves open."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
-     no_reentry, spill_next) = spec
+     no_reentry, spill_next, token_paid) = spec
     first, last = path[0], path[length - 1]
     if need_ends > 0:
         ends = (1 if need[first] else 0) + (1 if need[last] else 0)
@@ -121,7 +122,7 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
             for i in range(nk):
                 if row[kept[i]] == r and token[kept[i]] and worth[i] >= threshold:
                     has_token = True
-    if not has_token:
+    if not has_token and token_paid:
         # Swap a tokened city in for the weakest paid stop of its row.
         best = -1
         for i in range(nk):
@@ -259,15 +260,15 @@ def whole_rows_revenue(count, total, has_token, row_pay, spill_from, spill_to, s
     value sum and whether it holds a token city; -1 when some row pays only its best stops or no paid
     stop holds a token (then price() decides)."""
     spare, spare_next = spares(count, row_pay, spill_from, spill_to, spill_next)
-    paid, token_paid = 0, False
+    paid, tokened = 0, False
     for r in range(row_pay.shape[0]):
         pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
         if count[r] <= pay:
             paid += total[r]
-            token_paid = token_paid or has_token[r]
+            tokened = tokened or has_token[r]
         elif pay > 0:
             return -1
-    return paid if token_paid else -1
+    return paid if tokened else -1
 
 
 @njit(cache=True, nogil=True)
@@ -278,7 +279,7 @@ def refit_routes(spec, cost, token, begin, end, nodes):
     met every route of this one, and priced a route -1 only where this one would too."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
-     no_reentry, spill_next) = spec
+     no_reentry, spill_next, token_paid) = spec
     n, n_rows, routes = token.shape[0], row_visit.shape[0], begin.shape[0]
     usage = np.zeros(n_rows, dtype=np.int64)
     path = np.empty(n + 2, dtype=np.int64)
@@ -388,7 +389,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     """
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
-     no_reentry, spill_next) = spec
+     no_reentry, spill_next, token_paid) = spec
     value = base + bonus
     n = adj_start.shape[0] - 1
     words = chain_keys.shape[1]

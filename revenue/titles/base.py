@@ -130,6 +130,9 @@ class RouteRules:
     # spill_to's stops (1860 outside nationalization and no_skip_towns: a halt counted instead of a town)
     request_pool: bool = False
     no_reentry: bool = False                             # a route may not come back to a hex it left
+    # the engine's stop choice keeps a city with the company's token among the paid stops (rules/base.md
+    # section 5); False: a token anywhere on the route is enough (18Rhl pays its own stop list)
+    token_paid: bool = True
     # what the evaluator says when a route breaks one of these
     need_message: str = "Route must begin or end at a required location"
     merge_message: str = "Cannot revisit a merged location except by consecutive stops"

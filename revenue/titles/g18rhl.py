@@ -124,7 +124,10 @@ class G18Rhl(Title):
         metro_of = {v: METROPOLISES.index(graph.node_place(v)[0]) for v in metros}
         rules = RouteRules(metro=dict(metro_of),
                            metro_message="Route cannot consist of only one Rhine metropolis",
-                           merge_message="Must use Trajekt for a revisiting route")
+                           merge_message="Must use Trajekt for a revisiting route",
+                           # the engine pays its own stop list (Trajekt-merged, the 8-train's best 8): a
+                           # token anywhere on the route will do, even on a stop the Trajekt drops
+                           token_paid=False)
         # The Trajekt: two consecutive stops in a green metropolis count once, worth 10 less; the 8-train
         # ignores towns, so only cities merge for it.
         town = graph.kind_is("town")

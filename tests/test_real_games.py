@@ -1,0 +1,102 @@
+"""Whole real 18xx.games games, every operating turn (tests/data/games/*.jsonl): the state before the company
+ran, replayed from the game's actions (tiles, tokens and their moves on upgrades, home tokens, phases, the
+company's trains, undos applied; 1860's leased trains and the Southern's end of halts; 18Rhl's options and the
+variable coal mine and steel mill the engine drew), and its `run_routes` action exactly as stored. The action
+logs are the engine's own test fixtures (github.com/tobymao/18xx, spec/fixtures/1830/29133.json,
+spec/fixtures/1860/19354.json, spec/fixtures/18Rhl/96576.json); the variable coal mine (J3) and steel mill
+(D13) of 18Rhl are the only placement under which every stored revenue comes out.
+
+- 1830, game 29133 (24 turns) and 18Rhl, game 96576 (94 turns) store the engine's revenue of every route:
+  each stored route evaluates to it.
+- 1860, game hs_zmqggvxn_19354 (64 turns; an older export without revenues): the stored run is legal and the
+  reference (tests/reference.py, its own board reading) prices it as the evaluator does.
+
+In all three the optimum is proved, at least the game's run, the reference's optimum too (every other turn in
+the ci profile, all with REVENUE_PROFILE=thorough: the reference takes seconds on a late board), and worth what
+it says when its `run_routes` action is read back as the engine reads it."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from revenue.evaluate import evaluate
+from revenue.interop import run_routes_action
+from revenue.solve import solve
+
+from .profiles import PROFILE
+from .ref_board import ref_board, train_defs
+from .reference import G18RhlRules, answer_of, best_run, g18rhl_board
+from .test_1860 import reference as reference_1860, reference_run as reference_run_1860
+
+GAMES = pathlib.Path(__file__).parent / "data" / "games"
+TURNS = [json.loads(line) for path in sorted(GAMES.glob("*.jsonl"))
+         for line in path.read_text().splitlines() if line.strip()]
+REFERENCE_EVERY = 1 if PROFILE == "thorough" else 2
+
+
+def _id(turn):
+    return f"{turn['request']['board']['title']}-{turn['game']}-{turn['action_id']}-{turn['request']['company']['id']}"
+
+
+def _title(turn):
+    return turn["request"]["board"]["title"]
+
+
+def test_the_games_are_all_there():
+    count = {}
+    for turn in TURNS:
+        count[_title(turn)] = count.get(_title(turn), 0) + 1
+    assert count == {"1830": 24, "1860": 64, "18rhl": 94}
+    rhl = [t for t in TURNS if _title(t) == "18rhl"]
+    assert {t["request"]["board"]["phase"] for t in rhl} == {"2", "3", "4", "5", "6", "8"}
+    assert any(t["request"]["company"]["trains"][0]["name"] == "8" for t in rhl)       # the Rheingold-Express
+
+
+@pytest.mark.parametrize("turn", TURNS, ids=_id)
+def test_the_stored_run_evaluates_as_the_engine_ran_it(turn):
+    request = turn["request"]
+    result = evaluate({**request, "run_routes": turn["run_routes"]})
+    assert result["legal"], result
+    stored = turn["run_routes"]["routes"]
+    if "engine_revenue" in turn:
+        assert [r["revenue"] for r in result["routes"]] == [r["revenue"] for r in stored]
+        assert result["revenue"] == turn["engine_revenue"]
+    else:       # 1860: no revenues stored; the reference prices the run as the player chose it (halts)
+        company = request["company"]
+        leased = any(t.get("leased") for t in company["trains"])
+        routes = [(r["train"], r["nodes"], s.get("halts")) for r, s in zip(result["routes"], stored)]
+        assert reference_run_1860(request["board"], company["id"], routes, leased) == \
+            (result["revenue"], result["subsidy"])
+
+
+def _reference_optimum(turn, result) -> int:
+    """The reference's optimum for the turn's company, having read the answer's run where it can."""
+    board, company = turn["request"]["board"], turn["request"]["company"]
+    names = [t["name"] for t in company["trains"]]
+    if _title(turn) == "1860":
+        return reference_1860(board, company["id"], names, any(t.get("leased") for t in company["trains"]))
+    defs = train_defs(_title(turn))
+    trains = [defs[n] for n in names]
+    built = ref_board(board)
+    if _title(turn) == "18rhl":
+        expected, _, reading = best_run(g18rhl_board(built, company["id"]), company["id"], trains,
+                                        G18RhlRules(built, company["id"]), answer=answer_of(result))
+    else:
+        expected, _, reading = best_run(built, company["id"], trains, answer=answer_of(result))
+    assert reading == (expected, [r["revenue"] for r in result["routes"]]), reading
+    return expected
+
+
+@pytest.mark.parametrize("turn", TURNS, ids=_id)
+def test_the_optimum_is_proved_and_at_least_the_games_run(turn):
+    request = turn["request"]
+    played = evaluate({**request, "run_routes": turn["run_routes"]})["revenue"]
+    result = solve(request)
+    assert result["optimal"] and result["upper_bound"] == result["revenue"] >= played
+    if TURNS.index(turn) % REFERENCE_EVERY == 0:
+        assert result["revenue"] == _reference_optimum(turn, result)
+    # The answer as a run_routes action, read back as the engine reads it, is worth what the answer says.
+    again = evaluate({**request, "run_routes": run_routes_action(request["company"], result["routes"])})
+    assert again["legal"] and again["revenue"] == result["revenue"]
