@@ -6,9 +6,12 @@ raising InputError with the field path (`board.tiles[3].rotation: 7 is not in 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
+
+import numpy as np
 
 from . import hexgrid
-from .bounds import (MAX_DISTANCE, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
+from .bounds import (MAX_DISTANCE, MAX_LIST, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
                      size_violations)
 from .errors import InputError, short_repr
 from .tiles import Tile, icon_name, parse_tile
@@ -57,6 +60,13 @@ class Board:
     options: dict[str, str] = field(default_factory=dict)
     stop_total: int = 0     # the most every stop of the board pays together (for revenue.company's bound)
     code_chars: int = 0     # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
+    # A board built from lays and tokens checked before (_build_known) also has: `key`, what it is among
+    # the boards of every title (title, options, phase, lays, tokens: revenue.graph.graph_for's cache key),
+    # and `tracked`, its hexes' tile geometries as (registry, the printed map's (registry, geometry ids,
+    # impassable edge bits), and per lay its hex index, geometry id and impassable bits), which are all the
+    # track graph depends on (revenue.graph.build_graph reads them without a pass over the hexes).
+    key: tuple | None = None
+    tracked: tuple | None = None
 
     @property
     def layout(self) -> str:
@@ -185,9 +195,6 @@ def _printed_hexes(title: Title, data: TitleData) -> dict[str, BoardHex]:
     return data.printed
 
 
-LAID_CACHE_SIZE = 1 << 16    # board hexes remembered per map variant (hexes x manifest tiles x rotations)
-
-
 def build_board(request: dict, where: str = "board") -> Board:
     """Assemble and check a board from its request dict. Errors name fields under `where`."""
     try:
@@ -203,7 +210,170 @@ def _moved(exc: InputError, where: str):
     return v[0][0], v[0][1], v[1:]
 
 
+BOARD_FIELDS = frozenset({"title", "phase", "tiles", "tokens", "options", "custom"})
+_PLAIN_VALUES = frozenset({str, int, float, type(None)})     # bool apart: True == 1 as a dict key
+_SECOND, _THIRD = itemgetter(1), itemgetter(2)
+
+
+class _Known:
+    """What earlier boards of one map variant had checked: tile lays and tokens by their request dicts
+    (_key: the values of their usual fields, or all their items; values of plain types, so a key names
+    one dict's content exactly), each as _build made it.
+
+    lays: items -> (hex, BoardHex, stop total change, code length change, hex index, geometry id,
+    impassable bits, geometry registry); tokens: items -> (hex, city index, company), checked against the
+    map alone (the city's existence and room depend on the board's tiles)."""
+
+    LAYS = 1 << 16          # lays remembered (hexes x manifest tiles x rotations x request spellings)
+    TOKENS = 1 << 14
+
+    def __init__(self, data: TitleData):
+        self.lays: dict[tuple, tuple] = {}
+        self.tokens: dict[tuple, tuple] = {}
+        self.index = {name: i for i, name in enumerate(data.printed)}
+        self.phases = {p.name: p for p in data.phases}
+        self.printed: tuple | None = None     # (registry, geometry ids, impassable bits) of the printed map
+        self.index_hexes = list(data.printed.values())
+
+    def printed_track(self, registry) -> tuple | None:
+        """The printed map's geometry ids in `registry`, or None when its geometries are in another one."""
+        printed = self.printed
+        if printed is None or printed[0] is not registry:
+            tracks = [bh.track() for bh in self.index_hexes]
+            if any(geo.registry is not registry for geo, _ in tracks):
+                return None
+            printed = self.printed = (registry, np.array([geo.gid for geo, _ in tracks], dtype=np.int64),
+                                      np.array([mask for _, mask in tracks], dtype=np.int64))
+        return printed
+
+
+def _known(data: TitleData) -> _Known:
+    known = data.derived.get("known")
+    if known is None:
+        known = data.derived["known"] = _Known(data)
+    return known
+
+
+_LAY_FIELDS = itemgetter("hex", "tile", "rotation")
+_TOKEN_FIELDS = itemgetter("hex", "city", "company")
+_NUMBER_TYPES = frozenset({int, float, str, type(None)})    # what a rotation or city index may be (no bool)
+
+
+def _key(fields, getter: itemgetter) -> tuple | None:
+    """What _Known remembers one lay or token dict by: its usual three fields' values (getter), or all its
+    items; None for a dict with values other than plain ones (or not a dict)."""
+    if type(fields) is not dict or not _PLAIN_VALUES.issuperset(map(type, fields.values())):
+        return None
+    if len(fields) == 3:
+        try:
+            return getter(fields)
+        except KeyError:
+            pass
+    return tuple(fields.items())
+
+
+def _keys(dicts, getter: itemgetter, number: itemgetter) -> list[tuple] | None:
+    """_key of every dict of a list; read in bulk when each has the usual three fields (a few C passes)."""
+    try:
+        if set(map(len, dicts)) <= {3}:
+            keys = list(map(getter, dicts))
+            if _NUMBER_TYPES.issuperset(map(type, map(number, keys))):
+                return keys
+    except (KeyError, TypeError):
+        pass
+    keys = [_key(d, getter) for d in dicts]
+    return None if None in keys else keys
+
+
+def _build_known(req) -> Board | None:
+    """The board, when every lay and token of `req` was checked before on its map (a game's boards differ
+    by a lay or a token from earlier ones): no check is repeated, the hexes come from the lays' entries in
+    one pass. None when anything is new or wrong: _build then checks everything and names what is wrong."""
+    title_name = req.get("title")
+    if type(title_name) is not str or title_name == "custom" or req.get("custom") or not BOARD_FIELDS.issuperset(req):
+        return None
+    tiles, tokens = req.get("tiles") or (), req.get("tokens") or ()
+    if type(tiles) not in (list, tuple) or type(tokens) not in (list, tuple) or len(tiles) > MAX_LIST \
+            or len(tokens) > MAX_LIST:
+        return None
+    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS, _THIRD), _keys(tokens, _TOKEN_FIELDS, _SECOND)
+    if lay_keys is None or token_keys is None:
+        return None
+    # the lays and tokens were within the size bounds when first checked; the rest is checked here
+    rest = {k: v for k, v in req.items() if k != "tiles" and k != "tokens"}
+    if size_violations(rest, "board", [], name=MAX_NAME_CHARS):
+        return None
+    try:
+        title = get_title(title_name, "board.title")
+        options = {str(k): str(v) for k, v in (req.get("options") or {}).items()}
+        title.check_options(options)
+        data = title.data(options)
+    except InputError:
+        return None
+    if data.printed is None:
+        return None
+    known = _known(data)
+    phase_name = req.get("phase") or ""
+    phase = known.phases.get(phase_name) if phase_name else data.phases[0]
+    if phase is None:
+        return None
+    try:
+        lays = list(map(known.lays.get, lay_keys))
+        placed_tokens = list(map(known.tokens.get, token_keys))
+    except TypeError:   # a value that cannot be a key (a list): never checked before
+        return None
+    if None in lays or None in placed_tokens:
+        return None
+    registry = _current_registry()
+    printed_track = known.printed_track(registry)
+    if printed_track is None:
+        return None
+    hexes = dict(data.printed)
+    index = lay_gids = lay_masks = ()
+    more_stops = more_chars = 0
+    if lays:
+        names, board_hexes, stops, chars, index, lay_gids, lay_masks, registries = zip(*lays)
+        if len(set(names)) != len(names) or set(registries) != {registry}:
+            return None     # a hex laid twice (an error), or geometries of an earlier registry
+        hexes.update(zip(names, board_hexes))
+        more_stops, more_chars = sum(stops), sum(chars)
+    board_tokens: dict[tuple[str, int], list[str]] = {}
+    if tokens:
+        for name, city, company in placed_tokens:
+            cities = hexes[name].tile.cities
+            if city >= len(cities):
+                return None
+            placed = board_tokens.setdefault((name, city), [])
+            if company in placed or len(placed) >= cities[city].slots:
+                return None
+            placed.append(company)
+    board = Board(title, data, phase, hexes, neighbour_map(data), board_tokens, options)
+    try:
+        title.check_board(board)
+    except InputError:
+        return None
+    stops, chars = _printed_totals(data, data.printed)
+    board.stop_total, board.code_chars = stops + more_stops, chars + more_chars
+    board.key = (title.name, tuple(options.items()), phase.name, tuple(lay_keys), tuple(token_keys))
+    board.tracked = (registry, printed_track, index, lay_gids, lay_masks)
+    return board
+
+
+_graph_module = None
+
+
+def _current_registry():
+    """revenue.graph's tile geometry registry now (imported late: revenue.graph imports this module)."""
+    global _graph_module
+    if _graph_module is None:
+        from . import graph as _graph_module
+    return _graph_module.current_registry()
+
+
 def _build(req: dict) -> Board:
+    board = _build_known(req)
+    if board is not None:
+        return board
     too_long = size_violations(req, "board", [], name=MAX_NAME_CHARS)
     if too_long:
         raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
@@ -231,26 +401,25 @@ def _build(req: dict) -> Board:
     hexes = dict(printed)
 
     laid: set[str] = set()
-    # A lay of a manifest tile is checked once per map variant, hex, tile and rotation; the board hex it
+    # A lay of a manifest tile is checked once per map variant and request dict (_Known); the board hex it
     # makes is shared by every board that has it (board hexes are never changed).
-    known = data.derived.setdefault("laid hexes", {}) if title.name != "custom" else None
+    known = _known(data) if title.name != "custom" else None
+    registry = _current_registry() if known is not None else None
     # What the lays change of the printed map's stop total and code length (each replaces a printed hex).
     more_stops = more_chars = 0
     for i, lay in enumerate(req.get("tiles") or ()):
+        key = _key(lay, _LAY_FIELDS) if known is not None else None
+        entry = known.lays.get(key) if key is not None else None
+        if entry is not None and entry[7] is registry:
+            name = entry[0]
+            if name in laid:
+                raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier entry")
+            laid.add(name)
+            hexes[name] = entry[1]
+            more_stops += entry[2]
+            more_chars += entry[3]
+            continue
         name = lay.get("hex") or ""
-        if known is not None:
-            rotation = lay.get("rotation")
-            if rotation is None or type(rotation) is int:
-                entry = known.get((name, lay.get("tile"), rotation or 0))
-                if entry is not None and not lay.get("code"):
-                    if name in laid:
-                        raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier "
-                                                                 "entry")
-                    laid.add(name)
-                    hexes[name], stops, chars = entry
-                    more_stops += stops
-                    more_chars += chars
-                    continue
         where = f"board.tiles[{i}]"
         if name not in hexes:
             raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
@@ -284,8 +453,9 @@ def _build(req: dict) -> Board:
         stops, chars = tile.stop_maximum - old.tile.stop_maximum, len(tile.code) - len(old.tile.code)
         more_stops += stops
         more_chars += chars
-        if known is not None and not code and len(known) < LAID_CACHE_SIZE:
-            known[(name, tile_name, rotation)] = (hexes[name], stops, chars)
+        if key is not None and not code and len(known.lays) < _Known.LAYS:
+            geo, mask = hexes[name].track()
+            known.lays[key] = (name, hexes[name], stops, chars, known.index[name], geo.gid, mask, geo.registry)
 
     neighbours = neighbour_map(data)
 
@@ -312,6 +482,8 @@ def _build(req: dict) -> Board:
             raise InputError(f"board.tokens[{i}]", f"{name} city {city} is full ({cities[city].slots} slot"
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
+        if known is not None and len(known.tokens) < _Known.TOKENS and (key := _key(tok, _TOKEN_FIELDS)) is not None:
+            known.tokens[key] = (name, city, company)
     title.check_board(board)
     stops, chars = _printed_totals(data, printed)
     board.stop_total, board.code_chars = stops + more_stops, chars + more_chars

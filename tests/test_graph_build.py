@@ -21,6 +21,7 @@ def forget_everything() -> None:
     graph_module._GEOMETRIES.clear()
     with graph_module._GRAPHS_LOCK:
         graph_module._GRAPHS.clear()
+        graph_module._GRAPH_BYTES.clear()     # (sizes of graphs no longer kept would count against the budget)
     for title in TITLES.values():
         for data in title._data.values():
             data.derived.clear()
