@@ -5,6 +5,8 @@ raising InputError with the field path (`board.tiles[3].rotation: 7 is not in 0.
 """
 from __future__ import annotations
 
+import itertools
+import threading
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -49,28 +51,43 @@ class BoardHex:
         return (edge - self.rotation) % 6
 
 
-@dataclass
 class Board:
-    title: Title
-    data: TitleData
-    phase: Phase
-    hexes: dict[str, BoardHex]
-    neighbours: dict[str, dict[int, str]]
-    tokens: dict[tuple[str, int], list[str]] = field(default_factory=dict)   # (hex, city index) -> companies
-    options: dict[str, str] = field(default_factory=dict)
-    stop_total: int = 0     # the most every stop of the board pays together (for revenue.company's bound)
-    code_chars: int = 0     # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
-    # A board built from lays and tokens checked before (_build_known) also has: `key`, what it is among
-    # the boards of every title (title, options, phase, lays, tokens: revenue.graph.graph_for's cache key),
-    # and `tracked`, its hexes' tile geometries as (registry, the printed map's (registry, geometry ids,
-    # impassable edge bits), and per lay its hex index, geometry id and impassable bits), which are all the
-    # track graph depends on (revenue.graph.build_graph reads them without a pass over the hexes).
-    key: tuple | None = None
-    tracked: tuple | None = None
+    """A board: the title and its map variant's data, the phase, the hexes with the tiles now on them, the
+    tokens. A board built from lays checked before (_build_known) makes its hexes dict when first read."""
+
+    def __init__(self, title: Title, data: TitleData, phase: Phase, hexes: dict[str, BoardHex] | None,
+                 neighbours: dict[str, dict[int, str]], tokens: dict[tuple[str, int], list[str]] | None = None,
+                 options: dict[str, str] | None = None, stop_total: int = 0, code_chars: int = 0):
+        self.title, self.data, self.phase, self.neighbours = title, data, phase, neighbours
+        self._hexes = hexes
+        self.tokens = {} if tokens is None else tokens      # (hex, city index) -> companies
+        self.options = {} if options is None else options
+        self.stop_total = stop_total    # the most every stop of the board pays together (revenue.company's bound)
+        self.code_chars = code_chars    # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
+        # A board built from lays and tokens checked before (_build_known) also has: `key`, what it is among
+        # the boards of every title (revenue.graph.graph_for's cache key), and `tracked`, (the geometry
+        # registry, each hex's geometry id and impassable edge bits), all the track graph depends on
+        # (revenue.graph.build_graph reads them without a pass over the hexes).
+        self.key: tuple | None = None
+        self.tracked: tuple | None = None
+        self._laid: tuple | None = None     # (_Known, lay ids): what `hexes` is made of
+
+    @property
+    def hexes(self) -> dict[str, BoardHex]:
+        """Hex name -> the hex with the tile now on it, in map order."""
+        if self._hexes is None:
+            known, ids = self._laid
+            hexes = dict(self.data.printed)
+            hexes.update(zip(map(known.lay_names.__getitem__, ids), map(known.lay_hexes.__getitem__, ids)))
+            self._hexes = hexes
+        return self._hexes
 
     @property
     def layout(self) -> str:
         return self.data.layout
+
+    def __repr__(self) -> str:
+        return f"Board({self.title.name}, phase {self.phase.name}, {len(self.hexes)} hexes, {len(self.tokens)} tokens)"
 
 
 def _int(value, where: str) -> int:
@@ -216,41 +233,65 @@ _SECOND, _THIRD = itemgetter(1), itemgetter(2)
 
 
 class _Known:
-    """What earlier boards of one map variant had checked: tile lays and tokens by their request dicts
-    (_key: the values of their usual fields, or all their items; values of plain types, so a key names
-    one dict's content exactly), each as _build made it.
+    """What earlier boards of one map variant had checked, for one tile geometry registry: tile lays and
+    tokens by their request dicts (_key: the values of their usual fields, or all their items; values of
+    plain types, so a key names one dict's content exactly), each as _build made it.
 
-    lays: items -> (hex, BoardHex, stop total change, code length change, hex index, geometry id,
-    impassable bits, geometry registry); tokens: items -> (hex, city index, company), checked against the
-    map alone (the city's existence and room depend on the board's tiles)."""
+    A lay has an id: lay_names[id] and lay_hexes[id] are its hex and BoardHex, table[id] its hex index,
+    geometry id, impassable edge bits, and what it changes of the stop total and code length (columns
+    LAY_*), so a board reads its lays' rows in one numpy gather. A token is (hex index, hex, city index,
+    company), checked against the map alone (the city's existence and room depend on the board's tiles)."""
 
     LAYS = 1 << 16          # lays remembered (hexes x manifest tiles x rotations x request spellings)
     TOKENS = 1 << 14
 
-    def __init__(self, data: TitleData):
-        self.lays: dict[tuple, tuple] = {}
+    def __init__(self, data: TitleData, registry):
+        self.registry = registry
+        self.lay_ids: dict[tuple, int] = {}
+        self.lay_names: list[str] = []
+        self.lay_hexes: list[BoardHex] = []
+        self.table = np.zeros((256, 5), dtype=np.int64)
         self.tokens: dict[tuple, tuple] = {}
         self.index = {name: i for i, name in enumerate(data.printed)}
         self.phases = {p.name: p for p in data.phases}
-        self.printed: tuple | None = None     # (registry, geometry ids, impassable bits) of the printed map
-        self.index_hexes = list(data.printed.values())
+        self.serial = next(_SERIALS)     # names it in keys (a number never reused, unlike an id())
+        for bh in data.printed.values():
+            if bh.track()[0].registry is not registry:
+                bh.forget_track()       # made in an earlier registry
+        tracks = [bh.track() for bh in data.printed.values()]
+        self.complete = all(geo.registry is registry for geo, _ in tracks)     # else never used
+        self.gids = np.array([geo.gid for geo, _ in tracks], dtype=np.int64)
+        self.masks = np.array([mask for _, mask in tracks], dtype=np.int64)
+        self._lock = threading.Lock()
 
-    def printed_track(self, registry) -> tuple | None:
-        """The printed map's geometry ids in `registry`, or None when its geometries are in another one."""
-        printed = self.printed
-        if printed is None or printed[0] is not registry:
-            tracks = [bh.track() for bh in self.index_hexes]
-            if any(geo.registry is not registry for geo, _ in tracks):
-                return None
-            printed = self.printed = (registry, np.array([geo.gid for geo, _ in tracks], dtype=np.int64),
-                                      np.array([mask for _, mask in tracks], dtype=np.int64))
-        return printed
+    def add_lay(self, key: tuple, name: str, board_hex: BoardHex, stops: int, chars: int) -> None:
+        geo, mask = board_hex.track()
+        if geo.registry is not self.registry or len(self.lay_names) >= self.LAYS:
+            return
+        with self._lock:
+            if key in self.lay_ids:
+                return
+            lay = len(self.lay_names)
+            if lay >= len(self.table):
+                grown = np.zeros((2 * len(self.table), 5), dtype=np.int64)
+                grown[:lay] = self.table[:lay]
+                self.table = grown
+            self.table[lay] = (self.index[name], geo.gid, mask, stops, chars)
+            self.lay_names.append(name)
+            self.lay_hexes.append(board_hex)
+            self.lay_ids[key] = lay      # published last: a reader that finds the id finds its row
+
+
+LAY_HEX, LAY_GID, LAY_MASK, LAY_STOPS, LAY_CHARS = range(5)     # the columns of _Known.table
+_SERIALS = itertools.count()
 
 
 def _known(data: TitleData) -> _Known:
+    """The _Known of the map variant for the registry geometries go to now (a new one after it changed)."""
+    registry = _current_registry()
     known = data.derived.get("known")
-    if known is None:
-        known = data.derived["known"] = _Known(data)
+    if known is None or known.registry is not registry:
+        known = data.derived["known"] = _Known(data, registry)
     return known
 
 
@@ -313,49 +354,52 @@ def _build_known(req) -> Board | None:
     if data.printed is None:
         return None
     known = _known(data)
+    if not known.complete:
+        return None
     phase_name = req.get("phase") or ""
     phase = known.phases.get(phase_name) if phase_name else data.phases[0]
     if phase is None:
         return None
     try:
-        lays = list(map(known.lays.get, lay_keys))
+        ids = list(map(known.lay_ids.get, lay_keys))
         placed_tokens = list(map(known.tokens.get, token_keys))
     except TypeError:   # a value that cannot be a key (a list): never checked before
         return None
-    if None in lays or None in placed_tokens:
+    if None in ids or None in placed_tokens:
         return None
-    registry = _current_registry()
-    printed_track = known.printed_track(registry)
-    if printed_track is None:
-        return None
-    hexes = dict(data.printed)
-    index = lay_gids = lay_masks = ()
-    more_stops = more_chars = 0
-    if lays:
-        names, board_hexes, stops, chars, index, lay_gids, lay_masks, registries = zip(*lays)
-        if len(set(names)) != len(names) or set(registries) != {registry}:
-            return None     # a hex laid twice (an error), or geometries of an earlier registry
-        hexes.update(zip(names, board_hexes))
-        more_stops, more_chars = sum(stops), sum(chars)
+    lays = np.array(ids, dtype=np.int64)
+    rows = known.table[lays]
+    gids, masks = known.gids, known.masks
+    if ids:
+        hex_index = rows[:, LAY_HEX]
+        if np.bincount(hex_index).max() > 1:
+            return None     # a hex laid twice: an error
+        gids, masks = gids.copy(), masks.copy()
+        gids[hex_index] = rows[:, LAY_GID]
+        masks[hex_index] = rows[:, LAY_MASK]
     board_tokens: dict[tuple[str, int], list[str]] = {}
     if tokens:
-        for name, city, company in placed_tokens:
-            cities = hexes[name].tile.cities
-            if city >= len(cities):
+        # a token's city must exist on the tile now on its hex and have room (the geometry's city slots)
+        geometries, gid_list = known.registry.geometries, gids.tolist()
+        for h, name, city, company in placed_tokens:
+            slots = geometries[gid_list[h]].city_slots
+            if city >= len(slots):
                 return None
             placed = board_tokens.setdefault((name, city), [])
-            if company in placed or len(placed) >= cities[city].slots:
+            if company in placed or len(placed) >= slots[city]:
                 return None
             placed.append(company)
-    board = Board(title, data, phase, hexes, neighbour_map(data), board_tokens, options)
+    stops, chars = _printed_totals(data, data.printed)
+    board = Board(title, data, phase, None, neighbour_map(data), board_tokens, options,
+                  stops + int(rows[:, LAY_STOPS].sum()), chars + int(rows[:, LAY_CHARS].sum()))
+    board._laid = (known, ids)
     try:
         title.check_board(board)
     except InputError:
         return None
-    stops, chars = _printed_totals(data, data.printed)
-    board.stop_total, board.code_chars = stops + more_stops, chars + more_chars
-    board.key = (title.name, tuple(options.items()), phase.name, tuple(lay_keys), tuple(token_keys))
-    board.tracked = (registry, printed_track, index, lay_gids, lay_masks)
+    lay_bytes = lays.tobytes()
+    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
+    board.tracked = (known.registry, gids, masks)
     return board
 
 
@@ -404,20 +448,19 @@ def _build(req: dict) -> Board:
     # A lay of a manifest tile is checked once per map variant and request dict (_Known); the board hex it
     # makes is shared by every board that has it (board hexes are never changed).
     known = _known(data) if title.name != "custom" else None
-    registry = _current_registry() if known is not None else None
     # What the lays change of the printed map's stop total and code length (each replaces a printed hex).
     more_stops = more_chars = 0
     for i, lay in enumerate(req.get("tiles") or ()):
         key = _key(lay, _LAY_FIELDS) if known is not None else None
-        entry = known.lays.get(key) if key is not None else None
-        if entry is not None and entry[7] is registry:
-            name = entry[0]
+        lay_id = known.lay_ids.get(key) if key is not None else None
+        if lay_id is not None:
+            name = known.lay_names[lay_id]
             if name in laid:
                 raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier entry")
             laid.add(name)
-            hexes[name] = entry[1]
-            more_stops += entry[2]
-            more_chars += entry[3]
+            hexes[name] = known.lay_hexes[lay_id]
+            more_stops += int(known.table[lay_id, LAY_STOPS])
+            more_chars += int(known.table[lay_id, LAY_CHARS])
             continue
         name = lay.get("hex") or ""
         where = f"board.tiles[{i}]"
@@ -453,9 +496,8 @@ def _build(req: dict) -> Board:
         stops, chars = tile.stop_maximum - old.tile.stop_maximum, len(tile.code) - len(old.tile.code)
         more_stops += stops
         more_chars += chars
-        if key is not None and not code and len(known.lays) < _Known.LAYS:
-            geo, mask = hexes[name].track()
-            known.lays[key] = (name, hexes[name], stops, chars, known.index[name], geo.gid, mask, geo.registry)
+        if key is not None and not code:
+            known.add_lay(key, name, hexes[name], stops, chars)
 
     neighbours = neighbour_map(data)
 
@@ -483,7 +525,7 @@ def _build(req: dict) -> Board:
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
         if known is not None and len(known.tokens) < _Known.TOKENS and (key := _key(tok, _TOKEN_FIELDS)) is not None:
-            known.tokens[key] = (name, city, company)
+            known.tokens[key] = (known.index[name], name, city, company)
     title.check_board(board)
     stops, chars = _printed_totals(data, printed)
     board.stop_total, board.code_chars = stops + more_stops, chars + more_chars

@@ -74,7 +74,7 @@ class TileGeometry:
     junctions apart) and its paths' ends on map edges, local nodes or junctions. Built once per tile code
     and rotation (geometry()), shared by every board that shows it."""
 
-    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_index",
+    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_slots", "city_index",
                  "attributes", "grouped", "n_nodes", "n_paths", "_values", "gid", "registry")
 
     def __init__(self, tile, rotation: int):
@@ -82,6 +82,7 @@ class TileGeometry:
         local = {n.ordinal: i for i, n in enumerate(self.nodes)}
         cities = tile.cities
         self.city_node = tuple(local.get(c.ordinal, -1) if c in tile.nodes else -1 for c in cities)
+        self.city_slots = tuple(c.slots for c in cities)     # (revenue.board checks tokens with them)
         rows, junctions, pairs = [], [], []
         for p in tile.paths:
             row = []
@@ -103,9 +104,10 @@ class TileGeometry:
         self.ambiguous = sum(pairs) > 1     # the engine's Tile#ambiguous_connection?
         self.city_index = tuple(cities.index(n) if n in cities else -1 for n in self.nodes)
         diesel = [dict(n.revenue.by_colour).get("diesel") for n in self.nodes]
-        # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value
-        self.attributes = np.array([(NODE_KINDS.index(n.kind), n.slots, n.visit_cost, d or 0, d is not None)
-                                    for n, d in zip(self.nodes, diesel)], dtype=np.int64).reshape(len(self.nodes), 5)
+        # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value, has groups
+        self.attributes = np.array([(NODE_KINDS.index(n.kind), n.slots, n.visit_cost, d or 0, d is not None,
+                                     bool(n.groups)) for n, d in zip(self.nodes, diesel)],
+                                   dtype=np.int64).reshape(len(self.nodes), 6)
         self.grouped = tuple((i, n.groups) for i, n in enumerate(self.nodes) if n.groups)
         self.n_nodes, self.n_paths = len(self.nodes), len(rows)
         self._values: dict[tuple, np.ndarray] = {}
@@ -150,11 +152,10 @@ class _Registry:
         self.path_start = np.zeros(257, dtype=np.int64)
         self.node_start = np.zeros(257, dtype=np.int64)
         self.table = np.zeros((1024, 6), dtype=np.int64)
-        self.node_table = np.zeros((1024, 5), dtype=np.int64)
+        self.node_table = np.zeros((1024, 6), dtype=np.int64)
         self.geometries: list[TileGeometry] = []
         self.values: dict[tuple[str, ...], np.ndarray] = {}
         self.node_groups: dict[int, tuple[str, ...]] = {}   # registered node -> its groups, if it has some
-        self.has_groups = np.zeros(1024, dtype=np.bool_)    # [registered node]: it has groups
 
     @property
     def paths(self) -> int:
@@ -172,11 +173,8 @@ class _Registry:
             self.table = _grown(self.table, p1)
         if n1 > len(self.node_table):
             self.node_table = _grown(self.node_table, n1)
-        if n1 > len(self.has_groups):
-            self.has_groups = _grown(self.has_groups, n1)
         for i, groups in geo.grouped:
             self.node_groups[n0 + i] = groups
-            self.has_groups[n0 + i] = True
         self.table[p0:p1] = geo.table
         self.node_table[n0:n1] = geo.attributes
         self.path_start[gid + 1], self.node_start[gid + 1] = p1, n1
@@ -269,7 +267,7 @@ class Track:
 
     def __init__(self, registry: _Registry, gids: np.ndarray, sides: MapSides, walked: tuple):
         (self.path_start, self.node_base, self.path_hex, kind0, val0, kind1, val1, self.node_hex, self.node_reg,
-         self.chain_a, self.chain_b, self.chain_start, self.chain_paths, arrays) = walked
+         self.chain_a, self.chain_b, self.chain_start, self.chain_paths, arrays, self.node_columns) = walked
         self.ends = (kind0, val0, kind1, val1)
         (self.n_keys, self.key_start, self.key_list, self.chain_keys, self.term_a, self.term_b, self.term_inner,
          adj_start, adj_chain, adj_other, adj_flags, self.inner_hexes, self.chain_mode) = arrays
@@ -282,6 +280,20 @@ class Track:
         self._geometries: list[TileGeometry] | None = None
 
     @property
+    def gid_list(self) -> list[int]:
+        out = self.shared.get("gid list")
+        if out is None:
+            out = self.shared["gid list"] = self.gids.tolist()
+        return out
+
+    @property
+    def node_base_list(self) -> list[int]:
+        out = self.shared.get("node base list")
+        if out is None:
+            out = self.shared["node base list"] = self.node_base.tolist()
+        return out
+
+    @property
     def geometries(self) -> list[TileGeometry]:
         """The geometry of each hex, in map order."""
         if self._geometries is None:
@@ -291,17 +303,14 @@ class Track:
 
     def fixed_node_arrays(self) -> tuple:
         """(kind, slots, visit cost, diesel value, has a diesel value, groups): the nodes' attributes that
-        the phase and the tokens leave alone."""
+        the phase and the tokens leave alone (the kernel gathers the columns; groups are the few nodes'
+        own, from the registry)."""
         fixed = self.shared.get("fixed node arrays")
         if fixed is None:
-            registry, node_reg = self.registry, self.node_reg
-            attributes = registry.node_table[node_reg]
-            # (the registry's flags find the few grouped nodes without a pass over the hexes)
-            grouped = np.flatnonzero(registry.has_groups[node_reg]).tolist()
-            groups = [(v, registry.node_groups[r]) for v, r in zip(grouped, node_reg[grouped].tolist())]
-            fixed = self.shared["fixed node arrays"] = (
-                attributes[:, 0].copy(), attributes[:, 1].copy(), attributes[:, 2].copy(), attributes[:, 3].copy(),
-                attributes[:, 4].astype(np.bool_), groups)
+            kind, slots, cost, diesel, has_diesel, grouped = self.node_columns
+            node_groups, node_reg = self.registry.node_groups, self.node_reg
+            groups = [(v, node_groups[int(node_reg[v])]) for v in grouped.tolist()]
+            fixed = self.shared["fixed node arrays"] = (kind, slots, cost, diesel, has_diesel, groups)
         return fixed
 
     def node_values(self, colours: tuple[str, ...]) -> np.ndarray:
@@ -409,13 +418,15 @@ class Graph:
             n_tokens = np.zeros(self.n_nodes, dtype=np.int64)
             tokens: dict[int, list[str]] = {}
             if board.tokens:
-                geos, index, node_base = self.geometries, self.sides.index, self.node_base
+                # (the geometries of the tokens' hexes only, from the registry: a fresh track has no list)
+                geos, gids, index, node_base = track.registry.geometries, track.gid_list, self.sides.index, \
+                    track.node_base_list
                 for (name, city), companies in board.tokens.items():
                     h = index[name]
-                    geo = geos[h]
-                    local = geo.city_node[city] if city < len(geo.city_node) else -1
+                    city_node = geos[gids[h]].city_node
+                    local = city_node[city] if city < len(city_node) else -1
                     if local >= 0 and companies:
-                        tokens[int(node_base[h]) + local] = companies
+                        tokens[node_base[h] + local] = companies
                 if tokens:
                     n_tokens[list(tokens)] = [len(companies) for companies in tokens.values()]
             arrays = self.derived["node arrays"] = NodeArrays(
@@ -586,17 +597,8 @@ def build_graph(board: Board) -> Graph:
     sides = board.data.derived.get("map sides") if board.tracked is not None else None
     if sides is None:
         sides = map_sides(board)
-    tracks = board.data.derived.setdefault("tracks", OrderedDict())
     if board.tracked is not None:
-        # the lays' (hex index, geometry id, impassable bits) name the track: no arrays unless it is new
-        registry, (_, printed_gids, printed_masks), index, lay_gids, lay_masks = board.tracked
-        key: object = (index, lay_gids, lay_masks)
-        track = tracks.get(key)
-        if track is None or track.registry is not registry or track.sides is not sides:
-            gids, impassable = printed_gids.copy(), printed_masks.copy()
-            gids[list(index)] = lay_gids
-            impassable[list(index)] = lay_masks
-            track = None
+        registry, gids, impassable = board.tracked
     else:
         hexes = board.hexes.values()
         for attempt in range(3):
@@ -611,23 +613,23 @@ def build_graph(board: Board) -> Graph:
                                "paths)")
         gids = np.array([geo.gid for geo, _ in hex_tracks], dtype=np.int64)
         impassable = np.array([mask for _, mask in hex_tracks], dtype=np.int64)
-        # the track depends on the geometry ids and impassable edges alone (on one map variant and registry)
-        key = gids.tobytes() + impassable.tobytes()
+    # The track depends on the geometry ids and impassable edges alone (on one map variant and registry).
+    key = gids.tobytes() + impassable.tobytes()
+    tracks = board.data.derived.setdefault("tracks", OrderedDict())
+    with _GRAPHS_LOCK:
         track = tracks.get(key)
-        if track is not None and (track.registry is not registry or track.sides is not sides):
-            track = None
+        if track is not None:
+            tracks.move_to_end(key)
+    if track is not None and (track.registry is not registry or track.sides is not sides):
+        track = None
     if track is None:
         track = Track(registry, gids, sides, build_track(
-            gids, impassable, registry.path_start, registry.node_start, registry.table, sides.neighbour, sides.side,
-            sides.n_sides))
+            gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
+            sides.neighbour, sides.side, sides.n_sides))
         with _GRAPHS_LOCK:
             tracks[key] = track
             while len(tracks) > TRACKS_PER_MAP:
                 tracks.popitem(last=False)
-    else:
-        with _GRAPHS_LOCK:
-            if key in tracks:
-                tracks.move_to_end(key)
     return Graph(board, track)
 
 
