@@ -229,7 +229,6 @@ def _moved(exc: InputError, where: str):
 
 BOARD_FIELDS = frozenset({"title", "phase", "tiles", "tokens", "options", "custom"})
 _PLAIN_VALUES = frozenset({str, int, float, type(None)})     # bool apart: True == 1 as a dict key
-_SECOND, _THIRD = itemgetter(1), itemgetter(2)
 
 
 class _Known:
@@ -295,34 +294,33 @@ def _known(data: TitleData) -> _Known:
     return known
 
 
-_LAY_FIELDS = itemgetter("hex", "tile", "rotation")
-_TOKEN_FIELDS = itemgetter("hex", "city", "company")
+_LAY_FIELDS = ("hex", "tile", "rotation")
+_TOKEN_FIELDS = ("hex", "city", "company")
 _NUMBER_TYPES = frozenset({int, float, str, type(None)})    # what a rotation or city index may be (no bool)
 
 
-def _key(fields, getter: itemgetter) -> tuple | None:
-    """What _Known remembers one lay or token dict by: its usual three fields' values (getter), or all its
-    items; None for a dict with values other than plain ones (or not a dict)."""
+def _key(fields, names: tuple[str, ...]) -> tuple | None:
+    """What _Known remembers one lay or token dict by: the values of its usual fields `names` (None for one
+    left out, as a proto message's default is), or all its items when it has others; None for a dict with
+    values other than plain ones (or not a dict)."""
     if type(fields) is not dict or not _PLAIN_VALUES.issuperset(map(type, fields.values())):
         return None
-    if len(fields) == 3:
-        try:
-            return getter(fields)
-        except KeyError:
-            pass
+    if fields.keys() <= set(names):
+        return tuple(map(fields.get, names))
     return tuple(fields.items())
 
 
-def _keys(dicts, getter: itemgetter, number: itemgetter) -> list[tuple] | None:
-    """_key of every dict of a list; read in bulk when each has the usual three fields (a few C passes)."""
+def _keys(dicts, names: tuple[str, ...], number: int) -> list[tuple] | None:
+    """_key of every dict of a list; read in bulk (a few C passes) when each has exactly the usual fields
+    and the number field (rotation, city) is of a plain type."""
     try:
-        if set(map(len, dicts)) <= {3}:
-            keys = list(map(getter, dicts))
-            if _NUMBER_TYPES.issuperset(map(type, map(number, keys))):
+        if set(map(len, dicts)) <= {len(names)}:
+            keys = list(map(itemgetter(*names), dicts))
+            if _NUMBER_TYPES.issuperset(map(type, map(itemgetter(number), keys))):
                 return keys
     except (KeyError, TypeError):
         pass
-    keys = [_key(d, getter) for d in dicts]
+    keys = [_key(d, names) for d in dicts]
     return None if None in keys else keys
 
 
@@ -337,7 +335,7 @@ def _build_known(req) -> Board | None:
     if type(tiles) not in (list, tuple) or type(tokens) not in (list, tuple) or len(tiles) > MAX_LIST \
             or len(tokens) > MAX_LIST:
         return None
-    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS, _THIRD), _keys(tokens, _TOKEN_FIELDS, _SECOND)
+    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS, 2), _keys(tokens, _TOKEN_FIELDS, 1)
     if lay_keys is None or token_keys is None:
         return None
     # the lays and tokens were within the size bounds when first checked; the rest is checked here

@@ -211,7 +211,9 @@ def test_a_board_read_again_from_checked_lays_agrees(request_):
     sparse = {**request_, "tiles": [{k: v for k, v in lay.items() if k != "rotation" or v}
                                     for lay in request_["tiles"]]}
     build_board(sparse)
-    assert assembled(build_board(sparse), ref.phase.colours) == assembled(ref, ref.phase.colours)
+    sparse_again = build_board(sparse)
+    assert sparse_again.key is not None
+    assert assembled(sparse_again, ref.phase.colours) == assembled(ref, ref.phase.colours)
     forget_checked(request_["title"])
     cold = build_board(request_)
     assert cold.key is None and (cold.stop_total, cold.code_chars) == (again.stop_total, again.code_chars)
