@@ -8,7 +8,8 @@ it crosses or ends at, one per node-to-node path. Trains of one company never sh
 A board changes with every tile lay, so the per-board work is kept small: each tile at each rotation is a
 TileGeometry made once and registered in flat arrays; one kernel (revenue.core.track.build_track) gathers
 a board's paths from its hexes' geometry ids and walks every chain; the graph keeps the kernel's arrays
-and builds node and chain objects only when they are read.
+and builds node and chain objects only when they are read. What depends on the tiles alone (the Track) is
+shared by the boards that differ only in tokens or phase.
 """
 from __future__ import annotations
 
@@ -293,6 +294,18 @@ class Track:
             out = self.shared["node base list"] = self.node_base.tolist()
         return out
 
+    def geometry(self, h: int) -> TileGeometry:
+        """The geometry of hex h (without the list of all of them, which a fresh track seldom needs)."""
+        return self.registry.geometries[self.gid_list[h]]
+
+    def walk_lists(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """chain_start, chain_paths, path_hex and path_start as lists, for reading a few chains in Python."""
+        lists = self.shared.get("walk lists")
+        if lists is None:
+            lists = self.shared["walk lists"] = (self.chain_start.tolist(), self.chain_paths.tolist(),
+                                                 self.path_hex.tolist(), self.path_start.tolist())
+        return lists
+
     @property
     def geometries(self) -> list[TileGeometry]:
         """The geometry of each hex, in map order."""
@@ -382,7 +395,7 @@ class Graph:
     def node_name(self, v: int) -> str:
         """`<hex>-<part>` of node v, without building the node objects."""
         h = int(self.track.node_hex[v])
-        return f"{self.sides.names[h]}-{self.geometries[h].nodes[v - int(self.node_base[h])].part}"
+        return f"{self.sides.names[h]}-{self.track.geometry(h).nodes[v - self.track.node_base_list[h]].part}"
 
     def in_hexes(self, names: tuple[str, ...]) -> np.ndarray:
         """bool [nodes]: the node lies on one of the hexes `names` (for title hooks that answer for every
@@ -398,8 +411,8 @@ class Graph:
     def node_place(self, v: int) -> tuple[str, int, int]:
         """(hex, part index, city index or -1) of node v, without building the node objects."""
         h = int(self.track.node_hex[v])
-        geo = self.geometries[h]
-        local = v - int(self.node_base[h])
+        geo = self.track.geometry(h)
+        local = v - self.track.node_base_list[h]
         return self.sides.names[h], geo.nodes[local].part, geo.city_index[local]
 
     def nodes_in(self, names) -> list[int]:
@@ -458,11 +471,11 @@ class Graph:
     def _walked(self, c: int) -> list[tuple[int, TileGeometry, int]]:
         """(hex index, geometry, local path index) of each path of chain c, from node a: read from the
         arrays by the chain's own slices (a solve reads a few chains of a fresh graph)."""
-        geos = self.geometries
-        paths = self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]
-        hexes = self.path_hex[paths].tolist()
-        firsts = self.path_start[hexes].tolist()
-        return [(h, geos[h], p - first) for h, p, first in zip(hexes, paths.tolist(), firsts)]
+        track = self.track
+        chain_start, chain_paths, path_hex, path_start = track.walk_lists()
+        geometry = track.geometry
+        return [(h, geometry(h), p - path_start[h])
+                for p in chain_paths[chain_start[c]:chain_start[c + 1]] for h in (path_hex[p],)]
 
     def connection_of(self, c: int, start: int) -> list[str]:
         """connection(chain(c), start) without building the Chain: an answer's routes need only their ids."""
@@ -587,7 +600,7 @@ def current_registry() -> _Registry:
     return _REGISTRY
 
 
-TRACKS_PER_MAP = 32     # tracks remembered per map variant (boards of a game differing in tokens or phase)
+TRACKS_PER_MAP = 16     # tracks remembered per map variant (boards of a game differing in tokens or phase)
 
 
 def build_graph(board: Board) -> Graph:
