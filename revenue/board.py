@@ -8,7 +8,8 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import dataclass, field
-from operator import itemgetter
+from itertools import chain
+from operator import itemgetter, methodcaller
 
 import numpy as np
 
@@ -229,6 +230,7 @@ def _moved(exc: InputError, where: str):
 
 BOARD_FIELDS = frozenset({"title", "phase", "tiles", "tokens", "options", "custom"})
 _PLAIN_VALUES = frozenset({str, int, float, type(None)})     # bool apart: True == 1 as a dict key
+_THIRD = itemgetter(2)
 
 
 class _Known:
@@ -295,30 +297,34 @@ def _known(data: TitleData) -> _Known:
 
 
 _LAY_FIELDS = ("hex", "tile", "rotation")
-_TOKEN_FIELDS = ("hex", "city", "company")
-_NUMBER_TYPES = frozenset({int, float, str, type(None)})    # what a rotation or city index may be (no bool)
+_TOKEN_FIELDS = ("hex", "company", "city")
+_NUMBER_TYPES = frozenset({int, float, str})    # what a rotation or city index may be read in bulk as
 
 
-def _key(fields, names: tuple[str, ...]) -> tuple | None:
-    """What _Known remembers one lay or token dict by: the values of its usual fields `names` (None for one
-    left out, as a proto message's default is), or all its items when it has others; None for a dict with
-    values other than plain ones (or not a dict)."""
+def _key(fields, names: tuple[str, str, str]) -> tuple | None:
+    """What _Known remembers one lay or token dict by: the values of its usual fields `names`, the last
+    (rotation, city index) 0 when left out or null (as the full check reads it, and as a proto message
+    leaves a default out), or all its items when it has other fields; None for a dict with values other
+    than plain ones (or not a dict)."""
     if type(fields) is not dict or not _PLAIN_VALUES.issuperset(map(type, fields.values())):
         return None
     if fields.keys() <= set(names):
-        return tuple(map(fields.get, names))
+        first, second, number = map(fields.get, names)
+        return first, second, 0 if number is None else number
     return tuple(fields.items())
 
 
-def _keys(dicts, names: tuple[str, ...], number: int) -> list[tuple] | None:
-    """_key of every dict of a list; read in bulk (a few C passes) when each has exactly the usual fields
-    and the number field (rotation, city) is of a plain type."""
+def _keys(dicts, names: tuple[str, str, str]) -> list[tuple] | None:
+    """_key of every dict of a list; read in bulk (a few C passes) when the dicts have the usual fields
+    only and the number field is absent or of a plain type."""
+    first, second, number = names
     try:
-        if set(map(len, dicts)) <= {len(names)}:
-            keys = list(map(itemgetter(*names), dicts))
-            if _NUMBER_TYPES.issuperset(map(type, map(itemgetter(number), keys))):
+        if set(chain.from_iterable(dicts)) <= set(names):
+            keys = list(zip(map(itemgetter(first), dicts), map(itemgetter(second), dicts),
+                            map(methodcaller("get", number, 0), dicts)))
+            if _NUMBER_TYPES.issuperset(map(type, map(_THIRD, keys))):
                 return keys
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, AttributeError):
         pass
     keys = [_key(d, names) for d in dicts]
     return None if None in keys else keys
@@ -335,7 +341,7 @@ def _build_known(req) -> Board | None:
     if type(tiles) not in (list, tuple) or type(tokens) not in (list, tuple) or len(tiles) > MAX_LIST \
             or len(tokens) > MAX_LIST:
         return None
-    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS, 2), _keys(tokens, _TOKEN_FIELDS, 1)
+    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS), _keys(tokens, _TOKEN_FIELDS)
     if lay_keys is None or token_keys is None:
         return None
     # the lays and tokens were within the size bounds when first checked; the rest is checked here
