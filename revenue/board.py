@@ -16,6 +16,7 @@ import numpy as np
 from . import hexgrid
 from .bounds import (MAX_DISTANCE, MAX_LIST, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
                      size_violations)
+from .core.track import lay_tiles
 from .errors import InputError, short_repr
 from .tiles import Tile, icon_name, parse_tile
 from .titles import get_title
@@ -372,15 +373,11 @@ def _build_known(req) -> Board | None:
     if None in ids or None in placed_tokens:
         return None
     lays = np.array(ids, dtype=np.int64)
-    rows = known.table[lays]
-    gids, masks = known.gids, known.masks
-    if ids:
-        hex_index = rows[:, LAY_HEX]
-        if np.bincount(hex_index).max() > 1:
-            return None     # a hex laid twice: an error
-        gids, masks = gids.copy(), masks.copy()
-        gids[hex_index] = rows[:, LAY_GID]
-        masks[hex_index] = rows[:, LAY_MASK]
+    # (one compiled call: numpy calls on a few dozen numbers cost more than the work, the more so with the
+    # CPU's caches cold from the search before)
+    gids, masks, more_stops, more_chars, once = lay_tiles(lays, known.table, known.gids, known.masks)
+    if not once:
+        return None     # a hex laid twice: an error
     board_tokens: dict[tuple[str, int], list[str]] = {}
     if tokens:
         # a token's city must exist on the tile now on its hex and have room (the geometry's city slots)
@@ -394,8 +391,8 @@ def _build_known(req) -> Board | None:
                 return None
             placed.append(company)
     stops, chars = _printed_totals(data, data.printed)
-    board = Board(title, data, phase, None, neighbour_map(data), board_tokens, options,
-                  stops + int(rows[:, LAY_STOPS].sum()), chars + int(rows[:, LAY_CHARS].sum()))
+    board = Board(title, data, phase, None, neighbour_map(data), board_tokens, options, stops + more_stops,
+                  chars + more_chars)
     board._laid = (known, ids)
     try:
         title.check_board(board)

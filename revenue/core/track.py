@@ -360,3 +360,24 @@ def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg
                           side, n_sides, len(node_hex), len(gids))
     return (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg,
             chain_a, chain_b, chain_start, chain_paths, arrays, node_columns(node_reg, reg_node_table))
+
+
+@njit(cache=True, nogil=True)
+def lay_tiles(lays, table, printed_gids, printed_masks):
+    """A board's hexes from the printed map and the rows of its checked lays (revenue.board._Known.table:
+    hex index, geometry id, impassable bits, stop total and code length changes), in one call: (geometry
+    ids, impassable bits, stop total change, code length change, False when a hex is laid twice)."""
+    gids = printed_gids.copy()
+    masks = printed_masks.copy()
+    laid = np.zeros(len(printed_gids), dtype=np.bool_)
+    stops, chars = 0, 0
+    for i in range(len(lays)):
+        row = lays[i]
+        h = table[row, 0]
+        if laid[h]:
+            return gids, masks, 0, 0, False
+        laid[h] = True
+        gids[h], masks[h] = table[row, 1], table[row, 2]
+        stops += table[row, 3]
+        chars += table[row, 4]
+    return gids, masks, stops, chars, True
