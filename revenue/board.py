@@ -5,11 +5,18 @@ raising InputError with the field path (`board.tiles[3].rotation: 7 is not in 0.
 """
 from __future__ import annotations
 
+import itertools
+import threading
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter, methodcaller
+
+import numpy as np
 
 from . import hexgrid
-from .bounds import (MAX_DISTANCE, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
+from .bounds import (MAX_DISTANCE, MAX_LIST, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
                      size_violations)
+from .core.track import lay_tiles
 from .errors import InputError, short_repr
 from .tiles import Tile, icon_name, parse_tile
 from .titles import get_title
@@ -46,21 +53,43 @@ class BoardHex:
         return (edge - self.rotation) % 6
 
 
-@dataclass
 class Board:
-    title: Title
-    data: TitleData
-    phase: Phase
-    hexes: dict[str, BoardHex]
-    neighbours: dict[str, dict[int, str]]
-    tokens: dict[tuple[str, int], list[str]] = field(default_factory=dict)   # (hex, city index) -> companies
-    options: dict[str, str] = field(default_factory=dict)
-    stop_total: int = 0     # the most every stop of the board pays together (for revenue.company's bound)
-    code_chars: int = 0     # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
+    """A board: the title and its map variant's data, the phase, the hexes with the tiles now on them, the
+    tokens. A board built from lays checked before (_build_known) makes its hexes dict when first read."""
+
+    def __init__(self, title: Title, data: TitleData, phase: Phase, hexes: dict[str, BoardHex] | None,
+                 neighbours: dict[str, dict[int, str]], tokens: dict[tuple[str, int], list[str]] | None = None,
+                 options: dict[str, str] | None = None, stop_total: int = 0, code_chars: int = 0):
+        self.title, self.data, self.phase, self.neighbours = title, data, phase, neighbours
+        self._hexes = hexes
+        self.tokens = {} if tokens is None else tokens      # (hex, city index) -> companies
+        self.options = {} if options is None else options
+        self.stop_total = stop_total    # the most every stop of the board pays together (revenue.company's bound)
+        self.code_chars = code_chars    # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
+        # A board built from lays and tokens checked before (_build_known) also has: `key`, what it is among
+        # the boards of every title (revenue.graph.graph_for's cache key), and `tracked`, (the geometry
+        # registry, each hex's geometry id and impassable edge bits), all the track graph depends on
+        # (revenue.graph.build_graph reads them without a pass over the hexes).
+        self.key: tuple | None = None
+        self.tracked: tuple | None = None
+        self._laid: tuple | None = None     # (_Known, lay ids): what `hexes` is made of
+
+    @property
+    def hexes(self) -> dict[str, BoardHex]:
+        """Hex name -> the hex with the tile now on it, in map order."""
+        if self._hexes is None:
+            known, ids = self._laid
+            hexes = dict(self.data.printed)
+            hexes.update(zip(map(known.lay_names.__getitem__, ids), map(known.lay_hexes.__getitem__, ids)))
+            self._hexes = hexes
+        return self._hexes
 
     @property
     def layout(self) -> str:
         return self.data.layout
+
+    def __repr__(self) -> str:
+        return f"Board({self.title.name}, phase {self.phase.name}, {len(self.hexes)} hexes, {len(self.tokens)} tokens)"
 
 
 def _int(value, where: str) -> int:
@@ -185,9 +214,6 @@ def _printed_hexes(title: Title, data: TitleData) -> dict[str, BoardHex]:
     return data.printed
 
 
-LAID_CACHE_SIZE = 1 << 16    # board hexes remembered per map variant (hexes x manifest tiles x rotations)
-
-
 def build_board(request: dict, where: str = "board") -> Board:
     """Assemble and check a board from its request dict. Errors name fields under `where`."""
     try:
@@ -203,7 +229,196 @@ def _moved(exc: InputError, where: str):
     return v[0][0], v[0][1], v[1:]
 
 
+BOARD_FIELDS = frozenset({"title", "phase", "tiles", "tokens", "options", "custom"})
+_PLAIN_VALUES = frozenset({str, int, float, type(None)})     # bool apart: True == 1 as a dict key
+_THIRD = itemgetter(2)
+
+
+class _Known:
+    """What earlier boards of one map variant had checked, for one tile geometry registry: tile lays and
+    tokens by their request dicts (_key: the values of their usual fields, or all their items; values of
+    plain types, so a key names one dict's content exactly), each as _build made it.
+
+    A lay has an id: lay_names[id] and lay_hexes[id] are its hex and BoardHex, table[id] its hex index,
+    geometry id, impassable edge bits, and what it changes of the stop total and code length (columns
+    LAY_*), so a board reads its lays' rows in one numpy gather. A token is (hex index, hex, city index,
+    company), checked against the map alone (the city's existence and room depend on the board's tiles)."""
+
+    LAYS = 1 << 16          # lays remembered (hexes x manifest tiles x rotations x request spellings)
+    TOKENS = 1 << 14
+
+    def __init__(self, data: TitleData, registry):
+        self.registry = registry
+        self.lay_ids: dict[tuple, int] = {}
+        self.lay_names: list[str] = []
+        self.lay_hexes: list[BoardHex] = []
+        self.table = np.zeros((256, 5), dtype=np.int64)
+        self.tokens: dict[tuple, tuple] = {}
+        self.index = {name: i for i, name in enumerate(data.printed)}
+        self.phases = {p.name: p for p in data.phases}
+        self.serial = next(_SERIALS)     # names it in keys (a number never reused, unlike an id())
+        for bh in data.printed.values():
+            if bh.track()[0].registry is not registry:
+                bh.forget_track()       # made in an earlier registry
+        tracks = [bh.track() for bh in data.printed.values()]
+        self.complete = all(geo.registry is registry for geo, _ in tracks)     # else never used
+        self.gids = np.array([geo.gid for geo, _ in tracks], dtype=np.int64)
+        self.masks = np.array([mask for _, mask in tracks], dtype=np.int64)
+        self._lock = threading.Lock()
+
+    def add_lay(self, key: tuple, name: str, board_hex: BoardHex, stops: int, chars: int) -> None:
+        geo, mask = board_hex.track()
+        if geo.registry is not self.registry or len(self.lay_names) >= self.LAYS:
+            return
+        with self._lock:
+            if key in self.lay_ids:
+                return
+            lay = len(self.lay_names)
+            if lay >= len(self.table):
+                grown = np.zeros((2 * len(self.table), 5), dtype=np.int64)
+                grown[:lay] = self.table[:lay]
+                self.table = grown
+            self.table[lay] = (self.index[name], geo.gid, mask, stops, chars)
+            self.lay_names.append(name)
+            self.lay_hexes.append(board_hex)
+            self.lay_ids[key] = lay      # published last: a reader that finds the id finds its row
+
+
+LAY_HEX, LAY_GID, LAY_MASK, LAY_STOPS, LAY_CHARS = range(5)     # the columns of _Known.table
+_SERIALS = itertools.count()
+
+
+def _known(data: TitleData) -> _Known:
+    """The _Known of the map variant for the registry geometries go to now (a new one after it changed)."""
+    registry = _current_registry()
+    known = data.derived.get("known")
+    if known is None or known.registry is not registry:
+        known = data.derived["known"] = _Known(data, registry)
+    return known
+
+
+_LAY_FIELDS = ("hex", "tile", "rotation")
+_TOKEN_FIELDS = ("hex", "company", "city")
+_NUMBER_TYPES = frozenset({int, float, str})    # what a rotation or city index may be read in bulk as
+
+
+def _key(fields, names: tuple[str, str, str]) -> tuple | None:
+    """What _Known remembers one lay or token dict by: the values of its usual fields `names`, the last
+    (rotation, city index) 0 when left out or null (as the full check reads it, and as a proto message
+    leaves a default out), or all its items when it has other fields; None for a dict with values other
+    than plain ones (or not a dict)."""
+    if type(fields) is not dict or not _PLAIN_VALUES.issuperset(map(type, fields.values())):
+        return None
+    if fields.keys() <= set(names):
+        first, second, number = map(fields.get, names)
+        return first, second, 0 if number is None else number
+    return tuple(fields.items())
+
+
+def _keys(dicts, names: tuple[str, str, str]) -> list[tuple] | None:
+    """_key of every dict of a list; read in bulk (a few C passes) when the dicts have the usual fields
+    only and the number field is absent or of a plain type."""
+    first, second, number = names
+    try:
+        if set(chain.from_iterable(dicts)) <= set(names):
+            keys = list(zip(map(itemgetter(first), dicts), map(itemgetter(second), dicts),
+                            map(methodcaller("get", number, 0), dicts)))
+            if _NUMBER_TYPES.issuperset(map(type, map(_THIRD, keys))):
+                return keys
+    except (KeyError, TypeError, AttributeError):
+        pass
+    keys = [_key(d, names) for d in dicts]
+    return None if None in keys else keys
+
+
+def _build_known(req) -> Board | None:
+    """The board, when every lay and token of `req` was checked before on its map (a game's boards differ
+    by a lay or a token from earlier ones): no check is repeated, the hexes come from the lays' entries in
+    one pass. None when anything is new or wrong: _build then checks everything and names what is wrong."""
+    title_name = req.get("title")
+    if type(title_name) is not str or title_name == "custom" or req.get("custom") or not BOARD_FIELDS.issuperset(req):
+        return None
+    tiles, tokens = req.get("tiles") or (), req.get("tokens") or ()
+    if type(tiles) not in (list, tuple) or type(tokens) not in (list, tuple) or len(tiles) > MAX_LIST \
+            or len(tokens) > MAX_LIST:
+        return None
+    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS), _keys(tokens, _TOKEN_FIELDS)
+    if lay_keys is None or token_keys is None:
+        return None
+    # the lays and tokens were within the size bounds when first checked; the rest is checked here
+    rest = {k: v for k, v in req.items() if k != "tiles" and k != "tokens"}
+    if size_violations(rest, "board", [], name=MAX_NAME_CHARS):
+        return None
+    try:
+        title = get_title(title_name, "board.title")
+        options = {str(k): str(v) for k, v in (req.get("options") or {}).items()}
+        title.check_options(options)
+        data = title.data(options)
+    except InputError:
+        return None
+    if data.printed is None:
+        return None
+    known = _known(data)
+    if not known.complete:
+        return None
+    phase_name = req.get("phase") or ""
+    phase = known.phases.get(phase_name) if phase_name else data.phases[0]
+    if phase is None:
+        return None
+    try:
+        ids = list(map(known.lay_ids.get, lay_keys))
+        placed_tokens = list(map(known.tokens.get, token_keys))
+    except TypeError:   # a value that cannot be a key (a list): never checked before
+        return None
+    if None in ids or None in placed_tokens:
+        return None
+    lays = np.array(ids, dtype=np.int64)
+    # (one compiled call: numpy calls on a few dozen numbers cost more than the work, the more so with the
+    # CPU's caches cold from the search before)
+    gids, masks, more_stops, more_chars, once = lay_tiles(lays, known.table, known.gids, known.masks)
+    if not once:
+        return None     # a hex laid twice: an error
+    board_tokens: dict[tuple[str, int], list[str]] = {}
+    if tokens:
+        # a token's city must exist on the tile now on its hex and have room (the geometry's city slots)
+        geometries, gid_list = known.registry.geometries, gids.tolist()
+        for h, name, city, company in placed_tokens:
+            slots = geometries[gid_list[h]].city_slots
+            if city >= len(slots):
+                return None
+            placed = board_tokens.setdefault((name, city), [])
+            if company in placed or len(placed) >= slots[city]:
+                return None
+            placed.append(company)
+    stops, chars = _printed_totals(data, data.printed)
+    board = Board(title, data, phase, None, neighbour_map(data), board_tokens, options, stops + more_stops,
+                  chars + more_chars)
+    board._laid = (known, ids)
+    try:
+        title.check_board(board)
+    except InputError:
+        return None
+    lay_bytes = lays.tobytes()
+    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
+    board.tracked = (known.registry, gids, masks)
+    return board
+
+
+_graph_module = None
+
+
+def _current_registry():
+    """revenue.graph's tile geometry registry now (imported late: revenue.graph imports this module)."""
+    global _graph_module
+    if _graph_module is None:
+        from . import graph as _graph_module
+    return _graph_module.current_registry()
+
+
 def _build(req: dict) -> Board:
+    board = _build_known(req)
+    if board is not None:
+        return board
     too_long = size_violations(req, "board", [], name=MAX_NAME_CHARS)
     if too_long:
         raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
@@ -231,26 +446,24 @@ def _build(req: dict) -> Board:
     hexes = dict(printed)
 
     laid: set[str] = set()
-    # A lay of a manifest tile is checked once per map variant, hex, tile and rotation; the board hex it
+    # A lay of a manifest tile is checked once per map variant and request dict (_Known); the board hex it
     # makes is shared by every board that has it (board hexes are never changed).
-    known = data.derived.setdefault("laid hexes", {}) if title.name != "custom" else None
+    known = _known(data) if title.name != "custom" else None
     # What the lays change of the printed map's stop total and code length (each replaces a printed hex).
     more_stops = more_chars = 0
     for i, lay in enumerate(req.get("tiles") or ()):
+        key = _key(lay, _LAY_FIELDS) if known is not None else None
+        lay_id = known.lay_ids.get(key) if key is not None else None
+        if lay_id is not None:
+            name = known.lay_names[lay_id]
+            if name in laid:
+                raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier entry")
+            laid.add(name)
+            hexes[name] = known.lay_hexes[lay_id]
+            more_stops += int(known.table[lay_id, LAY_STOPS])
+            more_chars += int(known.table[lay_id, LAY_CHARS])
+            continue
         name = lay.get("hex") or ""
-        if known is not None:
-            rotation = lay.get("rotation")
-            if rotation is None or type(rotation) is int:
-                entry = known.get((name, lay.get("tile"), rotation or 0))
-                if entry is not None and not lay.get("code"):
-                    if name in laid:
-                        raise InputError(f"board.tiles[{i}].hex", f"{name} already has a tile laid by an earlier "
-                                                                 "entry")
-                    laid.add(name)
-                    hexes[name], stops, chars = entry
-                    more_stops += stops
-                    more_chars += chars
-                    continue
         where = f"board.tiles[{i}]"
         if name not in hexes:
             raise InputError(f"{where}.hex", f"{name!r} is not a hex of the {title.name} map")
@@ -284,8 +497,8 @@ def _build(req: dict) -> Board:
         stops, chars = tile.stop_maximum - old.tile.stop_maximum, len(tile.code) - len(old.tile.code)
         more_stops += stops
         more_chars += chars
-        if known is not None and not code and len(known) < LAID_CACHE_SIZE:
-            known[(name, tile_name, rotation)] = (hexes[name], stops, chars)
+        if key is not None and not code:
+            known.add_lay(key, name, hexes[name], stops, chars)
 
     neighbours = neighbour_map(data)
 
@@ -312,6 +525,8 @@ def _build(req: dict) -> Board:
             raise InputError(f"board.tokens[{i}]", f"{name} city {city} is full ({cities[city].slots} slot"
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
+        if known is not None and len(known.tokens) < _Known.TOKENS and (key := _key(tok, _TOKEN_FIELDS)) is not None:
+            known.tokens[key] = (known.index[name], name, city, company)
     title.check_board(board)
     stops, chars = _printed_totals(data, printed)
     board.stop_total, board.code_chars = stops + more_stops, chars + more_chars

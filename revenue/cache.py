@@ -75,4 +75,4 @@ def tile_bytes(code: str) -> int:
 def graph_bytes(graph) -> int:
     """A board's track graph with what it keeps alive (its board, the tiles laid) and derives."""
     board = graph.board
-    return 100_000 + 1500 * len(board.hexes) + 50 * board.code_chars
+    return 100_000 + 1500 * len(board.neighbours) + 50 * board.code_chars   # (neighbours: a key per hex)

@@ -8,7 +8,8 @@ it crosses or ends at, one per node-to-node path. Trains of one company never sh
 A board changes with every tile lay, so the per-board work is kept small: each tile at each rotation is a
 TileGeometry made once and registered in flat arrays; one kernel (revenue.core.track.build_track) gathers
 a board's paths from its hexes' geometry ids and walks every chain; the graph keeps the kernel's arrays
-and builds node and chain objects only when they are read.
+and builds node and chain objects only when they are read. What depends on the tiles alone (the Track) is
+shared by the boards that differ only in tokens or phase.
 """
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ class TileGeometry:
     junctions apart) and its paths' ends on map edges, local nodes or junctions. Built once per tile code
     and rotation (geometry()), shared by every board that shows it."""
 
-    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_index",
+    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_slots", "city_index",
                  "attributes", "grouped", "n_nodes", "n_paths", "_values", "gid", "registry")
 
     def __init__(self, tile, rotation: int):
@@ -82,6 +83,7 @@ class TileGeometry:
         local = {n.ordinal: i for i, n in enumerate(self.nodes)}
         cities = tile.cities
         self.city_node = tuple(local.get(c.ordinal, -1) if c in tile.nodes else -1 for c in cities)
+        self.city_slots = tuple(c.slots for c in cities)     # (revenue.board checks tokens with them)
         rows, junctions, pairs = [], [], []
         for p in tile.paths:
             row = []
@@ -103,9 +105,10 @@ class TileGeometry:
         self.ambiguous = sum(pairs) > 1     # the engine's Tile#ambiguous_connection?
         self.city_index = tuple(cities.index(n) if n in cities else -1 for n in self.nodes)
         diesel = [dict(n.revenue.by_colour).get("diesel") for n in self.nodes]
-        # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value
-        self.attributes = np.array([(NODE_KINDS.index(n.kind), n.slots, n.visit_cost, d or 0, d is not None)
-                                    for n, d in zip(self.nodes, diesel)], dtype=np.int64).reshape(len(self.nodes), 5)
+        # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value, has groups
+        self.attributes = np.array([(NODE_KINDS.index(n.kind), n.slots, n.visit_cost, d or 0, d is not None,
+                                     bool(n.groups)) for n, d in zip(self.nodes, diesel)],
+                                   dtype=np.int64).reshape(len(self.nodes), 6)
         self.grouped = tuple((i, n.groups) for i, n in enumerate(self.nodes) if n.groups)
         self.n_nodes, self.n_paths = len(self.nodes), len(rows)
         self._values: dict[tuple, np.ndarray] = {}
@@ -150,11 +153,10 @@ class _Registry:
         self.path_start = np.zeros(257, dtype=np.int64)
         self.node_start = np.zeros(257, dtype=np.int64)
         self.table = np.zeros((1024, 6), dtype=np.int64)
-        self.node_table = np.zeros((1024, 5), dtype=np.int64)
+        self.node_table = np.zeros((1024, 6), dtype=np.int64)
         self.geometries: list[TileGeometry] = []
         self.values: dict[tuple[str, ...], np.ndarray] = {}
         self.node_groups: dict[int, tuple[str, ...]] = {}   # registered node -> its groups, if it has some
-        self.has_groups = np.zeros(1024, dtype=np.bool_)    # [registered node]: it has groups
 
     @property
     def paths(self) -> int:
@@ -172,11 +174,8 @@ class _Registry:
             self.table = _grown(self.table, p1)
         if n1 > len(self.node_table):
             self.node_table = _grown(self.node_table, n1)
-        if n1 > len(self.has_groups):
-            self.has_groups = _grown(self.has_groups, n1)
         for i, groups in geo.grouped:
             self.node_groups[n0 + i] = groups
-            self.has_groups[n0 + i] = True
         self.table[p0:p1] = geo.table
         self.node_table[n0:n1] = geo.attributes
         self.path_start[gid + 1], self.node_start[gid + 1] = p1, n1
@@ -261,27 +260,108 @@ def map_sides(board: Board) -> MapSides:
     return sides
 
 
-class Graph:
-    """The track graph of a board. The walk (revenue.core.track) leaves flat arrays; the node and chain
-    objects are built from them when first asked for (a solve needs the objects of its answer only)."""
+class Track:
+    """What a board's graph has that depends on the map and the tiles laid alone, not on tokens or phase:
+    the walk's arrays (revenue.core.track.build_track) and what is derived from them when first read
+    (chain objects, names, the nodes' fixed attributes). Boards of one game that differ only in tokens
+    or phase share it (build_graph remembers a few per map variant)."""
 
-    def __init__(self, board: Board, geometries: list[TileGeometry], node_base: np.ndarray, path_hex: np.ndarray,
-                 ends: tuple[np.ndarray, ...], chain_a, chain_b, chain_start, chain_paths, arrays, sides: MapSides):
-        self.board = board
-        self.geometries, self.node_base, self.path_hex, self.ends = geometries, node_base, path_hex, ends
-        self.chain_a, self.chain_b, self.chain_start, self.chain_paths = chain_a, chain_b, chain_start, chain_paths
-        (self.n_keys, self.key_start, self.key_list, bits, self.term_a, self.term_b, self.term_inner,
-         adj_start, adj_chain, adj_other, adj_flags, inner, mode) = arrays
-        self.sides = sides
-        self.n_nodes = int(node_base[-1])
+    def __init__(self, registry: _Registry, gids: np.ndarray, sides: MapSides, walked: tuple):
+        (self.path_start, self.node_base, self.path_hex, kind0, val0, kind1, val1, self.node_hex, self.node_reg,
+         self.chain_a, self.chain_b, self.chain_start, self.chain_paths, arrays, self.node_columns) = walked
+        self.ends = (kind0, val0, kind1, val1)
+        (self.n_keys, self.key_start, self.key_list, self.chain_keys, self.term_a, self.term_b, self.term_inner,
+         adj_start, adj_chain, adj_other, adj_flags, self.inner_hexes, self.chain_mode) = arrays
+        self.adjacency = (adj_start, adj_chain, adj_other, adj_flags)
+        self.registry, self.gids, self.sides = registry, gids, sides
+        self.n_nodes = int(self.node_base[-1])
+        self.chains: list[Chain | None] = [None] * len(self.chain_a)
+        self.idents: list[tuple[str, ...] | None] = [None] * len(self.chain_a)
+        self.shared: dict[str, object] = {}     # derived when first read (see Graph)
+        self._geometries: list[TileGeometry] | None = None
+
+    @property
+    def gid_list(self) -> list[int]:
+        out = self.shared.get("gid list")
+        if out is None:
+            out = self.shared["gid list"] = self.gids.tolist()
+        return out
+
+    @property
+    def node_base_list(self) -> list[int]:
+        out = self.shared.get("node base list")
+        if out is None:
+            out = self.shared["node base list"] = self.node_base.tolist()
+        return out
+
+    def geometry(self, h: int) -> TileGeometry:
+        """The geometry of hex h (without the list of all of them, which a fresh track seldom needs)."""
+        return self.registry.geometries[self.gid_list[h]]
+
+    def walk_lists(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """chain_start, chain_paths, path_hex and path_start as lists, for reading a few chains in Python."""
+        lists = self.shared.get("walk lists")
+        if lists is None:
+            lists = self.shared["walk lists"] = (self.chain_start.tolist(), self.chain_paths.tolist(),
+                                                 self.path_hex.tolist(), self.path_start.tolist())
+        return lists
+
+    @property
+    def geometries(self) -> list[TileGeometry]:
+        """The geometry of each hex, in map order."""
+        if self._geometries is None:
+            every = self.registry.geometries
+            self._geometries = [every[g] for g in self.gids.tolist()]
+        return self._geometries
+
+    def fixed_node_arrays(self) -> tuple:
+        """(kind, slots, visit cost, diesel value, has a diesel value, groups): the nodes' attributes that
+        the phase and the tokens leave alone (the kernel gathers the columns; groups are the few nodes'
+        own, from the registry)."""
+        fixed = self.shared.get("fixed node arrays")
+        if fixed is None:
+            kind, slots, cost, diesel, has_diesel, grouped = self.node_columns
+            node_groups, node_reg = self.registry.node_groups, self.node_reg
+            groups = [(v, node_groups[int(node_reg[v])]) for v in grouped.tolist()]
+            fixed = self.shared["fixed node arrays"] = (kind, slots, cost, diesel, has_diesel, groups)
+        return fixed
+
+    def node_values(self, colours: tuple[str, ...]) -> np.ndarray:
+        """The nodes' revenue in a phase with these tile colours."""
+        key = ("values", colours)
+        values = self.shared.get(key)
+        if values is None:
+            values = self.shared[key] = self.registry.node_values(colours)[self.node_reg]
+        return values
+
+
+class Graph:
+    """The track graph of a board: its Track (shared with boards that differ only in tokens or phase) and
+    the board. The walk (revenue.core.track) leaves flat arrays; the node and chain objects are built from
+    them when first asked for (a solve needs the objects of its answer only)."""
+
+    def __init__(self, board: Board, track: Track):
+        self.board, self.track = board, track
+        self.node_base, self.path_hex, self.ends = track.node_base, track.path_hex, track.ends
+        self.chain_a, self.chain_b, self.chain_start, self.chain_paths = (track.chain_a, track.chain_b,
+                                                                          track.chain_start, track.chain_paths)
+        self.n_keys, self.key_start, self.key_list = track.n_keys, track.key_start, track.key_list
+        self.term_a, self.term_b, self.term_inner = track.term_a, track.term_b, track.term_inner
+        self.sides, self.n_nodes = track.sides, track.n_nodes
+        self.inner_hexes, self.chain_mode = track.inner_hexes, track.chain_mode
         # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form, ...), read by
         # revenue.problem and revenue.solve: the graph itself never changes
         self.derived: dict[str, object] = {
-            "chain_keys": bits, "adjacency": (adj_start, adj_chain, adj_other, adj_flags)}
-        self.inner_hexes, self.chain_mode = inner, mode
+            "chain_keys": track.chain_keys, "adjacency": track.adjacency, "path start": track.path_start,
+            "node hex": track.node_hex, "node registry": (track.registry, track.node_reg),
+            "hex_walks": (track.node_hex, track.inner_hexes, track.chain_mode)}
         self.request: object = None     # the board request it was built from (see graph_for)
         self._nodes: list[GraphNode] | None = None
-        self._chains: list[Chain | None] = [None] * len(chain_a)
+        self._chains = track.chains
+
+    @property
+    def geometries(self) -> list[TileGeometry]:
+        return self.track.geometries
 
     # ---- nodes ------------------------------------------------------------------------------------------
     @property
@@ -294,8 +374,9 @@ class Graph:
             if len(known) > NODE_CACHE_SIZE:
                 known.clear()
             nodes = []
+            geometries = self.geometries
             for h, (name, bh) in enumerate(board.hexes.items()):
-                geo = self.geometries[h]
+                geo = geometries[h]
                 if not geo.n_nodes:
                     continue
                 values = geo.values(colours)
@@ -313,8 +394,8 @@ class Graph:
 
     def node_name(self, v: int) -> str:
         """`<hex>-<part>` of node v, without building the node objects."""
-        h = int(self.derived["node hex"][v])
-        return f"{self.sides.names[h]}-{self.geometries[h].nodes[v - int(self.node_base[h])].part}"
+        h = int(self.track.node_hex[v])
+        return f"{self.sides.names[h]}-{self.track.geometry(h).nodes[v - self.track.node_base_list[h]].part}"
 
     def in_hexes(self, names: tuple[str, ...]) -> np.ndarray:
         """bool [nodes]: the node lies on one of the hexes `names` (for title hooks that answer for every
@@ -325,13 +406,13 @@ class Graph:
             if len(self.sides.hex_masks) > 256:
                 self.sides.hex_masks.clear()
             mask = self.sides.hex_masks[names] = np.array([h in wanted for h in self.sides.names], dtype=np.bool_)
-        return mask[self.derived["node hex"]]
+        return mask[self.track.node_hex]
 
     def node_place(self, v: int) -> tuple[str, int, int]:
         """(hex, part index, city index or -1) of node v, without building the node objects."""
-        h = int(self.derived["node hex"][v])
-        geo = self.geometries[h]
-        local = v - int(self.node_base[h])
+        h = int(self.track.node_hex[v])
+        geo = self.track.geometry(h)
+        local = v - self.track.node_base_list[h]
         return self.sides.names[h], geo.nodes[local].part, geo.city_index[local]
 
     def nodes_in(self, names) -> list[int]:
@@ -345,34 +426,32 @@ class Graph:
     def node_arrays(self) -> NodeArrays:
         arrays = self.derived.get("node arrays")
         if arrays is None:
-            board, geos = self.board, self.geometries
-            registry, node_reg = self.derived["node registry"]
-            attributes = registry.node_table[node_reg]
-            value = registry.node_values(board.phase.colours)[node_reg]
+            board, track = self.board, self.track
+            kind, slots, cost, diesel, has_diesel, groups = track.fixed_node_arrays()
             n_tokens = np.zeros(self.n_nodes, dtype=np.int64)
             tokens: dict[int, list[str]] = {}
-            index, node_base = self.sides.index, self.node_base.tolist()
-            for (name, city), companies in board.tokens.items():
-                h = index[name]
-                geo = geos[h]
-                local = geo.city_node[city] if city < len(geo.city_node) else -1
-                if local >= 0 and companies:
-                    tokens[node_base[h] + local] = companies
-            if tokens:
-                n_tokens[list(tokens)] = [len(companies) for companies in tokens.values()]
-            # (the registry's flags find the few grouped nodes without a pass over the hexes)
-            grouped = np.flatnonzero(registry.has_groups[node_reg]).tolist()
-            groups = [(v, registry.node_groups[r]) for v, r in zip(grouped, node_reg[grouped].tolist())]
+            if board.tokens:
+                # (the geometries of the tokens' hexes only, from the registry: a fresh track has no list)
+                geos, gids, index, node_base = track.registry.geometries, track.gid_list, self.sides.index, \
+                    track.node_base_list
+                for (name, city), companies in board.tokens.items():
+                    h = index[name]
+                    city_node = geos[gids[h]].city_node
+                    local = city_node[city] if city < len(city_node) else -1
+                    if local >= 0 and companies:
+                        tokens[node_base[h] + local] = companies
+                if tokens:
+                    n_tokens[list(tokens)] = [len(companies) for companies in tokens.values()]
             arrays = self.derived["node arrays"] = NodeArrays(
-                attributes[:, 0].copy(), value, attributes[:, 1].copy(), attributes[:, 2].copy(),
-                attributes[:, 3].copy(), attributes[:, 4].astype(np.bool_), n_tokens, tokens, groups)
+                kind, track.node_values(board.phase.colours), slots, cost, diesel, has_diesel, n_tokens, tokens,
+                groups)
         return arrays
 
     @property
     def by_name(self) -> dict[str, int]:
-        names = self.derived.get("node names")
+        names = self.track.shared.get("node names")
         if names is None:
-            names = self.derived["node names"] = {self.node_name(v): v for v in range(self.n_nodes)}
+            names = self.track.shared["node names"] = {self.node_name(v): v for v in range(self.n_nodes)}
         return names
 
     def node_id(self, hex_index: int, local: int) -> int:
@@ -392,18 +471,19 @@ class Graph:
     def _walked(self, c: int) -> list[tuple[int, TileGeometry, int]]:
         """(hex index, geometry, local path index) of each path of chain c, from node a: read from the
         arrays by the chain's own slices (a solve reads a few chains of a fresh graph)."""
-        geos = self.geometries
-        paths = self.chain_paths[self.chain_start[c]:self.chain_start[c + 1]]
-        hexes = self.path_hex[paths].tolist()
-        firsts = self.path_start[hexes].tolist()
-        return [(h, geos[h], p - first) for h, p, first in zip(hexes, paths.tolist(), firsts)]
+        track = self.track
+        chain_start, chain_paths, path_hex, path_start = track.walk_lists()
+        geometry = track.geometry
+        return [(h, geometry(h), p - path_start[h])
+                for p in chain_paths[chain_start[c]:chain_start[c + 1]] for h in (path_hex[p],)]
 
     def connection_of(self, c: int, start: int) -> list[str]:
         """connection(chain(c), start) without building the Chain: an answer's routes need only their ids."""
-        chain = self._chains[c]
-        if chain is not None:
-            return self.connection(chain, start)
-        ident = self._chain_id(self._walked(c))
+        idents = self.track.idents
+        ident = idents[c]
+        if ident is None:
+            chain = self._chains[c]
+            ident = idents[c] = chain.ident if chain is not None else self._chain_id(self._walked(c))
         return list(ident if start == self.chain_a[c] else ident[::-1])
 
     def _make_chain(self, c: int) -> Chain:
@@ -437,24 +517,24 @@ class Graph:
 
     @property
     def path_start(self) -> np.ndarray:
-        return self.derived["path start"]
+        return self.track.path_start
 
     @property
     def adjacency(self) -> list[list[int]]:
         """node id -> ids of the chains at it, in chain order."""
-        adj = self.derived.get("adjacency lists")
+        adj = self.track.shared.get("adjacency lists")
         if adj is None:
-            start, chain = self.derived["adjacency"][:2]
-            adj = self.derived["adjacency lists"] = [[int(c) for c in chain[start[v]:start[v + 1]]]
-                                                     for v in range(self.n_nodes)]
+            start, chain = self.track.adjacency[:2]
+            adj = self.track.shared["adjacency lists"] = [[int(c) for c in chain[start[v]:start[v + 1]]]
+                                                          for v in range(self.n_nodes)]
         return adj
 
     @property
     def key_names(self) -> list[str]:
         """A name per track key: a hex side (both hexes and edges) or an in-hex path (hex and part)."""
-        names = self.derived.get("key names")
+        names = self.track.shared.get("key names")
         if names is None:
-            names = self.derived["key names"] = self._key_names()
+            names = self.track.shared["key names"] = self._key_names()
         return names
 
     def _key_names(self) -> list[str]:
@@ -482,13 +562,13 @@ class Graph:
 
     def chains_for(self, entry: list[str] | tuple[str, ...]) -> list[Chain]:
         """The chains whose id, walked either way, is `entry`: how the engine reads a connection."""
-        index = self.derived.get("chain_ids")
+        index = self.track.shared.get("chain_ids")
         if index is None:
             index = {}
             for c in self.chains:
                 for ident in {c.ident, c.ident[::-1]}:
                     index.setdefault(ident, []).append(c)
-            self.derived["chain_ids"] = index
+            self.track.shared["chain_ids"] = index
         return index.get(tuple(entry), [])
 
 
@@ -515,33 +595,55 @@ class _Chains(Sequence):
             yield self.graph.chain(c)
 
 
+def current_registry() -> _Registry:
+    """The registry new geometries go to (revenue.board's checked lays hold their geometry ids in it)."""
+    return _REGISTRY
+
+
+TRACKS_PER_MAP = 16     # tracks remembered per map variant (boards of a game differing in tokens or phase)
+
+
 def build_graph(board: Board) -> Graph:
     """The track graph of `board`: the registered geometries of its tiles placed on the map's hexes, and
-    every chain, found by one kernel (revenue.core.track.build_track)."""
-    sides = map_sides(board)
-    hexes = board.hexes.values()
-    for attempt in range(3):
-        tracks = [bh.track() for bh in hexes]
-        registry = _REGISTRY
-        if all(geo.registry is registry for geo, _ in tracks):
-            break
-        for bh in hexes:      # the registry started afresh: register the geometries again
-            bh.forget_track()
+    every chain, found by one kernel (revenue.core.track.build_track); the track part is shared with a
+    recent board of the same map and tiles."""
+    sides = board.data.derived.get("map sides") if board.tracked is not None else None
+    if sides is None:
+        sides = map_sides(board)
+    if board.tracked is not None:
+        registry, gids, impassable = board.tracked
     else:
-        raise RuntimeError("the tile geometry registry keeps starting afresh (REGISTRY_PATHS below one board's paths)")
-    geometries, masks = zip(*tracks)
-    gids = np.array([geo.gid for geo in geometries], dtype=np.int64)
-    impassable = np.array(masks, dtype=np.int64)
-    (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg, chain_a, chain_b, chain_start,
-     chain_paths, arrays) = build_track(gids, impassable, registry.path_start, registry.node_start, registry.table,
-                                        sides.neighbour, sides.side, sides.n_sides)
-    graph = Graph(board, list(geometries), node_base, path_hex, (kind0, val0, kind1, val1), chain_a,
-                  chain_b, chain_start, chain_paths, arrays, sides)
-    graph.derived["path start"] = path_start
-    graph.derived["node hex"] = node_hex
-    graph.derived["node registry"] = (registry, node_reg)
-    graph.derived["hex_walks"] = (node_hex, graph.inner_hexes, graph.chain_mode)
-    return graph
+        hexes = board.hexes.values()
+        for attempt in range(3):
+            hex_tracks = [bh.track() for bh in hexes]
+            registry = _REGISTRY
+            if all(geo.registry is registry for geo, _ in hex_tracks):
+                break
+            for bh in hexes:      # the registry started afresh: register the geometries again
+                bh.forget_track()
+        else:
+            raise RuntimeError("the tile geometry registry keeps starting afresh (REGISTRY_PATHS below one board's "
+                               "paths)")
+        gids = np.array([geo.gid for geo, _ in hex_tracks], dtype=np.int64)
+        impassable = np.array([mask for _, mask in hex_tracks], dtype=np.int64)
+    # The track depends on the geometry ids and impassable edges alone (on one map variant and registry).
+    key = gids.tobytes() + impassable.tobytes()
+    tracks = board.data.derived.setdefault("tracks", OrderedDict())
+    with _GRAPHS_LOCK:
+        track = tracks.get(key)
+        if track is not None:
+            tracks.move_to_end(key)
+    if track is not None and (track.registry is not registry or track.sides is not sides):
+        track = None
+    if track is None:
+        track = Track(registry, gids, sides, build_track(
+            gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
+            sides.neighbour, sides.side, sides.n_sides))
+        with _GRAPHS_LOCK:
+            tracks[key] = track
+            while len(tracks) > TRACKS_PER_MAP:
+                tracks.popitem(last=False)
+    return Graph(board, track)
 
 
 _GRAPHS: OrderedDict[object, Graph] = OrderedDict()
@@ -557,20 +659,38 @@ def graph_for(board_request: Mapping) -> Graph:
 
     A board given as a read-only mapping (types.MappingProxyType) is remembered by identity: its owner
     promises never to change what it holds (the service does this with the boards it has decoded). Any
-    other mapping is remembered by its repr, an exact key for JSON data."""
-    if isinstance(board_request, MappingProxyType):
-        key: object = ("same object", id(board_request))
-    else:
+    other board is remembered by what it holds: the key revenue.board makes while reading lays and tokens
+    it has checked before (Board.key), else (a custom map, tile codes in the request) its repr, an exact
+    key for JSON data."""
+    key: object = None
+    by_identity = isinstance(board_request, MappingProxyType)
+    if by_identity:
+        key = ("same object", id(board_request))
+    elif board_request.get("title") == "custom":     # the map is in the request: known before it is read
         try:
             key = repr(board_request)
         except Exception:   # an object without a usable repr: build it, checks and all, uncached
             return build_graph(build_board(board_request))
-    with _GRAPHS_LOCK:
-        graph = _GRAPHS.get(key)
-        if graph is not None and (not isinstance(key, tuple) or graph.request is board_request):
-            _GRAPHS.move_to_end(key)
-            return graph
-    graph = build_graph(build_board(board_request))
+    if key is not None:
+        with _GRAPHS_LOCK:
+            graph = _GRAPHS.get(key)
+            if graph is not None and (not by_identity or graph.request is board_request):
+                _GRAPHS.move_to_end(key)
+                return graph
+    board = build_board(board_request)
+    if key is None:
+        key = ("board", board.key)
+        if board.key is None:
+            try:
+                key = repr(board_request)
+            except Exception:
+                return build_graph(board)
+        with _GRAPHS_LOCK:
+            graph = _GRAPHS.get(key)
+            if graph is not None:
+                _GRAPHS.move_to_end(key)
+                return graph
+    graph = build_graph(board)
     graph.request = board_request      # keeps an identity-keyed board alive while it is remembered
     with _GRAPHS_LOCK:
         _GRAPHS[key] = graph

@@ -186,3 +186,73 @@ def test_options_select_map_variants():
     small = build_board({"title": "1860", "options": {"two_player_map": "true"}})
     full = build_board({"title": "1860"})
     assert set(small.hexes) != set(full.hexes)
+
+
+# ---- boards read from lays and tokens checked before ---------------------------------------------------------
+
+def forget_checked(title: str = "1830") -> None:
+    """Forget the lays and tokens checked before (revenue.board._Known) on every map variant of `title`."""
+    from revenue.titles import TITLES
+
+    for data in TITLES[title]._data.values():
+        data.derived.pop("known", None)
+
+
+@pytest.mark.parametrize("request_", [r for r in assembly_cases() if r["title"] != "custom"],
+                         ids=lambda r: r["title"])
+def test_a_board_read_again_from_checked_lays_agrees(request_):
+    # The second reading takes the lays and tokens the first one checked (Board.key says so); the board
+    # is the reference's reading all the same, and so is one whose lays leave rotation 0 out (as a
+    # decoded proto message does).
+    build_board(request_)
+    again, ref = build_board(request_), ref_board.ref_board(request_)
+    assert again.key is not None
+    assert assembled(again, ref.phase.colours) == assembled(ref, ref.phase.colours)
+    sparse = {**request_, "tiles": [{k: v for k, v in lay.items() if k != "rotation" or v}
+                                    for lay in request_["tiles"]]}
+    build_board(sparse)
+    sparse_again = build_board(sparse)
+    assert sparse_again.key is not None
+    assert assembled(sparse_again, ref.phase.colours) == assembled(ref, ref.phase.colours)
+    forget_checked(request_["title"])
+    cold = build_board(request_)
+    assert cold.key is None and (cold.stop_total, cold.code_chars) == (again.stop_total, again.code_chars)
+
+
+LAID = {"title": "1830", "phase": "5", "tiles": [{"hex": "F4", "tile": "15", "rotation": 0},
+                                                  {"hex": "G5", "tile": "7", "rotation": 1}],
+        "tokens": [{"hex": "F4", "city": 0, "company": "B&O"}, {"hex": "F4", "city": 0, "company": "PRR"}]}
+# each of these lays and tokens is checked once (with LAID and ALSO) before the bad boards made of them
+ALSO = {"title": "1830", "tiles": [{"hex": "F4", "tile": "57", "rotation": 0}, {"hex": "G5", "tile": "7"}]}
+ALSO_7 = {"title": "1830", "tiles": [{"hex": "F4", "tile": "7", "rotation": 1}]}
+
+
+@pytest.mark.parametrize("board, field, says", [
+    ({**LAID, "tiles": LAID["tiles"] + LAID["tiles"][:1]}, "board.tiles[2].hex", "already has a tile laid"),
+    ({**LAID, "tiles": ALSO["tiles"][:1]}, "board.tokens[1]", "is full (1 slot)"),
+    ({**LAID, "tiles": ALSO_7["tiles"], "tokens": LAID["tokens"][:1]}, "board.tokens[0].city",
+     "has 0 cities, so city 0 does not exist"),
+    ({**LAID, "tiles": [{"hex": "G5", "tile": "7", "rotation": True}]}, "board.tiles[0].rotation",
+     "True is not an integer"),
+    ({**LAID, "tokens": [{"hex": "F4", "city": False, "company": "B&O"}]}, "board.tokens[0].city",
+     "False is not an integer"),
+    ({**LAID, "tokens": LAID["tokens"] + LAID["tokens"][:1]}, "board.tokens[2].company",
+     "B&O already has a token in F4 city 0"),
+    ({**LAID, "phase": "9"}, "board.phase", "unknown phase '9'"),
+    ({**LAID, "tiles": [{**LAID["tiles"][0], "tile": "x" * 300}]}, "board.tiles[0].tile",
+     "300 characters; at most 200"),
+])
+def test_bad_boards_of_checked_lays_and_tokens_name_the_field(board, field, says):
+    # Every lay and token of these boards was checked before; put together they are wrong, and the error
+    # is the one a board of unchecked lays gets.
+    errors = []
+    for warm in (True, False):
+        forget_checked()
+        if warm:
+            for good in (LAID, ALSO, ALSO_7):
+                build_board(good)
+        with pytest.raises(InputError) as e:
+            build_board(board)
+        errors.append((e.value.field, e.value.description))
+    assert errors[0] == errors[1]
+    assert errors[0][0] == field and says in errors[0][1]

@@ -21,6 +21,7 @@ def forget_everything() -> None:
     graph_module._GEOMETRIES.clear()
     with graph_module._GRAPHS_LOCK:
         graph_module._GRAPHS.clear()
+        graph_module._GRAPH_BYTES.clear()     # (sizes of graphs no longer kept would count against the budget)
     for title in TITLES.values():
         for data in title._data.values():
             data.derived.clear()
@@ -133,3 +134,28 @@ def test_a_registry_started_afresh_gives_the_same_graphs(monkeypatch, games):
         assert graph_facts(build_graph(board)) == before[i]
         assert graph_facts(build_graph(board)) == walked_facts(board)
     assert graph_module._REGISTRY is not first
+
+
+@pytest.mark.parametrize("title", ["1830", "steam_over_holland", "18rhl", "1860"])
+def test_boards_differing_in_tokens_or_phase_share_the_track(games, title):
+    """A board one token away from the one before, or in another phase, reuses its track (the walk's
+    arrays, chains, names) and is still the graph of the plain walk, with its own tokens and values."""
+    from revenue.graph import graph_for
+
+    shared = 0
+    for before, after in zip(games[title], games[title][1:]):
+        if not after.step.startswith("token") or before.game != after.game:
+            continue
+        one, two = (graph_for(b.request["board"]) for b in (before, after))
+        assert two.track is one.track and two.board is not one.board
+        shared += 1
+        assert graph_facts(two) == walked_facts(two.board), after.step
+        assert sum(map(len, two.board.tokens.values())) == len(after.request["board"]["tokens"])
+        assert {v: list(cs) for v, cs in two.node_arrays().tokens.items()} == \
+            {n.id: list(n.tokens) for n in two.nodes if n.tokens}
+        phases = [p.name for p in two.board.data.phases]
+        other = {**after.request["board"], "phase": phases[-1]}
+        late = graph_for(other)
+        assert late.track is two.track and graph_facts(late) == walked_facts(late.board)
+        assert list(late.node_arrays().value) == [n.value for n in late.nodes]
+    assert shared >= 3

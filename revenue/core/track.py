@@ -325,8 +325,33 @@ def assemble(gids, reg_path_start, reg_node_start, reg_table):
 
 
 @njit(cache=True, nogil=True)
-def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, neighbour, side, n_sides):
-    """assemble, walk_chains and chain_arrays in one call: everything revenue.graph.Graph holds."""
+def node_columns(node_reg, reg_node_table):
+    """The board's nodes' fixed attributes from their registry rows (columns: kind, slots, visit cost, diesel
+    value, has a diesel value, has groups): (kind, slots, cost, diesel, has_diesel, the nodes with groups)."""
+    n = len(node_reg)
+    kind = np.empty(n, dtype=np.int64)
+    slots = np.empty(n, dtype=np.int64)
+    cost = np.empty(n, dtype=np.int64)
+    diesel = np.empty(n, dtype=np.int64)
+    has_diesel = np.empty(n, dtype=np.bool_)
+    grouped = np.empty(n, dtype=np.int64)
+    n_grouped = 0
+    for v in range(n):
+        r = node_reg[v]
+        kind[v], slots[v], cost[v], diesel[v] = reg_node_table[r, 0], reg_node_table[r, 1], reg_node_table[r, 2], \
+            reg_node_table[r, 3]
+        has_diesel[v] = reg_node_table[r, 4] != 0
+        if reg_node_table[r, 5] != 0:
+            grouped[n_grouped] = v
+            n_grouped += 1
+    return kind, slots, cost, diesel, has_diesel, grouped[:n_grouped].copy()
+
+
+@njit(cache=True, nogil=True)
+def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
+                n_sides):
+    """assemble, walk_chains, chain_arrays and node_columns in one call (one dispatch): everything
+    revenue.graph.Track holds."""
     path_start, node_base, path_hex, kind0, val0, kind1, val1, gauge, terminal, node_hex, node_reg = assemble(
         gids, reg_path_start, reg_node_start, reg_table)
     chain_a, chain_b, chain_start, chain_paths = walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal,
@@ -334,4 +359,25 @@ def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, nei
     arrays = chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1, terminal,
                           side, n_sides, len(node_hex), len(gids))
     return (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg,
-            chain_a, chain_b, chain_start, chain_paths, arrays)
+            chain_a, chain_b, chain_start, chain_paths, arrays, node_columns(node_reg, reg_node_table))
+
+
+@njit(cache=True, nogil=True)
+def lay_tiles(lays, table, printed_gids, printed_masks):
+    """A board's hexes from the printed map and the rows of its checked lays (revenue.board._Known.table:
+    hex index, geometry id, impassable bits, stop total and code length changes), in one call: (geometry
+    ids, impassable bits, stop total change, code length change, False when a hex is laid twice)."""
+    gids = printed_gids.copy()
+    masks = printed_masks.copy()
+    laid = np.zeros(len(printed_gids), dtype=np.bool_)
+    stops, chars = 0, 0
+    for i in range(len(lays)):
+        row = lays[i]
+        h = table[row, 0]
+        if laid[h]:
+            return gids, masks, 0, 0, False
+        laid[h] = True
+        gids[h], masks[h] = table[row, 1], table[row, 2]
+        stops += table[row, 3]
+        chars += table[row, 4]
+    return gids, masks, stops, chars, True
