@@ -3,10 +3,12 @@ ran, replayed from the game's actions (tiles, tokens and their moves on upgrades
 company's trains, undos applied; 1860's leased trains and the Southern's end of halts; 18Rhl's options and the
 variable coal mine and steel mill the engine drew), and its `run_routes` action exactly as stored. The action
 logs are the engine's own test fixtures (github.com/tobymao/18xx, spec/fixtures/1830/29133.json,
-spec/fixtures/1860/19354.json, spec/fixtures/18Rhl/96576.json); the variable coal mine (J3) and steel mill
-(D13) of 18Rhl are the only placement under which every stored revenue comes out.
+spec/fixtures/1830/26855.json, spec/fixtures/1860/19354.json, spec/fixtures/18Rhl/96576.json); the variable
+coal mine (J3) and steel mill (D13) of 18Rhl are the only placement under which every stored revenue comes out.
 
-- 1830, game 29133 (24 turns) and 18Rhl, game 96576 (94 turns) store the engine's revenue of every route:
+- 1830, games 29133 (24 turns) and 26855 (43 turns, four players, through phase D: trains bought from
+  other companies, a discard, rusting, a company's twice-visited double-town hex, the ERIE's home city
+  chosen when its tile is laid) and 18Rhl, game 96576 (94 turns) store the engine's revenue of every route:
   each stored route evaluates to it.
 - 1860, game hs_zmqggvxn_19354 (64 turns; an older export without revenues): the stored run is legal and the
   reference (tests/reference.py, its own board reading) prices it as the evaluator does.
@@ -48,7 +50,9 @@ def test_the_games_are_all_there():
     count = {}
     for turn in TURNS:
         count[_title(turn)] = count.get(_title(turn), 0) + 1
-    assert count == {"1830": 24, "1860": 64, "18rhl": 94}
+    assert count == {"1830": 24 + 43, "1860": 64, "18rhl": 94}
+    g26855 = [t for t in TURNS if t["game"] == "26855"]
+    assert {t["request"]["board"]["phase"] for t in g26855} == {"2", "3", "4", "5", "6", "D"}
     rhl = [t for t in TURNS if _title(t) == "18rhl"]
     assert {t["request"]["board"]["phase"] for t in rhl} == {"2", "3", "4", "5", "6", "8"}
     assert any(t["request"]["company"]["trains"][0]["name"] == "8" for t in rhl)       # the Rheingold-Express
