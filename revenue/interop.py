@@ -41,13 +41,26 @@ def read_route(graph: Graph, route: dict, where: str) -> ReadRoute:
         return ReadRoute(hint, None)
     candidates = []
     for j, entry in enumerate(entries):
-        fits = graph.chains_for(entry)
+        fits = graph.chains_for(entry) or _sorted_fits(graph, entry)
         if not fits:
             raise InputError(f"{where}.connections[{j}]", f"{short_repr(entry)} is the id of no track between two "
                              "nodes of this board (hexes in walking order, either way; a junction's hex once; "
                              "\"<hex> i.j\" for one of several in-hex paths)")
         candidates.append(fits)
     return _join(graph, candidates, hint)
+
+
+def _sorted_fits(graph: Graph, entry: list[str]) -> list:
+    """The chains whose hexes, sorted by name, are those of `entry`. Exports of 2020 wrote each connection's
+    hexes so (["B5", "B7", "C4"] for Ohzu C4 - B5 - Uwajima B7 in the engine's fixture 1889/956.json); read
+    only when no chain's id matches the entry in walking order."""
+    index = graph.track.shared.get("chain_sorted_ids")
+    if index is None:
+        index = {}
+        for c in graph.chains:
+            index.setdefault(tuple(sorted(c.ident)), []).append(c)
+        graph.track.shared["chain_sorted_ids"] = index
+    return index.get(tuple(sorted(entry)), [])
 
 
 def _join(graph: Graph, candidates: list[list[Chain]], hint: list[int]) -> ReadRoute:

@@ -166,6 +166,16 @@ def test_a_stored_run_routes_action_is_read_unchanged():
     assert result["routes"][1]["nodes"] == D_ROUTE     # entries in route order, each turned: same route
 
 
+def test_connections_with_their_hexes_sorted_read_as_the_route():
+    # Exports of 2020 (the engine's fixture 1889/956.json) wrote each connection's hexes sorted by name:
+    # F4 -> G5 -> F6 as ["F4", "F6", "G5"]; entries are still in route order and join at shared nodes.
+    company = {"id": "B&O", "trains": [{"name": "D"}]}
+    walked = evaluate_one(B1830, company, {"train": "D", "connections": [{"hexes": c} for c in D_CONNECTIONS]})
+    result = evaluate_one(B1830, company, {"train": "D", "connections": [{"hexes": sorted(c)} for c in D_CONNECTIONS]})
+    assert [sorted(c) for c in D_CONNECTIONS] != D_CONNECTIONS
+    assert result["legal"] and result["routes"][0]["nodes"] == D_ROUTE and result["revenue"] == walked["revenue"]
+
+
 def test_connections_that_do_not_join_are_not_connected():
     company = {"id": "B&O", "trains": [{"name": "D"}]}
     route = {"train": "D", "connections": [{"hexes": D_CONNECTIONS[0]}, {"hexes": D_CONNECTIONS[2]}]}
