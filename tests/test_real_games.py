@@ -3,8 +3,9 @@ ran, replayed from the game's actions (tiles, tokens and their moves on upgrades
 company's trains, undos applied; 1860's leased trains and the Southern's end of halts; 18Rhl's options and the
 variable coal mine and steel mill the engine drew), and its `run_routes` action exactly as stored. The action
 logs are the engine's own test fixtures (github.com/tobymao/18xx, spec/fixtures/1830/29133.json,
-spec/fixtures/1830/26855.json, spec/fixtures/1860/19354.json, spec/fixtures/18Rhl/96576.json); the variable
-coal mine (J3) and steel mill (D13) of 18Rhl are the only placement under which every stored revenue comes out.
+spec/fixtures/1830/26855.json, spec/fixtures/1860/19354.json, spec/fixtures/18Rhl/96576.json,
+spec/fixtures/1889/956.json); the variable coal mine (J3) and steel mill (D13) of 18Rhl are the only placement
+under which every stored revenue comes out.
 
 - 1830, games 29133 (24 turns) and 26855 (43 turns, four players, through phase D: trains bought from
   other companies, a discard, rusting, a company's twice-visited double-town hex, the ERIE's home city
@@ -12,8 +13,11 @@ coal mine (J3) and steel mill (D13) of 18Rhl are the only placement under which 
   each stored route evaluates to it.
 - 1860, game hs_zmqggvxn_19354 (64 turns; an older export without revenues): the stored run is legal and the
   reference (tests/reference.py, its own board reading) prices it as the evaluator does.
+- 1889, game 956 (57 turns, three players, phases 2 to 5; spec/fixtures/1889/956.json, an export of 2020
+  without revenues, each connection's hexes sorted by name; the Ehime Railway's and the Mitsubishi Ferry's
+  tile lays): likewise, the stored run is legal and the reference prices it as the evaluator does.
 
-In all three the optimum is proved, at least the game's run, the reference's optimum too (every other turn in
+In all of them the optimum is proved, at least the game's run, the reference's optimum too (every other turn in
 the ci profile, all with REVENUE_PROFILE=thorough: the reference takes seconds on a late board), and worth what
 it says when its `run_routes` action is read back as the engine reads it."""
 from __future__ import annotations
@@ -29,7 +33,7 @@ from revenue.solve import solve
 
 from .profiles import PROFILE
 from .ref_board import ref_board, train_defs
-from .reference import G18RhlRules, answer_of, best_run, g18rhl_board
+from .reference import G18RhlRules, Rules, answer_of, best_run, g18rhl_board, read_run
 from .test_1860 import reference as reference_1860, reference_run as reference_run_1860
 
 GAMES = pathlib.Path(__file__).parent / "data" / "games"
@@ -50,7 +54,7 @@ def test_the_games_are_all_there():
     count = {}
     for turn in TURNS:
         count[_title(turn)] = count.get(_title(turn), 0) + 1
-    assert count == {"1830": 24 + 43, "1860": 64, "18rhl": 94}
+    assert count == {"1830": 24 + 43, "1860": 64, "18rhl": 94, "1889": 57}
     g26855 = [t for t in TURNS if t["game"] == "26855"]
     assert {t["request"]["board"]["phase"] for t in g26855} == {"2", "3", "4", "5", "6", "D"}
     rhl = [t for t in TURNS if _title(t) == "18rhl"]
@@ -67,12 +71,18 @@ def test_the_stored_run_evaluates_as_the_engine_ran_it(turn):
     if "engine_revenue" in turn:
         assert [r["revenue"] for r in result["routes"]] == [r["revenue"] for r in stored]
         assert result["revenue"] == turn["engine_revenue"]
-    else:       # 1860: no revenues stored; the reference prices the run as the player chose it (halts)
+    elif _title(turn) == "1860":    # no revenues stored; the reference prices the run as the player chose it (halts)
         company = request["company"]
         leased = any(t.get("leased") for t in company["trains"])
         routes = [(r["train"], r["nodes"], s.get("halts")) for r, s in zip(result["routes"], stored)]
         assert reference_run_1860(request["board"], company["id"], routes, leased) == \
             (result["revenue"], result["subsidy"])
+    else:       # 1889, no revenues stored: the reference prices the run read
+        company = request["company"]
+        defs = train_defs(_title(turn))
+        trains = [defs[t["name"]] for t in company["trains"]]
+        assert read_run(ref_board(request["board"]), company["id"], trains, Rules(), answer_of(result)) == \
+            (result["revenue"], [r["revenue"] for r in result["routes"]])
 
 
 def _reference_optimum(turn, result) -> int:
