@@ -248,7 +248,9 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     values = []
     for p in parts:
         mult = next(m for kinds, _, _, m in rows if p.kind in kinds)
-        values.append(rules.node_value(board, p) * mult)
+        # rules/base.md section 5: a train named D takes a node's diesel value where it has one (1889)
+        diesel = p.revenue.values.get("diesel") if str(train.get("name", "")).upper() == "D" else None
+        values.append((rules.node_value(board, p) if diesel is None else diesel) * mult)
     listed = rules.stops(train, names, values)
     if listed is None:
         return None

@@ -9,6 +9,9 @@ import pathlib
 from revenue.evaluate import evaluate
 from revenue.solve import solve
 
+from .ref_board import ref_board, train_defs
+from .reference import best_run
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # Matsuyama E2: tile 57 (a 20 city, local edges 0 and 3) turned 1 shows edges 1 and 4 (NE, to F1);
@@ -45,6 +48,14 @@ def test_solve_gives_the_d_train_its_diesel_value():
     by_train = {x["train"]: x for x in r["routes"]}
     assert by_train["D"]["revenue"] == 120 and by_train["6"]["revenue"] == 80
     assert {s["node"]: s["value"] for s in by_train["D"]["stops"]}["F1-0"] == 100
+
+
+def test_the_reference_gives_the_d_train_its_diesel_value():
+    # The optimizer's answer above, from the reference's own board reading: D 100 + 20, 6 60 + 20.
+    built = ref_board(board("D"))
+    defs = train_defs("1889")
+    assert best_run(built, "IR", [defs["D"], defs["6"]])[0] == 200
+    assert best_run(built, "IR", [defs["6"], defs["6"]])[0] == 160
 
 
 def test_examples():
