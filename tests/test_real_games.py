@@ -16,6 +16,13 @@ under which every stored revenue comes out.
 - 1889, game 956 (57 turns, three players, phases 2 to 5; spec/fixtures/1889/956.json, an export of 2020
   without revenues, each connection's hexes sorted by name; the Ehime Railway's and the Mitsubishi Ferry's
   tile lays): likewise, the stored run is legal and the reference prices it as the evaluator does.
+- 1889, game 5033 (68 turns, four players, through phase D: D trains on routes of up to 16 chains at the
+  off-boards' diesel values, trains exchanged for D trains; spec/fixtures/1889/5033.json, also without
+  revenues): likewise, except 8 late turns (actions 630-713, `stored_run_illegal`) whose D-train run
+  crosses the side between D9 and E8 twice, by the two branches of tiles 23 and 25 that share it. The engine
+  of 2020 checked only that no path was used twice and accepted these runs; today's engine refuses any
+  reuse of a hex side's track ("Route cannot reuse track on D9"), and so do the evaluator (`track_reused`)
+  and the reference (no legal reading of the run).
 
 In all of them the optimum is proved, at least the game's run, the reference's optimum too (every other turn in
 the ci profile, all with REVENUE_PROFILE=thorough: the reference takes seconds on a late board), and worth what
@@ -54,7 +61,10 @@ def test_the_games_are_all_there():
     count = {}
     for turn in TURNS:
         count[_title(turn)] = count.get(_title(turn), 0) + 1
-    assert count == {"1830": 24 + 43, "1860": 64, "18rhl": 94, "1889": 57}
+    assert count == {"1830": 24 + 43, "1860": 64, "18rhl": 94, "1889": 57 + 68}
+    g5033 = [t for t in TURNS if t["game"] == "5033"]
+    assert {t["request"]["board"]["phase"] for t in g5033} == {"2", "3", "4", "5", "6", "D"}
+    assert sum("stored_run_illegal" in t for t in g5033) == 8
     g26855 = [t for t in TURNS if t["game"] == "26855"]
     assert {t["request"]["board"]["phase"] for t in g26855} == {"2", "3", "4", "5", "6", "D"}
     rhl = [t for t in TURNS if _title(t) == "18rhl"]
@@ -62,10 +72,23 @@ def test_the_games_are_all_there():
     assert any(t["request"]["company"]["trains"][0]["name"] == "8" for t in rhl)       # the Rheingold-Express
 
 
+def _reference_reading(turn, result):
+    """The reference's (total, per-route revenues) of the run read (1889), or None when it finds it illegal."""
+    company = turn["request"]["company"]
+    defs = train_defs(_title(turn))
+    trains = [defs[t["name"]] for t in company["trains"]]
+    return read_run(ref_board(turn["request"]["board"]), company["id"], trains, Rules(), answer_of(result))
+
+
 @pytest.mark.parametrize("turn", TURNS, ids=_id)
 def test_the_stored_run_evaluates_as_the_engine_ran_it(turn):
     request = turn["request"]
     result = evaluate({**request, "run_routes": turn["run_routes"]})
+    if "stored_run_illegal" in turn:    # accepted by the engine of 2020 only; the reference finds no legal reading
+        assert not result["legal"]
+        assert {r["error"]["rule"] for r in result["routes"] if r.get("error")} == {turn["stored_run_illegal"]}
+        assert _reference_reading(turn, result) is None
+        return
     assert result["legal"], result
     stored = turn["run_routes"]["routes"]
     if "engine_revenue" in turn:
@@ -78,11 +101,7 @@ def test_the_stored_run_evaluates_as_the_engine_ran_it(turn):
         assert reference_run_1860(request["board"], company["id"], routes, leased) == \
             (result["revenue"], result["subsidy"])
     else:       # 1889, no revenues stored: the reference prices the run read
-        company = request["company"]
-        defs = train_defs(_title(turn))
-        trains = [defs[t["name"]] for t in company["trains"]]
-        assert read_run(ref_board(request["board"]), company["id"], trains, Rules(), answer_of(result)) == \
-            (result["revenue"], [r["revenue"] for r in result["routes"]])
+        assert _reference_reading(turn, result) == (result["revenue"], [r["revenue"] for r in result["routes"]])
 
 
 def _reference_optimum(turn, result) -> int:
