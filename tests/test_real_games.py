@@ -4,8 +4,8 @@ company's trains, undos applied; 1860's leased trains and the Southern's end of 
 variable coal mine and steel mill the engine drew), and its `run_routes` action exactly as stored. The action
 logs are the engine's own test fixtures (github.com/tobymao/18xx, spec/fixtures/1830/29133.json,
 spec/fixtures/1830/26855.json, spec/fixtures/1860/19354.json, spec/fixtures/18Rhl/96576.json,
-spec/fixtures/1889/956.json); the variable coal mine (J3) and steel mill (D13) of 18Rhl are the only placement
-under which every stored revenue comes out.
+spec/fixtures/1889/956.json, spec/fixtures/1889/5033.json); the variable coal mine (J3) and steel mill (D13) of
+18Rhl are the only placement under which every stored revenue comes out.
 
 - 1830, games 29133 (24 turns) and 26855 (43 turns, four players, through phase D: trains bought from
   other companies, a discard, rusting, a company's twice-visited double-town hex, the ERIE's home city
@@ -21,7 +21,7 @@ under which every stored revenue comes out.
   revenues): likewise, except 8 late turns (actions 630-713, `stored_run_illegal`) whose D-train run
   crosses the side between D9 and E8 twice, by the two branches of tiles 23 and 25 that share it. The engine
   of 2020 checked only that no path was used twice and accepted these runs; today's engine refuses any
-  reuse of a hex side's track ("Route cannot reuse track on D9"), and so do the evaluator (`track_reused`)
+  reuse of a hex side's track ("Route cannot reuse track on <hex>"), and so do the evaluator (`track_reused`)
   and the reference (no legal reading of the run).
 
 In all of them the optimum is proved, at least the game's run, the reference's optimum too (every other turn in
