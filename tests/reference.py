@@ -222,6 +222,15 @@ class Rules:
         return True
 
 
+def _diesel(revenue):
+    """A node's diesel value, or None: from the reference's Revenue (`values`) or, on a board some tests build
+    with the library, the library's (`by_colour`)."""
+    table = getattr(revenue, "values", None)
+    if table is None:
+        table = dict(getattr(revenue, "by_colour", ()))
+    return table.get("diesel")
+
+
 def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=()):
     """Revenue of one route shape for `train`, or None when illegal for it."""
     rows = rules.train_rows(train)
@@ -249,7 +258,7 @@ def route_value(board, g, company, train, nodes, seq, rules: Rules, privates=())
     for p in parts:
         mult = next(m for kinds, _, _, m in rows if p.kind in kinds)
         # rules/base.md section 5: a train named D takes a node's diesel value where it has one (1889)
-        diesel = p.revenue.values.get("diesel") if str(train.get("name", "")).upper() == "D" else None
+        diesel = _diesel(p.revenue) if str(train.get("name", "")).upper() == "D" else None
         values.append((rules.node_value(board, p) if diesel is None else diesel) * mult)
     listed = rules.stops(train, names, values)
     if listed is None:
