@@ -338,7 +338,9 @@ class _Known:
 
 LAY_HEX, LAY_GID, LAY_MASK, LAY_STOPS, LAY_CHARS = range(5)     # the columns of _Known.table
 _SERIALS = itertools.count()
-TRACKS_PER_MAP = 16     # tracks remembered per map variant by lay ids (_Known.tracks)
+# tracks remembered per map variant (boards of a game differing in tokens or phase): by lay ids (_Known.tracks),
+# and by geometry ids for boards with tile codes in the request (revenue.graph.build_graph)
+TRACKS_PER_MAP = 16
 _NO_TOKENS = np.zeros(0, dtype=np.int64)
 
 

@@ -21,7 +21,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .board import Board, build_board
+from .board import TRACKS_PER_MAP, Board, build_board
 from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, build_track
 from .cache import GRAPH_CACHE_BYTES, graph_bytes
 
@@ -621,7 +621,6 @@ def current_registry() -> _Registry:
     return _REGISTRY
 
 
-TRACKS_PER_MAP = 16     # tracks remembered per map variant (boards of a game differing in tokens or phase)
 
 
 def build_graph(board: Board) -> Graph:
@@ -630,12 +629,13 @@ def build_graph(board: Board) -> Graph:
     recent board of the same map and tiles."""
     if board.track is not None:     # built with the board (revenue.board._build_known)
         return Graph(board, board.track)
-    if board.remember is not None:  # a board of the same lays may have walked it
+    sides = map_sides(board)
+    if board.remember is not None:
+        # a board of lays that all have ids (revenue.board._Known): its track is remembered by them
         known, lay_bytes, more_stops, more_chars = board.remember
         remembered = known.tracks.get(lay_bytes)
-        if remembered is not None and remembered[0].sides is map_sides(board):
+        if remembered is not None and remembered[0].sides is sides:
             return Graph(board, remembered[0])
-    sides = map_sides(board)
     hexes = board.hexes.values()
     for attempt in range(3):
         hex_tracks = [bh.track() for bh in hexes]
@@ -649,7 +649,13 @@ def build_graph(board: Board) -> Graph:
                            "paths)")
     gids = np.array([geo.gid for geo, _ in hex_tracks], dtype=np.int64)
     impassable = np.array([mask for _, mask in hex_tracks], dtype=np.int64)
-    # The track depends on the geometry ids and impassable edges alone (on one map variant and registry).
+    if board.remember is not None and registry is known.registry:
+        track = Track(registry, sides, build_track(
+            gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
+            sides.neighbour, sides.side, sides.n_sides))
+        known.remember_track(lay_bytes, (track, more_stops, more_chars))
+        return Graph(board, track)
+    # Else the track depends on the geometry ids and impassable edges alone (on one map variant and registry).
     key = gids.tobytes() + impassable.tobytes()
     tracks = board.data.derived.setdefault("tracks", OrderedDict())
     with _GRAPHS_LOCK:
@@ -666,9 +672,6 @@ def build_graph(board: Board) -> Graph:
             tracks[key] = track
             while len(tracks) > TRACKS_PER_MAP:
                 tracks.popitem(last=False)
-    if board.remember is not None and track.registry is board.remember[0].registry:
-        known, lay_bytes, more_stops, more_chars = board.remember
-        known.remember_track(lay_bytes, (track, more_stops, more_chars))
     return Graph(board, track)
 
 
