@@ -401,26 +401,11 @@ def _build_known(req) -> Board | None:
     lay_keys, token_keys = _keys(tiles, _LAY_FIELDS), _keys(tokens, _TOKEN_FIELDS)
     if lay_keys is None or token_keys is None:
         return None
-    # the lays and tokens were within the size bounds when first checked; the rest is checked here
-    rest = {k: v for k, v in req.items() if k != "tiles" and k != "tokens"}
-    if size_violations(rest, "board", [], name=MAX_NAME_CHARS):
+    opened = _opened(req, title_name)
+    if opened is None:
         return None
-    try:
-        title = get_title(title_name, "board.title")
-        options = {str(k): str(v) for k, v in (req.get("options") or {}).items()}
-        title.check_options(options)
-        data = title.data(options)
-    except InputError:
-        return None
-    if data.printed is None:
-        return None
-    known = _known(data)
-    if not known.complete:
-        return None
-    phase_name = req.get("phase") or ""
-    phase = known.phases.get(phase_name) if phase_name else data.phases[0]
-    if phase is None:
-        return None
+    title, data, known, phase, options = opened
+    options = dict(options)
     try:
         ids = list(map(known.lay_ids.get, lay_keys))
         token_ids = list(map(known.token_ids.get, token_keys))
@@ -465,6 +450,53 @@ def _build_known(req) -> Board | None:
     board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
     board.track, board.token_node = track, token_node
     return board
+
+
+def _opened(req, title_name: str) -> tuple | None:
+    """(title, title data, _Known, phase, options) of a board request's title, phase and options, all
+    checked (the lays and tokens were within the size bounds when first checked; the rest is checked
+    here), remembered by their values: a game's boards share them. None for anything wrong or a map
+    variant without _Known (the full check then reads the board)."""
+    phase_name, options_request = req.get("phase"), req.get("options")
+    key = None
+    # remembered when the phase and options are strings (no True == 1 as a key), the options a dict
+    if (phase_name is None or type(phase_name) is str) and (
+            not options_request or type(options_request) is dict and _STRINGS.issuperset(
+                map(type, chain(options_request, options_request.values())))):
+        key = (title_name, phase_name, tuple(options_request.items()) if options_request else ())
+        opened = _OPENED.get(key)
+        if opened is not None and opened[2].registry is _current_registry() and \
+                opened[1].derived.get("known") is opened[2]:
+            return opened
+    rest = {k: v for k, v in req.items() if k != "tiles" and k != "tokens"}
+    if size_violations(rest, "board", [], name=MAX_NAME_CHARS):
+        return None
+    try:
+        title = get_title(title_name, "board.title")
+        options = {str(k): str(v) for k, v in (options_request or {}).items()}
+        title.check_options(options)
+        data = title.data(options)
+    except InputError:
+        return None
+    if data.printed is None:
+        return None
+    known = _known(data)
+    if not known.complete:
+        return None
+    phase_name = phase_name or ""
+    phase = known.phases.get(phase_name) if phase_name else data.phases[0]
+    if phase is None:
+        return None
+    opened = (title, data, known, phase, options)
+    if key is not None:
+        if len(_OPENED) >= 1024:
+            _OPENED.clear()
+        _OPENED[key] = opened
+    return opened
+
+
+_OPENED: dict[tuple, tuple] = {}    # _opened's answers by the request's title, phase and options
+_STRINGS = frozenset({str})
 
 
 _graph_module = None
