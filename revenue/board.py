@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter, methodcaller
@@ -16,7 +17,7 @@ import numpy as np
 from . import hexgrid
 from .bounds import (MAX_DISTANCE, MAX_LIST, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
                      size_violations)
-from .core.track import lay_tiles
+from .core.track import place_board, place_tokens
 from .errors import InputError, short_repr
 from .tiles import Tile, icon_name, parse_tile
 from .titles import get_title
@@ -62,17 +63,38 @@ class Board:
                  options: dict[str, str] | None = None, stop_total: int = 0, code_chars: int = 0):
         self.title, self.data, self.phase, self.neighbours = title, data, phase, neighbours
         self._hexes = hexes
-        self.tokens = {} if tokens is None else tokens      # (hex, city index) -> companies
+        self._tokens = {} if tokens is None else tokens
         self.options = {} if options is None else options
         self.stop_total = stop_total    # the most every stop of the board pays together (revenue.company's bound)
         self.code_chars = code_chars    # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
         # A board built from lays and tokens checked before (_build_known) also has: `key`, what it is among
-        # the boards of every title (revenue.graph.graph_for's cache key), and `tracked`, (the geometry
-        # registry, each hex's geometry id and impassable edge bits), all the track graph depends on
-        # (revenue.graph.build_graph reads them without a pass over the hexes).
+        # the boards of every title (revenue.graph.graph_for's cache key), `track`, its revenue.graph.Track
+        # (made by the same kernel call that placed the lays and tokens, or shared with a recent board of
+        # the same lays), and `token_node`, the track's node of each token's city (-1: none), in request order.
         self.key: tuple | None = None
-        self.tracked: tuple | None = None
+        self.track = None
+        self.token_node: np.ndarray | None = None
         self._laid: tuple | None = None     # (_Known, lay ids): what `hexes` is made of
+        self._placed: tuple | None = None   # (_Known, token ids): what `tokens` is made of
+        # a board checked in full whose lays all have ids in _Known: (_Known, lay ids as bytes, stop total and
+        # code length changes), for revenue.graph.build_graph to find or remember its track by its lays
+        self.remember: tuple | None = None
+
+    @property
+    def tokens(self) -> dict[tuple[str, int], list[str]]:
+        """(hex, city index) -> the companies with a token there, in request order."""
+        if self._tokens is None:
+            rows = self._placed[0].token_rows
+            tokens: dict[tuple[str, int], list[str]] = {}
+            for name, city, company in map(rows.__getitem__, self._placed[1]):
+                tokens.setdefault((name, city), []).append(company)
+            self._tokens = tokens
+        return self._tokens
+
+    def token_companies(self) -> list[str]:
+        """The company of each token, in request order (a board of checked tokens, see token_node)."""
+        rows = self._placed[0].token_rows
+        return [rows[t][2] for t in self._placed[1]]
 
     @property
     def hexes(self) -> dict[str, BoardHex]:
@@ -241,8 +263,11 @@ class _Known:
 
     A lay has an id: lay_names[id] and lay_hexes[id] are its hex and BoardHex, table[id] its hex index,
     geometry id, impassable edge bits, and what it changes of the stop total and code length (columns
-    LAY_*), so a board reads its lays' rows in one numpy gather. A token is (hex index, hex, city index,
-    company), checked against the map alone (the city's existence and room depend on the board's tiles)."""
+    LAY_*), so a board reads its lays' rows in one compiled call. A token too: token_rows[id] is (hex, city
+    index, company), token_table[id] (hex index, city index, company number); it is checked against the map
+    alone (the city's existence and room depend on the board's tiles: revenue.core.track.place_tokens).
+    `tracks` remembers the tracks of recent boards by their lay ids (boards that differ in tokens or phase
+    share one)."""
 
     LAYS = 1 << 16          # lays remembered (hexes x manifest tiles x rotations x request spellings)
     TOKENS = 1 << 14
@@ -253,7 +278,12 @@ class _Known:
         self.lay_names: list[str] = []
         self.lay_hexes: list[BoardHex] = []
         self.table = np.zeros((256, 5), dtype=np.int64)
-        self.tokens: dict[tuple, tuple] = {}
+        self.token_ids: dict[tuple, int] = {}
+        self.token_rows: list[tuple[str, int, str]] = []
+        self.token_table = np.zeros((64, 3), dtype=np.int64)
+        self.companies: dict[str, int] = {}
+        self.tracks: OrderedDict[bytes, tuple] = OrderedDict()
+        self.sides = _graph().printed_sides(data, neighbour_map(data))
         self.index = {name: i for i, name in enumerate(data.printed)}
         self.phases = {p.name: p for p in data.phases}
         self.serial = next(_SERIALS)     # names it in keys (a number never reused, unlike an id())
@@ -283,9 +313,35 @@ class _Known:
             self.lay_hexes.append(board_hex)
             self.lay_ids[key] = lay      # published last: a reader that finds the id finds its row
 
+    def add_token(self, key: tuple, name: str, city: int, company: str) -> None:
+        if len(self.token_rows) >= self.TOKENS:
+            return
+        with self._lock:
+            if key in self.token_ids:
+                return
+            token = len(self.token_rows)
+            if token >= len(self.token_table):
+                grown = np.zeros((2 * len(self.token_table), 3), dtype=np.int64)
+                grown[:token] = self.token_table[:token]
+                self.token_table = grown
+            number = self.companies.setdefault(company, len(self.companies))
+            self.token_table[token] = (self.index[name], city, number)
+            self.token_rows.append((name, city, company))
+            self.token_ids[key] = token      # published last, as a lay's
+
+    def remember_track(self, lay_bytes: bytes, entry: tuple) -> None:
+        with self._lock:
+            self.tracks[lay_bytes] = entry
+            while len(self.tracks) > TRACKS_PER_MAP:
+                self.tracks.popitem(last=False)
+
 
 LAY_HEX, LAY_GID, LAY_MASK, LAY_STOPS, LAY_CHARS = range(5)     # the columns of _Known.table
 _SERIALS = itertools.count()
+# tracks remembered per map variant (boards of a game differing in tokens or phase): by lay ids (_Known.tracks),
+# and by geometry ids for boards with tile codes in the request (revenue.graph.build_graph)
+TRACKS_PER_MAP = 16
+_NO_TOKENS = np.zeros(0, dtype=np.int64)
 
 
 def _known(data: TitleData) -> _Known:
@@ -345,13 +401,79 @@ def _build_known(req) -> Board | None:
     lay_keys, token_keys = _keys(tiles, _LAY_FIELDS), _keys(tokens, _TOKEN_FIELDS)
     if lay_keys is None or token_keys is None:
         return None
-    # the lays and tokens were within the size bounds when first checked; the rest is checked here
+    opened = _opened(req, title_name)
+    if opened is None:
+        return None
+    title, data, known, phase, options = opened
+    options = dict(options)
+    try:
+        ids = list(map(known.lay_ids.get, lay_keys))
+        token_ids = list(map(known.token_ids.get, token_keys))
+    except TypeError:   # a value that cannot be a key (a list): never checked before
+        return None
+    if None in ids or None in token_ids:
+        return None
+    lays = np.array(ids, dtype=np.int64)
+    lay_bytes = lays.tobytes()
+    placed = np.array(token_ids, dtype=np.int64) if token_ids else _NO_TOKENS
+    registry = known.registry
+    # One compiled call places the lays and the tokens and walks the track (revenue.core.track.place_board),
+    # or only places the tokens on the track of a recent board with the same lays.
+    remembered = known.tracks.get(lay_bytes)
+    if remembered is not None:
+        track, more_stops, more_chars = remembered
+        token_node = place_tokens(placed, known.token_table, track.gids, track.node_base, registry.city_start,
+                                  registry.city_table) if token_ids else _NO_TOKENS
+        if len(token_node) < len(token_ids):
+            return None
+    else:
+        sides = known.sides
+        status, more_stops, more_chars, packed = place_board(
+            lays, known.table, known.gids, known.masks, placed, known.token_table, registry.path_start,
+            registry.node_start, registry.table, registry.node_table, registry.city_start, registry.city_table,
+            sides.neighbour, sides.side, sides.n_sides)
+        if status:
+            return None     # a hex laid twice, or a token that does not fit: _build names it
+        track = _graph().Track(registry, sides, packed)
+        token_node = track.token_node
+        known.remember_track(lay_bytes, (track, more_stops, more_chars))
+    stops, chars = _printed_totals(data, data.printed)
+    board = Board(title, data, phase, None, neighbour_map(data), None, options, stops + more_stops,
+                  chars + more_chars)
+    board._laid = (known, ids)
+    board._placed = (known, token_ids)
+    board._tokens = None
+    try:
+        title.check_board(board)
+    except InputError:
+        return None
+    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
+    board.track, board.token_node = track, token_node
+    return board
+
+
+def _opened(req, title_name: str) -> tuple | None:
+    """(title, title data, _Known, phase, options) of a board request's title, phase and options, all
+    checked (the lays and tokens were within the size bounds when first checked; the rest is checked
+    here), remembered by their values: a game's boards share them. None for anything wrong or a map
+    variant without _Known (the full check then reads the board)."""
+    phase_name, options_request = req.get("phase"), req.get("options")
+    key = None
+    # remembered when the phase and options are strings (no True == 1 as a key), the options a dict
+    if (phase_name is None or type(phase_name) is str) and (
+            not options_request or type(options_request) is dict and _STRINGS.issuperset(
+                map(type, chain(options_request, options_request.values())))):
+        key = (title_name, phase_name, tuple(options_request.items()) if options_request else ())
+        opened = _OPENED.get(key)
+        if opened is not None and opened[2].registry is _current_registry() and \
+                opened[1].derived.get("known") is opened[2]:
+            return opened
     rest = {k: v for k, v in req.items() if k != "tiles" and k != "tokens"}
     if size_violations(rest, "board", [], name=MAX_NAME_CHARS):
         return None
     try:
         title = get_title(title_name, "board.title")
-        options = {str(k): str(v) for k, v in (req.get("options") or {}).items()}
+        options = {str(k): str(v) for k, v in (options_request or {}).items()}
         title.check_options(options)
         data = title.data(options)
     except InputError:
@@ -361,58 +483,36 @@ def _build_known(req) -> Board | None:
     known = _known(data)
     if not known.complete:
         return None
-    phase_name = req.get("phase") or ""
+    phase_name = phase_name or ""
     phase = known.phases.get(phase_name) if phase_name else data.phases[0]
     if phase is None:
         return None
-    try:
-        ids = list(map(known.lay_ids.get, lay_keys))
-        placed_tokens = list(map(known.tokens.get, token_keys))
-    except TypeError:   # a value that cannot be a key (a list): never checked before
-        return None
-    if None in ids or None in placed_tokens:
-        return None
-    lays = np.array(ids, dtype=np.int64)
-    # (one compiled call: numpy calls on a few dozen numbers cost more than the work, the more so with the
-    # CPU's caches cold from the search before)
-    gids, masks, more_stops, more_chars, once = lay_tiles(lays, known.table, known.gids, known.masks)
-    if not once:
-        return None     # a hex laid twice: an error
-    board_tokens: dict[tuple[str, int], list[str]] = {}
-    if tokens:
-        # a token's city must exist on the tile now on its hex and have room (the geometry's city slots)
-        geometries, gid_list = known.registry.geometries, gids.tolist()
-        for h, name, city, company in placed_tokens:
-            slots = geometries[gid_list[h]].city_slots
-            if city >= len(slots):
-                return None
-            placed = board_tokens.setdefault((name, city), [])
-            if company in placed or len(placed) >= slots[city]:
-                return None
-            placed.append(company)
-    stops, chars = _printed_totals(data, data.printed)
-    board = Board(title, data, phase, None, neighbour_map(data), board_tokens, options, stops + more_stops,
-                  chars + more_chars)
-    board._laid = (known, ids)
-    try:
-        title.check_board(board)
-    except InputError:
-        return None
-    lay_bytes = lays.tobytes()
-    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
-    board.tracked = (known.registry, gids, masks)
-    return board
+    opened = (title, data, known, phase, options)
+    if key is not None:
+        if len(_OPENED) >= 1024:
+            _OPENED.clear()
+        _OPENED[key] = opened
+    return opened
+
+
+_OPENED: dict[tuple, tuple] = {}    # _opened's answers by the request's title, phase and options
+_STRINGS = frozenset({str})
 
 
 _graph_module = None
 
 
-def _current_registry():
-    """revenue.graph's tile geometry registry now (imported late: revenue.graph imports this module)."""
+def _graph():
+    """revenue.graph (imported late: it imports this module)."""
     global _graph_module
     if _graph_module is None:
         from . import graph as _graph_module
-    return _graph_module.current_registry()
+    return _graph_module
+
+
+def _current_registry():
+    """revenue.graph's tile geometry registry now."""
+    return _graph().current_registry()
 
 
 def _build(req: dict) -> Board:
@@ -451,9 +551,12 @@ def _build(req: dict) -> Board:
     known = _known(data) if title.name != "custom" else None
     # What the lays change of the printed map's stop total and code length (each replaces a printed hex).
     more_stops = more_chars = 0
+    lay_ids: list[int] | None = [] if known is not None else None    # each lay's id in known, while all have one
     for i, lay in enumerate(req.get("tiles") or ()):
         key = _key(lay, _LAY_FIELDS) if known is not None else None
         lay_id = known.lay_ids.get(key) if key is not None else None
+        if lay_ids is not None:
+            lay_ids.append(lay_id)
         if lay_id is not None:
             name = known.lay_names[lay_id]
             if name in laid:
@@ -499,6 +602,8 @@ def _build(req: dict) -> Board:
         more_chars += chars
         if key is not None and not code:
             known.add_lay(key, name, hexes[name], stops, chars)
+            if lay_ids is not None:
+                lay_ids[-1] = known.lay_ids.get(key)
 
     neighbours = neighbour_map(data)
 
@@ -525,9 +630,12 @@ def _build(req: dict) -> Board:
             raise InputError(f"board.tokens[{i}]", f"{name} city {city} is full ({cities[city].slots} slot"
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
-        if known is not None and len(known.tokens) < _Known.TOKENS and (key := _key(tok, _TOKEN_FIELDS)) is not None:
-            known.tokens[key] = (known.index[name], name, city, company)
+        if known is not None and (key := _key(tok, _TOKEN_FIELDS)) is not None:
+            known.add_token(key, name, city, company)
     title.check_board(board)
     stops, chars = _printed_totals(data, printed)
     board.stop_total, board.code_chars = stops + more_stops, chars + more_chars
+    if lay_ids is not None and None not in lay_ids:
+        # its track is remembered by its lay ids, for the boards of the same lays that _build_known reads
+        board.remember = (known, np.array(lay_ids, dtype=np.int64).tobytes(), more_stops, more_chars)
     return board

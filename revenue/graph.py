@@ -21,7 +21,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .board import Board, build_board
+from .board import TRACKS_PER_MAP, Board, build_board
 from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, build_track
 from .cache import GRAPH_CACHE_BYTES, graph_bytes
 
@@ -75,7 +75,7 @@ class TileGeometry:
     junctions apart) and its paths' ends on map edges, local nodes or junctions. Built once per tile code
     and rotation (geometry()), shared by every board that shows it."""
 
-    __slots__ = ("nodes", "table", "parts", "junctions", "node_pairs", "ambiguous", "city_node", "city_slots", "city_index",
+    __slots__ = ("nodes", "table", "parts", "city_node", "city_slots", "city_index",
                  "attributes", "grouped", "n_nodes", "n_paths", "_values", "gid", "registry")
 
     def __init__(self, tile, rotation: int):
@@ -84,7 +84,7 @@ class TileGeometry:
         cities = tile.cities
         self.city_node = tuple(local.get(c.ordinal, -1) if c in tile.nodes else -1 for c in cities)
         self.city_slots = tuple(c.slots for c in cities)     # (revenue.board checks tokens with them)
-        rows, junctions, pairs = [], [], []
+        rows = []
         for p in tile.paths:
             row = []
             for e in p.ends:
@@ -96,19 +96,14 @@ class TileGeometry:
                     row += [END_JUNCTION, e.node]
             row += [GAUGES[p.gauge], int(p.terminal)]
             rows.append(row)
-            junctions.append(frozenset(v for k, v in zip(row[0:4:2], row[1:4:2]) if k == END_JUNCTION))
-            pairs.append(row[0] == END_NODE and row[2] == END_NODE)
         self.table = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
         self.parts = tuple(p.part for p in tile.paths)
-        self.junctions = tuple(junctions)
-        self.node_pairs = tuple(pairs)
-        self.ambiguous = sum(pairs) > 1     # the engine's Tile#ambiguous_connection?
         self.city_index = tuple(cities.index(n) if n in cities else -1 for n in self.nodes)
         diesel = [dict(n.revenue.by_colour).get("diesel") for n in self.nodes]
-        # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value, has groups
+        # per node: kind (NODE_KINDS), slots, visit cost, diesel value, has a diesel value, has groups, part index
         self.attributes = np.array([(NODE_KINDS.index(n.kind), n.slots, n.visit_cost, d or 0, d is not None,
-                                     bool(n.groups)) for n, d in zip(self.nodes, diesel)],
-                                   dtype=np.int64).reshape(len(self.nodes), 6)
+                                     bool(n.groups), n.part) for n, d in zip(self.nodes, diesel)],
+                                   dtype=np.int64).reshape(len(self.nodes), 7)
         self.grouped = tuple((i, n.groups) for i, n in enumerate(self.nodes) if n.groups)
         self.n_nodes, self.n_paths = len(self.nodes), len(rows)
         self._values: dict[tuple, np.ndarray] = {}
@@ -152,8 +147,10 @@ class _Registry:
         self.count = 0
         self.path_start = np.zeros(257, dtype=np.int64)
         self.node_start = np.zeros(257, dtype=np.int64)
+        self.city_start = np.zeros(257, dtype=np.int64)
         self.table = np.zeros((1024, 6), dtype=np.int64)
-        self.node_table = np.zeros((1024, 6), dtype=np.int64)
+        self.city_table = np.zeros((256, 2), dtype=np.int64)     # per city of a geometry: slots, local node
+        self.node_table = np.zeros((1024, 7), dtype=np.int64)
         self.geometries: list[TileGeometry] = []
         self.values: dict[tuple[str, ...], np.ndarray] = {}
         self.node_groups: dict[int, tuple[str, ...]] = {}   # registered node -> its groups, if it has some
@@ -165,11 +162,14 @@ class _Registry:
     def add(self, geo: TileGeometry) -> int:
         """Append `geo` (under _REGISTRY_LOCK); its id."""
         gid = self.count
-        p0, n0 = int(self.path_start[gid]), int(self.node_start[gid])
-        p1, n1 = p0 + geo.n_paths, n0 + geo.n_nodes
+        p0, n0, c0 = int(self.path_start[gid]), int(self.node_start[gid]), int(self.city_start[gid])
+        p1, n1, c1 = p0 + geo.n_paths, n0 + geo.n_nodes, c0 + len(geo.city_slots)
         if gid + 2 > len(self.path_start):
             self.path_start = _grown(self.path_start, gid + 2)
             self.node_start = _grown(self.node_start, gid + 2)
+            self.city_start = _grown(self.city_start, gid + 2)
+        if c1 > len(self.city_table):
+            self.city_table = _grown(self.city_table, c1)
         if p1 > len(self.table):
             self.table = _grown(self.table, p1)
         if n1 > len(self.node_table):
@@ -178,7 +178,9 @@ class _Registry:
             self.node_groups[n0 + i] = groups
         self.table[p0:p1] = geo.table
         self.node_table[n0:n1] = geo.attributes
-        self.path_start[gid + 1], self.node_start[gid + 1] = p1, n1
+        if c1 > c0:
+            self.city_table[c0:c1] = list(zip(geo.city_slots, geo.city_node))
+        self.path_start[gid + 1], self.node_start[gid + 1], self.city_start[gid + 1] = p1, n1, c1
         self.geometries.append(geo)
         self.count = gid + 1
         return gid
@@ -260,20 +262,35 @@ def map_sides(board: Board) -> MapSides:
     return sides
 
 
+def printed_sides(data, neighbours: dict[str, dict[int, str]]) -> MapSides:
+    """The MapSides of a title's map variant (its boards' hexes are its printed hexes, in that order)."""
+    sides = data.derived.get("map sides")
+    if sides is None or sides.names != list(data.printed):
+        sides = data.derived["map sides"] = MapSides(list(data.printed), neighbours)
+    return sides
+
+
 class Track:
     """What a board's graph has that depends on the map and the tiles laid alone, not on tokens or phase:
     the walk's arrays (revenue.core.track.build_track) and what is derived from them when first read
     (chain objects, names, the nodes' fixed attributes). Boards of one game that differ only in tokens
     or phase share it (build_graph remembers a few per map variant)."""
 
-    def __init__(self, registry: _Registry, gids: np.ndarray, sides: MapSides, walked: tuple):
-        (self.path_start, self.node_base, self.path_hex, kind0, val0, kind1, val1, self.node_hex, self.node_reg,
-         self.chain_a, self.chain_b, self.chain_start, self.chain_paths, arrays, self.node_columns) = walked
+    def __init__(self, registry: _Registry, sides: MapSides, packed: tuple):
+        """`packed`: what revenue.core.track.build_track (or place_board) returns."""
+        ints, int_start, bools, bool_start, self.chain_keys, self.inner_hexes, n_keys = packed
+        i, b = int_start.tolist(), bool_start.tolist()
+        (self.gids, self.path_start, self.node_base, self.path_hex, kind0, val0, kind1, val1, self.node_hex,
+         self.node_reg, self.chain_a, self.chain_b, self.chain_start, self.chain_paths, self.key_start, self.key_list,
+         adj_start, adj_chain, adj_other, adj_flags, self.chain_mode, kind, slots, cost, diesel, grouped,
+         self.ident_start, self.ident_hex, self.ident_parts, self.token_node) = [ints[start:end]
+                                                                                for start, end in zip(i, i[1:])]
+        self.term_a, self.term_b, self.term_inner, has_diesel = [bools[start:end] for start, end in zip(b, b[1:])]
+        self.n_keys = int(n_keys)
+        self.node_columns = (kind, slots, cost, diesel, has_diesel, grouped)
         self.ends = (kind0, val0, kind1, val1)
-        (self.n_keys, self.key_start, self.key_list, self.chain_keys, self.term_a, self.term_b, self.term_inner,
-         adj_start, adj_chain, adj_other, adj_flags, self.inner_hexes, self.chain_mode) = arrays
         self.adjacency = (adj_start, adj_chain, adj_other, adj_flags)
-        self.registry, self.gids, self.sides = registry, gids, sides
+        self.registry, self.sides = registry, sides
         self.n_nodes = int(self.node_base[-1])
         self.chains: list[Chain | None] = [None] * len(self.chain_a)
         self.idents: list[tuple[str, ...] | None] = [None] * len(self.chain_a)
@@ -325,6 +342,16 @@ class Track:
             groups = [(v, node_groups[int(node_reg[v])]) for v in grouped.tolist()]
             fixed = self.shared["fixed node arrays"] = (kind, slots, cost, diesel, has_diesel, groups)
         return fixed
+
+    def ident(self, c: int) -> tuple[str, ...]:
+        """Chain c's 18xx.games chain id (walked from its first node), from the walk's arrays
+        (revenue.core.track.chain_idents)."""
+        start, end = self.ident_start[c:c + 2].tolist()
+        names = self.sides.names
+        if self.ident_parts[2 * c] >= 0:
+            a, b = self.ident_parts[2 * c:2 * c + 2].tolist()
+            return (f"{names[int(self.ident_hex[start])]} {a}.{b}",)
+        return tuple([names[h] for h in self.ident_hex[start:end].tolist()])
 
     def node_values(self, colours: tuple[str, ...]) -> np.ndarray:
         """The nodes' revenue in a phase with these tile colours."""
@@ -430,7 +457,19 @@ class Graph:
             kind, slots, cost, diesel, has_diesel, groups = track.fixed_node_arrays()
             n_tokens = np.zeros(self.n_nodes, dtype=np.int64)
             tokens: dict[int, list[str]] = {}
-            if board.tokens:
+            if board.track is track:
+                # the kernel placed the tokens on this track (revenue.board._build_known): each one's node
+                companies = board.token_companies()
+                for v, company in zip(board.token_node.tolist(), companies):
+                    if v >= 0:
+                        placed = tokens.get(v)
+                        if placed is None:
+                            tokens[v] = [company]
+                        else:
+                            placed.append(company)
+                if tokens:
+                    n_tokens[list(tokens)] = [len(companies) for companies in tokens.values()]
+            elif board.tokens:
                 # (the geometries of the tokens' hexes only, from the registry: a fresh track has no list)
                 geos, gids, index, node_base = track.registry.geometries, track.gid_list, self.sides.index, \
                     track.node_base_list
@@ -479,12 +518,15 @@ class Graph:
 
     def connection_of(self, c: int, start: int) -> list[str]:
         """connection(chain(c), start) without building the Chain: an answer's routes need only their ids."""
+        ident = self._ident(c)
+        return list(ident if start == self.chain_a[c] else ident[::-1])
+
+    def _ident(self, c: int) -> tuple[str, ...]:
         idents = self.track.idents
         ident = idents[c]
         if ident is None:
-            chain = self._chains[c]
-            ident = idents[c] = chain.ident if chain is not None else self._chain_id(self._walked(c))
-        return list(ident if start == self.chain_a[c] else ident[::-1])
+            ident = idents[c] = self.track.ident(c)
+        return ident
 
     def _make_chain(self, c: int) -> Chain:
         names = self.sides.names
@@ -492,28 +534,7 @@ class Graph:
         paths = tuple((names[h], geo.parts[i]) for h, geo, i in walked)
         keys = tuple(self.key_list[self.key_start[c]:self.key_start[c + 1]].tolist())
         return Chain(c, int(self.chain_a[c]), int(self.chain_b[c]), paths, keys, bool(self.term_a[c]),
-                     bool(self.term_b[c]), bool(self.term_inner[c]), self._chain_id(walked))
-
-    def _chain_id(self, walked) -> tuple[str, ...]:
-        """rules/base.md section 8: hex names in walking order, a path skipped when one of its ends is a
-        junction already met on the chain; a lone in-hex node-to-node path of an ambiguous tile as
-        "<hex> i.j" (the two nodes' indexes, ascending)."""
-        names = self.sides.names
-        if len(walked) == 1:
-            h, geo, i = walked[0]
-            if geo.ambiguous and geo.node_pairs[i]:
-                row = geo.table[i]
-                a, b = sorted((geo.nodes[int(row[1])].part, geo.nodes[int(row[3])].part))
-                return (f"{names[h]} {a}.{b}",)
-        met: set[tuple[int, int]] = set()
-        ident = []
-        for h, geo, i in walked:
-            js = {(h, j) for j in geo.junctions[i]}
-            if js & met:
-                continue
-            met |= js
-            ident.append(names[h])
-        return tuple(ident)
+                     bool(self.term_b[c]), bool(self.term_inner[c]), self._ident(c))
 
     @property
     def path_start(self) -> np.ndarray:
@@ -600,33 +621,41 @@ def current_registry() -> _Registry:
     return _REGISTRY
 
 
-TRACKS_PER_MAP = 16     # tracks remembered per map variant (boards of a game differing in tokens or phase)
 
 
 def build_graph(board: Board) -> Graph:
     """The track graph of `board`: the registered geometries of its tiles placed on the map's hexes, and
     every chain, found by one kernel (revenue.core.track.build_track); the track part is shared with a
     recent board of the same map and tiles."""
-    sides = board.data.derived.get("map sides") if board.tracked is not None else None
-    if sides is None:
-        sides = map_sides(board)
-    if board.tracked is not None:
-        registry, gids, impassable = board.tracked
+    if board.track is not None:     # built with the board (revenue.board._build_known)
+        return Graph(board, board.track)
+    sides = map_sides(board)
+    if board.remember is not None:
+        # a board of lays that all have ids (revenue.board._Known): its track is remembered by them
+        known, lay_bytes, more_stops, more_chars = board.remember
+        remembered = known.tracks.get(lay_bytes)
+        if remembered is not None and remembered[0].sides is sides:
+            return Graph(board, remembered[0])
+    hexes = board.hexes.values()
+    for attempt in range(3):
+        hex_tracks = [bh.track() for bh in hexes]
+        registry = _REGISTRY
+        if all(geo.registry is registry for geo, _ in hex_tracks):
+            break
+        for bh in hexes:      # the registry started afresh: register the geometries again
+            bh.forget_track()
     else:
-        hexes = board.hexes.values()
-        for attempt in range(3):
-            hex_tracks = [bh.track() for bh in hexes]
-            registry = _REGISTRY
-            if all(geo.registry is registry for geo, _ in hex_tracks):
-                break
-            for bh in hexes:      # the registry started afresh: register the geometries again
-                bh.forget_track()
-        else:
-            raise RuntimeError("the tile geometry registry keeps starting afresh (REGISTRY_PATHS below one board's "
-                               "paths)")
-        gids = np.array([geo.gid for geo, _ in hex_tracks], dtype=np.int64)
-        impassable = np.array([mask for _, mask in hex_tracks], dtype=np.int64)
-    # The track depends on the geometry ids and impassable edges alone (on one map variant and registry).
+        raise RuntimeError("the tile geometry registry keeps starting afresh (REGISTRY_PATHS below one board's "
+                           "paths)")
+    gids = np.array([geo.gid for geo, _ in hex_tracks], dtype=np.int64)
+    impassable = np.array([mask for _, mask in hex_tracks], dtype=np.int64)
+    if board.remember is not None and registry is known.registry:
+        track = Track(registry, sides, build_track(
+            gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
+            sides.neighbour, sides.side, sides.n_sides))
+        known.remember_track(lay_bytes, (track, more_stops, more_chars))
+        return Graph(board, track)
+    # Else the track depends on the geometry ids and impassable edges alone (on one map variant and registry).
     key = gids.tobytes() + impassable.tobytes()
     tracks = board.data.derived.setdefault("tracks", OrderedDict())
     with _GRAPHS_LOCK:
@@ -636,7 +665,7 @@ def build_graph(board: Board) -> Graph:
     if track is not None and (track.registry is not registry or track.sides is not sides):
         track = None
     if track is None:
-        track = Track(registry, gids, sides, build_track(
+        track = Track(registry, sides, build_track(
             gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
             sides.neighbour, sides.side, sides.n_sides))
         with _GRAPHS_LOCK:

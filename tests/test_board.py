@@ -239,6 +239,7 @@ ALSO_7 = {"title": "1830", "tiles": [{"hex": "F4", "tile": "7", "rotation": 1}]}
     ({**LAID, "tokens": LAID["tokens"] + LAID["tokens"][:1]}, "board.tokens[2].company",
      "B&O already has a token in F4 city 0"),
     ({**LAID, "phase": "9"}, "board.phase", "unknown phase '9'"),
+    ({**LAID, "options": {"no_such_option": "1"}}, "board.options[no_such_option]", "unknown option"),
     ({**LAID, "tiles": [{**LAID["tiles"][0], "tile": "x" * 300}]}, "board.tiles[0].tile",
      "300 characters; at most 200"),
 ])
@@ -256,3 +257,16 @@ def test_bad_boards_of_checked_lays_and_tokens_name_the_field(board, field, says
         errors.append((e.value.field, e.value.description))
     assert errors[0] == errors[1]
     assert errors[0][0] == field and says in errors[0][1]
+
+
+def test_a_known_boards_options_keep_their_spelling():
+    # A known board's title, phase and options are checked once and remembered by their values when they
+    # are strings (revenue.board._opened); True and 1 are equal as keys, so such values are read afresh
+    # and each board keeps its own options.
+    forget_checked()
+    values = (True, 1, "1", True)
+    for value in values:    # (each the first board of its map variant: checked in full)
+        build_board({**LAID, "options": {"optional_6_train": value}})
+    spelled = [build_board({**LAID, "options": {"optional_6_train": value}}) for value in values]
+    assert all(board.key is not None for board in spelled)
+    assert [board.options for board in spelled] == [{"optional_6_train": v} for v in ("True", "1", "1", "True")]

@@ -347,19 +347,116 @@ def node_columns(node_reg, reg_node_table):
     return kind, slots, cost, diesel, has_diesel, grouped[:n_grouped].copy()
 
 
+NODE_PART = 6    # the registry node table's column of a node's part index in its tile code
+
+
 @njit(cache=True, nogil=True)
-def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
-                n_sides):
-    """assemble, walk_chains, chain_arrays and node_columns in one call (one dispatch): everything
-    revenue.graph.Track holds."""
+def chain_idents(chain_start, chain_paths, path_start, path_hex, kind0, val0, kind1, val1, node_reg, reg_node_table):
+    """Every chain's 18xx.games chain id (rules/base.md section 8) walked from its first node: the hexes
+    ident_hex[ident_start[c]:ident_start[c + 1]] in walking order, a path skipped when one of its ends is
+    a junction already met on the chain; and for a chain of one in-hex node-to-node path on a tile with
+    more than one such path (the engine's ambiguous tile), the two nodes' part indexes ascending in
+    ident_parts[2c], ident_parts[2c + 1] (the id is then "<hex> a.b"), else -1."""
+    n_chains = len(chain_start) - 1
+    ident_start = np.zeros(n_chains + 1, dtype=np.int64)
+    ident_hex = np.empty(len(chain_paths), dtype=np.int64)
+    ident_parts = np.full(2 * n_chains, -1, dtype=np.int64)
+    met_hex = np.empty(2 * len(chain_paths) + 1, dtype=np.int64)
+    met_junction = np.empty(2 * len(chain_paths) + 1, dtype=np.int64)
+    n = 0
+    for c in range(n_chains):
+        first, last = chain_start[c], chain_start[c + 1]
+        if last - first == 1:
+            p = chain_paths[first]
+            if kind0[p] == END_NODE and kind1[p] == END_NODE:
+                h = path_hex[p]
+                pairs = 0
+                for q in range(path_start[h], path_start[h + 1]):
+                    if kind0[q] == END_NODE and kind1[q] == END_NODE:
+                        pairs += 1
+                if pairs > 1:
+                    a = reg_node_table[node_reg[val0[p]], NODE_PART]
+                    b = reg_node_table[node_reg[val1[p]], NODE_PART]
+                    ident_parts[2 * c], ident_parts[2 * c + 1] = min(a, b), max(a, b)
+                    ident_hex[n] = h
+                    n += 1
+                    ident_start[c + 1] = n
+                    continue
+        n_met = 0
+        for i in range(first, last):
+            p = chain_paths[i]
+            h = path_hex[p]
+            skip = False
+            for e in range(2):
+                if (kind0[p] if e == 0 else kind1[p]) == END_JUNCTION:
+                    j = val0[p] if e == 0 else val1[p]
+                    for m in range(n_met):
+                        if met_hex[m] == h and met_junction[m] == j:
+                            skip = True
+            if skip:
+                continue
+            for e in range(2):
+                if (kind0[p] if e == 0 else kind1[p]) == END_JUNCTION:
+                    met_hex[n_met], met_junction[n_met] = h, val0[p] if e == 0 else val1[p]
+                    n_met += 1
+            ident_hex[n] = h
+            n += 1
+        ident_start[c + 1] = n
+    return ident_start, ident_hex[:n].copy(), ident_parts
+
+
+# build_track's results, packed so that a call boxes four arrays rather than thirty (each boxed array
+# costs about half a microsecond): the int64 arrays, in this order, one after the other in `ints`
+# (`int_start` delimits them), the bool arrays likewise in `bools`; revenue.graph.unpack_track splits them.
+TRACK_INTS = ("gids", "path_start", "node_base", "path_hex", "kind0", "val0", "kind1", "val1", "node_hex", "node_reg",
+              "chain_a", "chain_b", "chain_start", "chain_paths", "key_start", "key_list", "adj_start", "adj_chain",
+              "adj_other", "adj_flags", "chain_mode", "node_kind", "node_slots", "node_cost", "node_diesel",
+              "node_grouped", "ident_start", "ident_hex", "ident_parts", "token_node")
+TRACK_BOOLS = ("term_a", "term_b", "term_inner", "node_has_diesel")
+
+
+@njit(cache=True, nogil=True)
+def _pack(arrays):
+    """A tuple of 1-D arrays of one dtype as one array and the start of each (and the end)."""
+    start = np.zeros(len(arrays) + 1, dtype=np.int64)
+    for i in range(len(arrays)):
+        start[i + 1] = start[i] + len(arrays[i])
+    out = np.empty(start[len(arrays)], dtype=arrays[0].dtype)
+    for i in range(len(arrays)):
+        out[start[i]:start[i + 1]] = arrays[i]
+    return out, start
+
+
+@njit(cache=True, nogil=True)
+def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
+                 n_sides, token_node):
+    """assemble, walk_chains, chain_arrays and node_columns, packed (TRACK_INTS, TRACK_BOOLS): (ints,
+    int_start, bools, bool_start, chain key bitsets, chain inner hexes, number of track keys)."""
     path_start, node_base, path_hex, kind0, val0, kind1, val1, gauge, terminal, node_hex, node_reg = assemble(
         gids, reg_path_start, reg_node_start, reg_table)
     chain_a, chain_b, chain_start, chain_paths = walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal,
                                                              node_hex, neighbour, impassable, side, n_sides)
-    arrays = chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1, terminal,
-                          side, n_sides, len(node_hex), len(gids))
-    return (path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg,
-            chain_a, chain_b, chain_start, chain_paths, arrays, node_columns(node_reg, reg_node_table))
+    (n_keys, key_start, key_list, bits, term_a, term_b, term_inner, adj_start, adj_chain, adj_other, adj_flags,
+     inner, mode) = chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1,
+                                 terminal, side, n_sides, len(node_hex), len(gids))
+    kind, slots, cost, diesel, has_diesel, grouped = node_columns(node_reg, reg_node_table)
+    ident_start, ident_hex, ident_parts = chain_idents(chain_start, chain_paths, path_start, path_hex, kind0, val0,
+                                                       kind1, val1, node_reg, reg_node_table)
+    ints, int_start = _pack((gids, path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg,
+                             chain_a, chain_b, chain_start, chain_paths, key_start, key_list, adj_start, adj_chain,
+                             adj_other, adj_flags, mode, kind, slots, cost, diesel, grouped, ident_start, ident_hex,
+                             ident_parts, token_node))
+    bools, bool_start = _pack((term_a, term_b, term_inner, has_diesel))
+    return ints, int_start, bools, bool_start, bits, inner, n_keys
+
+
+@njit(cache=True, nogil=True)
+def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
+                n_sides):
+    """assemble, walk_chains, chain_arrays and node_columns in one call (one dispatch): everything
+    revenue.graph.Track holds, packed (_walk_packed; no tokens placed)."""
+    return _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour,
+                        side, n_sides, np.empty(0, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -381,3 +478,65 @@ def lay_tiles(lays, table, printed_gids, printed_masks):
         stops += table[row, 3]
         chars += table[row, 4]
     return gids, masks, stops, chars, True
+
+
+@njit(cache=True, nogil=True)
+def place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_table):
+    """A board's tokens (ids into revenue.board._Known.token_table: hex index, city index, company number)
+    on the hexes' geometries (gids; registry city rows: slots, local node or -1): the board node of each
+    token's city (-1 when the city is no node), or an empty array when a token's city does not exist on its
+    tile, is full, or already holds the company's token (revenue.board then checks the board in full and
+    names the field)."""
+    n = len(tokens)
+    n_hexes = len(gids)
+    city_base = np.zeros(n_hexes + 1, dtype=np.int64)      # a number per city of the board
+    for h in range(n_hexes):
+        g = gids[h]
+        city_base[h + 1] = city_base[h] + reg_city_start[g + 1] - reg_city_start[g]
+    placed = np.zeros(city_base[n_hexes], dtype=np.int64)
+    last = np.full(city_base[n_hexes], -1, dtype=np.int64)  # the latest token in each city, and before it
+    before = np.full(max(n, 1), -1, dtype=np.int64)
+    node = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        row = tokens[t]
+        h, city, company = token_table[row, 0], token_table[row, 1], token_table[row, 2]
+        g = gids[h]
+        if city >= reg_city_start[g + 1] - reg_city_start[g]:
+            return np.empty(0, dtype=np.int64)
+        c = city_base[h] + city
+        r = reg_city_start[g] + city
+        if placed[c] >= reg_city_table[r, 0]:
+            return np.empty(0, dtype=np.int64)
+        s = last[c]
+        while s >= 0:
+            if token_table[tokens[s], 2] == company:
+                return np.empty(0, dtype=np.int64)
+            s = before[s]
+        before[t], last[c] = last[c], t
+        placed[c] += 1
+        local = reg_city_table[r, 1]
+        node[t] = node_base[h] + local if local >= 0 else -1
+    return node
+
+
+@njit(cache=True, nogil=True)
+def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, reg_path_start, reg_node_start,
+                reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides):
+    """A board of checked lays and tokens in one call: lay_tiles, its track (_walk_packed) and
+    place_tokens. (status, stop total change, code length change, the packed track); status 1: a hex laid
+    twice, 2: a token that does not fit (revenue.board then checks the board in full)."""
+    gids, masks, stops, chars, once = lay_tiles(lays, table, printed_gids, printed_masks)
+    if not once:
+        empty = np.empty(0, dtype=np.int64)
+        return 1, 0, 0, _walk_packed(gids[:0], masks[:0], reg_path_start, reg_node_start, reg_table,
+                                     reg_node_table, neighbour, side, n_sides, empty)
+    node_base = np.zeros(len(gids) + 1, dtype=np.int64)
+    for h in range(len(gids)):
+        g = gids[h]
+        node_base[h + 1] = node_base[h] + reg_node_start[g + 1] - reg_node_start[g]
+    token_node = place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_table)
+    status = 2 if len(token_node) < len(tokens) else 0
+    if status:
+        gids, masks = gids[:0], masks[:0]    # (no walk)
+    return status, stops, chars, _walk_packed(gids, masks, reg_path_start, reg_node_start, reg_table,
+                                              reg_node_table, neighbour, side, n_sides, token_node)
