@@ -118,9 +118,11 @@ class G18Rhl(Title):
 
     # ---- route-level rules ---------------------------------------------------------------------------
     def route_rules(self, train, company, board, graph) -> RouteRules:
+        # (the nodes read by their ids on the hexes that matter: graph.nodes_in, node_place)
         rge = _is_rge(train)
-        facts = self._graph_facts(board, graph)
-        rules = RouteRules(metro=dict(facts.metro_of),
+        metros = graph.nodes_in(METROPOLISES)
+        metro_of = {v: METROPOLISES.index(graph.node_place(v)[0]) for v in metros}
+        rules = RouteRules(metro=dict(metro_of),
                            metro_message="Route cannot consist of only one Rhine metropolis",
                            merge_message="Must use Trajekt for a revisiting route",
                            # the engine pays its own stop list (Trajekt-merged, the 8-train's best 8): a
@@ -128,39 +130,29 @@ class G18Rhl(Title):
                            token_paid=False)
         # The Trajekt: two consecutive stops in a green metropolis count once, worth 10 less; the 8-train
         # ignores towns, so only cities merge for it.
-        rules.merge = dict(facts.merge_rge if rge else facts.merge)
+        town = graph.kind_is("town")
+        for v in metros:
+            if board.hexes[METROPOLISES[metro_of[v]]].color != "yellow" and not (rge and town[v]):
+                rules.merge[v] = metro_of[v]
         rules.merge_penalty = 10 if rules.merge else 0
         if rge:
-            rules.end_nodes = set(facts.rge_nodes)
+            rules.end_nodes = set(graph.nodes_in(RGE_HEXES))
             rules.need_ends = 1
             rules.need_message = "Route for 8 trains must begin/end in an RGE hex"
             rules.alt_ends = set(rules.end_nodes)
-            rules.alt_multiplier = dict.fromkeys(facts.metro_of, 2)
+            rules.alt_multiplier = {v: 2 for v in metros}
             return rules
 
-        out = {v for v, hex_name in facts.out_tokened
-               if any(c != company.id for c in board.tokens.get((hex_name, 0), ()))}
+        out = set()
+        for v in graph.nodes_in(OUT_TOKENED):
+            hex_name, _, city = graph.node_place(v)
+            if city == 0 and any(c != company.id for c in board.tokens.get((hex_name, 0), ())):
+                out.add(v)
         if out:
             rules.end_nodes = set(range(graph.n_nodes)) - out
             rules.need_ends = 2
             rules.need_message = "Route to out-tokened off-board hex not allowed"
-        rules.bonuses = list(facts.bonuses)
-        return rules
 
-    def _graph_facts(self, board, graph) -> "_RhlFacts":
-        """What route_rules reads of the board and its graph whatever the train and company: made once per
-        graph (a company's trains of both kinds, and other companies on the same board, share it)."""
-        facts = graph.derived.get("18rhl facts")
-        if facts is None:
-            facts = graph.derived["18rhl facts"] = _RhlFacts(board, graph)
-        return facts
-
-
-class _RhlFacts:
-    """The nodes on the hexes 18Rhl's route rules name, read by their ids through the graph's arrays (no
-    node objects), and the route bonuses (their node classes are read only, never changed)."""
-
-    def __init__(self, board, graph):
         coal_hexes, steel_hexes = set(), set()
         for h, bh in board.hexes.items():      # (one pass; most hexes have no icon)
             if bh.icons:
@@ -172,30 +164,12 @@ class _RhlFacts:
             coal_hexes.add(board.options["coal"])
         if board.options.get("steel"):
             steel_hexes.add(board.options["steel"])
-        named = set(METROPOLISES + RGE_HEXES + EASTERN_RUHR + OUT_TOKENED + (ROERMOND, RATINGEN)) | coal_hexes \
-            | steel_hexes
-        nodes = graph.nodes_in(sorted(named))
-        hex_names, node_hex = graph.sides.names, graph.derived["node hex"]
-        hex_of = {v: hex_names[h] for v, h in zip(nodes, node_hex[nodes].tolist() if nodes else ())}
-
-        def on(hexes) -> list[int]:     # (ascending, as graph.nodes_in gives them)
-            return [v for v in nodes if hex_of[v] in hexes]
-
-        town = graph.kind_is("town")
-        self.metro_of = {v: METROPOLISES.index(hex_of[v]) for v in on(METROPOLISES)}
-        trajekt = [v for v, i in self.metro_of.items() if board.hexes[METROPOLISES[i]].color != "yellow"]
-        self.merge = {v: self.metro_of[v] for v in trajekt}
-        self.merge_rge = {v: self.metro_of[v] for v in trajekt if not town[v]}
-        self.rge_nodes = on(RGE_HEXES)
-        # (node, hex) of the out-tokened off-boards' city 0 (route_rules checks its tokens per company)
-        self.out_tokened = [(v, place[0]) for v in on(OUT_TOKENED) for place in (graph.node_place(v),)
-                            if place[2] == 0]
         # Classes are small bit numbers in the kernel: number the icon hexes only.
         hex_class = {h: i for i, h in enumerate(sorted(coal_hexes | steel_hexes))}
         east = len(hex_class)       # one more class: the Eastern Ruhr coal or steel side
-        coal = {v: hex_class[hex_of[v]] for v in on(coal_hexes)}
-        steel = {v: hex_class[hex_of[v]] for v in on(steel_hexes)}
-        ruhr_nodes = on(EASTERN_RUHR)
+        coal = {v: hex_class[graph.node_place(v)[0]] for v in graph.nodes_in(sorted(coal_hexes))}
+        steel = {v: hex_class[graph.node_place(v)[0]] for v in graph.nodes_in(sorted(steel_hexes))}
+        ruhr_nodes = graph.nodes_in(EASTERN_RUHR)
         for v in ruhr_nodes:
             hex_name, part, _ = graph.node_place(v)
             if part == COAL_SIDE[hex_name]:
@@ -204,22 +178,19 @@ class _RhlFacts:
                 steel[v] = east
         montan = 40 if int(board.phase.name) >= 5 else 20
         ruhr = {v: 0 for v in ruhr_nodes}
-        self.bonuses = [RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]),
-                        RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)])]
-        links = 0
-        for h in {h for h, _ in LINK_SIDES}:
-            bh = board.hexes[h]
-            exits = bh.tile.exits()
-            links += sum(1 for hex_name, edge in LINK_SIDES if hex_name == h and bh.local_edge(edge) in exits)
+        rules.bonuses.append(RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]))
+        rules.bonuses.append(RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)]))
+        links = sum(1 for h, edge in LINK_SIDES if board.hexes[h].local_edge(edge) in board.hexes[h].tile.exits())
         if links and ruhr:
-            self.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
-                                           [(ruhr, 1)]))
-        roermond = {v: 0 for v in on((ROERMOND,))}
+            rules.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
+                                            [(ruhr, 1)]))
+        roermond = {v: 0 for v in graph.nodes_in((ROERMOND,))}
         if roermond and ruhr:
-            self.bonuses.append(RouteBonus("Iron Rhine", 80, [(roermond, 1), (ruhr, 1)]))
-        ratingen = {v: 0 for v in on((RATINGEN,))}
+            rules.bonuses.append(RouteBonus("Iron Rhine", 80, [(roermond, 1), (ruhr, 1)]))
+        ratingen = {v: 0 for v in graph.nodes_in((RATINGEN,))}
         if _on(board.options.get("ratingen_variant")) and ratingen:
-            self.bonuses.append(RouteBonus("Ratingen", 30, [(ratingen, 1), (steel, 1)]))
+            rules.bonuses.append(RouteBonus("Ratingen", 30, [(ratingen, 1), (steel, 1)]))
+        return rules
 
 
 def _on(value) -> bool:
