@@ -195,6 +195,32 @@ def node_names(graph: Graph, nodes: list[int]) -> list[str]:
     return [f"{hex_names[h]}-{geometry(h).nodes[v - node_base[h]].part}" for v in nodes for h in (node_hex[v],)]
 
 
+def plain_result(problem: Problem, spec: TrainSpec, path, nodes: list[int], connections: list[list[str]]) -> dict | None:
+    """route_result of a legal route of a simple train without bonuses or subsidies (TrainSpec.simple) when
+    no row has more stops than it pays, whichever the weights: every stop is paid its value (a token city
+    among them, the route holding one), read from the train's arrays at the route's nodes alone (`path`,
+    the nodes as an array), not from lists of every node. None otherwise (route_result decides)."""
+    count = [0] * len(spec.row_pay)
+    for r in spec.row[path].tolist():
+        count[r] += 1
+    if any(c > p for c, p in zip(count, spec.row_pay.tolist())):
+        return None
+    if spec.token_paid and not problem.token[path].any():
+        return None
+    values = spec.base[path].tolist()
+    names = node_names(problem.graph, nodes)
+    return {
+        "train": spec.train.name,
+        "revenue": sum(values),
+        "nodes": names,
+        "connections": [{"hexes": hexes} for hexes in connections],
+        "stops": [{"node": name, "value": value, "paid": True} for name, value in zip(names, values)],
+        "bonuses": [],
+        "halts": 0,
+        "subsidy": 0,
+    }
+
+
 def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], connections: list[list[str]],
                  halts: int | None = None, weights: tuple[int, int] | None = None) -> dict:
     """The result entry of one legal route: revenue, stops, bonuses, halts and subsidy, and its 18xx.games
