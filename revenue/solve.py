@@ -247,15 +247,17 @@ def route_parents(problem: Problem) -> dict[str, str]:
 
         def same_walk(a: str, b: str) -> bool:
             """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
-            that differs; the same array object, as trains the title treats alike share, is equal)."""
-            for f, x, y in zip(SPEC_FIELDS, kernel_arguments(problem, a)[0], kernel_arguments(problem, b)[0]):
+            that differs; the same array object, as trains the title treats alike share, is equal). Read
+            from the specs: the kernels' own arguments are scored with the search's weights, made later."""
+            spec_a, spec_b = problem.specs[a], problem.specs[b]
+            for f in SPEC_FIELDS:
+                x, y = getattr(spec_a, f), getattr(spec_b, f)
                 if x is y or f in LIMITS:
                     continue
-                if isinstance(x, np.int64):     # (the scalar fields)
+                if not isinstance(x, np.ndarray):     # (the scalar fields)
                     if x != y:
                         return False
                     continue
-                x, y = np.asarray(x), np.asarray(y)
                 if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
                     return False
             return True
