@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .company import build_company
 from .errors import InputError, short_repr
-from .graph import Chain, graph_for
+from .graph import Chain, Graph, graph_for
 from .interop import action_routes, action_trains, read_route, train_name
 from .problem import Problem, TrainSpec, chain_hex_walk, compile_problem, price_route
 from .titles.base import BYPASS_FLAG
@@ -183,14 +183,51 @@ def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
     return picked if go(0, set()) else None
 
 
+def node_names(graph: Graph, nodes: list[int]) -> list[str]:
+    """Graph.node_name of each node, read from lists made once per graph (an answer names ~10-20 nodes
+    of a graph seen once: numpy scalar reads and method calls per node cost more than the names)."""
+    lists = graph.derived.get("name lists")
+    if lists is None:
+        track = graph.track
+        lists = graph.derived["name lists"] = (track.node_hex.tolist(), track.node_base_list, graph.sides.names,
+                                               track.geometry)
+    node_hex, node_base, hex_names, geometry = lists
+    return [f"{hex_names[h]}-{geometry(h).nodes[v - node_base[h]].part}" for v in nodes for h in (node_hex[v],)]
+
+
+def plain_result(problem: Problem, spec: TrainSpec, path, nodes: list[int], connections: list[list[str]]) -> dict | None:
+    """route_result of a legal route of a simple train without bonuses or subsidies (TrainSpec.simple) when
+    no row has more stops than it pays, whichever the weights: every stop is paid its value (a token city
+    among them, the route holding one), read from the train's arrays at the route's nodes alone (`path`,
+    the nodes as an array), not from lists of every node. None otherwise (route_result decides)."""
+    count = [0] * len(spec.row_pay)
+    for r in spec.row[path].tolist():
+        count[r] += 1
+    if any(c > p for c, p in zip(count, spec.row_pay.tolist())):
+        return None
+    if spec.token_paid and not problem.token[path].any():
+        return None
+    values = spec.base[path].tolist()
+    names = node_names(problem.graph, nodes)
+    return {
+        "train": spec.train.name,
+        "revenue": sum(values),
+        "nodes": names,
+        "connections": [{"hexes": hexes} for hexes in connections],
+        "stops": [{"node": name, "value": value, "paid": True} for name, value in zip(names, values)],
+        "bonuses": [],
+        "halts": 0,
+        "subsidy": 0,
+    }
+
+
 def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], connections: list[list[str]],
                  halts: int | None = None, weights: tuple[int, int] | None = None) -> dict:
     """The result entry of one legal route: revenue, stops, bonuses, halts and subsidy, and its 18xx.games
     `connections` (Graph.connection of each chain from the node before it). Priced as the optimizer
     scores it with `weights`, else with the player's `halts` (revenue.problem.price_route)."""
-    graph = problem.graph
     priced = price_route(problem, spec, nodes, halts, weights)
-    names = [graph.node_name(v) for v in nodes]
+    names = node_names(problem.graph, nodes)
     return {
         "train": spec.train.name,
         "revenue": priced.revenue,

@@ -55,54 +55,16 @@ class TrainSpec:
     def value(self) -> np.ndarray:
         return self.base + self.bonus
 
-    @property
-    def lists(self) -> "SpecLists":
-        """The arrays price_route reads, as Python lists (a numpy element read costs as much as a list's
-        whole lookup and int conversion together); made on first use."""
-        lists = self.__dict__.get("_lists")
-        if lists is None:
-            lists = self.__dict__["_lists"] = SpecLists(self)
-        return lists
-
     def pay_and_visit(self, stops_by_row: dict[int, int], cost_by_row: dict[int, int]) -> tuple[list[int], list[int]]:
         """Each row's pay and visit limits for a route with these stops and visit costs per row: the
         printed ones, plus what RouteRules.spill lends."""
-        lists = self.lists
-        pay, visit = list(lists.row_pay), list(lists.row_visit)
+        pay, visit = self.row_pay.tolist(), self.row_visit.tolist()
         if self.spill_from >= 0:
             pay[self.spill_to] += max(0, pay[self.spill_from] - stops_by_row.get(self.spill_from, 0))
             visit[self.spill_to] += max(0, visit[self.spill_from] - cost_by_row.get(self.spill_from, 0))
             if self.spill_next >= 0:
                 pay[self.spill_next] += max(0, pay[self.spill_to] - stops_by_row.get(self.spill_to, 0))
         return pay, visit
-
-
-class SpecLists:
-    """A TrainSpec's arrays that price_route reads, as lists, each made when first read (alt_end and
-    merge None when no node has one). It keeps the arrays, not the spec, which keeps it: no reference
-    cycle for the garbage collector to find."""
-
-    def __init__(self, spec: TrainSpec):
-        self._from = {name: getattr(spec, name) for name in _LIST_MAKERS}
-        self._rules = spec.rules
-
-    def __getattr__(self, name: str):
-        # (called for a list not made yet: made, kept as an attribute, never asked here again)
-        if name.startswith("_") or name not in _LIST_MAKERS:
-            raise AttributeError(name)
-        value = _LIST_MAKERS[name](self, self._from[name])
-        setattr(self, name, value)
-        return value
-
-
-_LIST_MAKERS = {
-    "base": lambda lists, a: a.tolist(), "bonus": lambda lists, a: a.tolist(), "sub": lambda lists, a: a.tolist(),
-    "row": lambda lists, a: a.tolist(), "row_pay": lambda lists, a: a.tolist(),
-    "row_visit": lambda lists, a: a.tolist(),
-    "alt_end": lambda lists, a: a.tolist() if lists._rules.alt_ends and a.any() else None,
-    "alt_mult": lambda lists, a: a.tolist() if lists.alt_end is not None else None,
-    "merge": lambda lists, a: a.tolist() if lists._rules.merge and (a >= 0).any() else None,
-}
 
 
 @dataclass
@@ -123,14 +85,6 @@ class Problem:
     @property
     def words(self) -> int:
         return self.chain_keys.shape[1]
-
-    @property
-    def token_list(self) -> list[bool]:
-        """token as a list (price_route), made on first use."""
-        tokens = self.derived.get("token list")
-        if tokens is None:
-            tokens = self.derived["token list"] = self.token.tolist()
-        return tokens
 
 
 def _mask(n: int, members) -> np.ndarray:
@@ -354,7 +308,6 @@ def _with_limits(spec: TrainSpec, train: TrainType, row_visit: np.ndarray, row_p
     """`spec` for another train whose arrays differ only in the rows' limits (Title.train_rules_key)."""
     out = copy.copy(spec)
     out.train, out.row_visit, out.row_pay = train, row_visit, row_pay
-    out.__dict__.pop("_lists", None)     # (made again from this train's limits when read)
     out.simple = pays_all and _rules_simple(spec)
     return out
 
@@ -412,8 +365,7 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
 def _compile(graph: Graph, company: Company) -> Problem:
     board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
     token = np.zeros(graph.n_nodes, dtype=np.bool_)
-    for v, companies in arrays.tokens.items():
-        token[v] = company.id in companies
+    token[[v for v, companies in arrays.tokens.items() if company.id in companies]] = True
     masks = graph.derived.get("problem masks")
     if masks is None:       # (of the graph alone: once per graph, not per company)
         city = arrays.kind <= NODE_KINDS.index("pass")
@@ -530,20 +482,37 @@ def kernel_values(spec: TrainSpec, weights: tuple[int, int]) -> dict[str, object
             "rule_amount": spec.rule_amount * wr, "merge_penalty": spec.merge_penalty * wr}
 
 
-def _plain_price(spec: TrainSpec, lists: SpecLists, token: list[bool], nodes: list[int]) -> RoutePrice | None:
+class RouteValues:
+    """A train's arrays read at one route's nodes only, as dicts by node (a route visits a node once): an
+    answer prices a few routes of a problem seen once, where lists of every node cost more than the
+    routes. alt_end, alt_mult and merge are None when the rules list no node for them."""
+
+    def __init__(self, problem: Problem, spec: TrainSpec, nodes: list[int]):
+        at = np.array(nodes, dtype=np.int64)
+        self.base = dict(zip(nodes, spec.base[at].tolist()))
+        self.row = dict(zip(nodes, spec.row[at].tolist()))
+        self.token = dict(zip(nodes, problem.token[at].tolist()))
+        self.bonus = dict(zip(nodes, spec.bonus[at].tolist())) if spec.bonus_names else dict.fromkeys(nodes, 0)
+        self.sub = dict(zip(nodes, spec.sub[at].tolist())) if spec.rules.subsidy else dict.fromkeys(nodes, 0)
+        self.alt_end = dict(zip(nodes, spec.alt_end[at].tolist())) if spec.rules.alt_ends else None
+        self.alt_mult = dict(zip(nodes, spec.alt_mult[at].tolist())) if self.alt_end is not None else None
+        self.merge = dict(zip(nodes, spec.merge[at].tolist())) if spec.rules.merge else None
+
+
+def _plain_price(spec: TrainSpec, values: RouteValues, nodes: list[int]) -> RoutePrice | None:
     """price_route of a simple train's route (no merged stops, no alternative multiplier, no spill; no
     per-stop bonus, whose lines price_route lists in its own order) when every row pays all its stops
     and one of them holds a token (or RouteRules.token_paid is off): then every stop is paid whatever the
     ranking. None otherwise
     (price_route's general reading decides)."""
-    row, row_pay = lists.row, lists.row_pay
+    row, row_pay, token = values.row, spec.row_pay.tolist(), values.token
     count = [0] * len(row_pay)
     for v in nodes:
         count[row[v]] += 1
     if any(c > p for c, p in zip(count, row_pay)) or (spec.token_paid and not any(token[v] for v in nodes)):
         return None
     # (no per-stop bonus: bonus is 0 everywhere; sub is 0 everywhere unless the rules list subsidies)
-    base = lists.base
+    base = values.base
     revenue = sum(base[v] for v in nodes)
     lines: dict[str, int] = {}
     for b in spec.rules.bonuses:
@@ -552,7 +521,7 @@ def _plain_price(spec: TrainSpec, lists: SpecLists, token: list[bool], nodes: li
             lines[b.name] = lines.get(b.name, 0) + b.amount
     if not spec.rules.subsidy:
         return RoutePrice(revenue, [(v, base[v], True) for v in nodes], list(lines.items()), 0, 0)
-    sub = lists.sub
+    sub = values.sub
     return RoutePrice(revenue, [(v, base[v], True) for v in nodes], list(lines.items()),
                       sum(sub[v] for v in nodes), sum(1 for v in nodes if sub[v]))
 
@@ -570,14 +539,13 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
     - without (a route someone chose, 18xx.games 1860): the player's `halts` subsidy stops first (in visit
       order), then the best others; with `halts` None, or more than the rows can pay, the others first
       and the subsidy stops fill what they leave (the engine's default)."""
-    token = problem.token_list
-    lists = spec.lists
+    values = RouteValues(problem, spec, nodes)
     if spec.simple and not spec.bonus_names:
-        plain = _plain_price(spec, lists, token, nodes)
+        plain = _plain_price(spec, values, nodes)
         if plain is not None:
             return plain
-    base, bonus, row = lists.base, lists.bonus, lists.row
-    alt_end, alt_mult, merge = lists.alt_end, lists.alt_mult, lists.merge
+    token, base, bonus, row = values.token, values.base, values.bonus, values.row
+    alt_end, alt_mult, merge = values.alt_end, values.alt_mult, values.merge
     doubled = alt_end is not None and alt_end[nodes[0]] and alt_end[nodes[-1]]
     worth: dict[int, int] = {}
     kept: list[int] = []
@@ -592,7 +560,7 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
         worth[v] = base[v] * alt_mult[v] if doubled else base[v]
         kept.append(v)
     value = {v: worth[v] + bonus[v] for v in kept}
-    sub = {v: lists.sub[v] for v in kept}
+    sub = {v: values.sub[v] for v in kept}
     by_row: dict[int, list[int]] = {}
     for v in kept:
         by_row.setdefault(row[v], []).append(v)

@@ -22,7 +22,7 @@ from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_rou
                           sort_routes)
 from .core.track import reachable_nodes
 from .errors import InputError
-from .evaluate import route_result
+from .evaluate import plain_result, route_result
 from .graph import graph_for
 from . import bounded
 from .interop import run_routes_action
@@ -108,11 +108,17 @@ class RouteSet:
 
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
-        a, b = self.begin[i], self.end[i]
-        nodes = self.nodes[a:b].tolist()
-        graph = self.problem.graph
+        a, b = int(self.begin[i]), int(self.end[i])
+        problem, graph = self.problem, self.problem.graph
+        spec = problem.specs[self.train]
+        path = self.nodes[a:b]
+        nodes = path.tolist()
         connections = [graph.connection_of(c, v) for c, v in zip(self.chains[a + 1:b].tolist(), nodes)]
-        return route_result(self.problem, self.problem.specs[self.train], nodes, connections, weights=self.weights)
+        if spec.simple and not spec.bonus_names and not spec.rules.bonuses and not spec.rules.subsidy:
+            entry = plain_result(problem, spec, path, nodes, connections)
+            if entry is not None:     # (Combination.run checks it against the kernel's price)
+                return entry
+        return route_result(problem, spec, nodes, connections, weights=self.weights)
 
     def refit(self, train: str) -> "RouteSet":
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
@@ -241,15 +247,17 @@ def route_parents(problem: Problem) -> dict[str, str]:
 
         def same_walk(a: str, b: str) -> bool:
             """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
-            that differs; the same array object, as trains the title treats alike share, is equal)."""
-            for f, x, y in zip(SPEC_FIELDS, kernel_arguments(problem, a)[0], kernel_arguments(problem, b)[0]):
+            that differs; the same array object, as trains the title treats alike share, is equal). Read
+            from the specs: the kernels' own arguments are scored with the search's weights, made later."""
+            spec_a, spec_b = problem.specs[a], problem.specs[b]
+            for f in SPEC_FIELDS:
+                x, y = getattr(spec_a, f), getattr(spec_b, f)
                 if x is y or f in LIMITS:
                     continue
-                if isinstance(x, np.int64):     # (the scalar fields)
+                if not isinstance(x, np.ndarray):     # (the scalar fields)
                     if x != y:
                         return False
                     continue
-                x, y = np.asarray(x), np.asarray(y)
                 if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
                     return False
             return True
@@ -258,7 +266,7 @@ def route_parents(problem: Problem) -> dict[str, str]:
         roots: list[str] = []
         for name in sorted(problem.specs, key=loose):
             spec = problem.specs[name]
-            merges = bool(spec.rules.merge) and spec.lists.merge is not None
+            merges = bool(spec.rules.merge) and bool((spec.merge >= 0).any())
             parent = None if merges else next(
                 (r for r in roots if covers(problem.specs[r], spec) and same_walk(name, r)), None)
             if parent is None:
@@ -334,6 +342,9 @@ INDEX_MIN = 512         # fewer routes are scanned one by one as fast
 LATER_MIN = 1 << 15     # routes from which, with three or more trains, the later trains are bounded
 
 
+_NO_INDEX: dict[int, tuple[np.ndarray, np.ndarray, bool]] = {}
+
+
 def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """The key bitmaps of the route groups the combination search scans (core.combine.key_index, side
     by side: index[k, start[g] + w], start[g] = -1 for none): the last train's group, and with three or
@@ -342,8 +353,11 @@ def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray)
     one by one as fast; bitmaps beyond INDEX_LIMIT bits are not built."""
     routes, words = keys.shape
     groups = len(group_start) - 1
-    if routes < INDEX_MIN:        # (most real game states)
-        return np.zeros((1, 1), dtype=np.uint64), np.full(groups, -1, dtype=np.int64), False
+    if routes < INDEX_MIN:        # (most real game states: no bitmaps, the same empty arrays, only read)
+        none = _NO_INDEX.get(groups)
+        if none is None:
+            none = _NO_INDEX[groups] = (np.zeros((1, 1), dtype=np.uint64), np.full(groups, -1, dtype=np.int64), False)
+        return none
     last = int(group_of[-1])
     later = len(group_of) >= 3 and routes >= LATER_MIN
     wanted = [last] + ([g for g in range(groups) if g != last] if later else [])
@@ -716,7 +730,8 @@ class Search:
             progress = self.combination.progress(self.incumbent[0] if self.incumbent else 0)
             self.progress = progress
             self.complete = self.combination.search(progress, self.stop)
-            _compiled.set()
+            if not _compiled.is_set():      # (set takes the event's lock: once is enough)
+                _compiled.set()
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 
@@ -834,6 +849,10 @@ class Search:
 
     def bound(self, score: int) -> int:
         """A bound on the score of every run, no lower than `score`, the best found (revenue.bounded.run_bound)."""
+        if self.complete and self.combination is not None and len(self.sets) == len(self.problem.specs) and all(
+                r.complete and r.floor < 0 for r in self.sets.values()):
+            # (every route stored and the combination finished: its best is the bound, as run_bound finds)
+            return max(score, int(self.progress[0]))
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
