@@ -121,7 +121,9 @@ class Admission:
             self.admitted_large += large
             future: futures.Future = futures.Future()
             self._queue.append((future, work, large))
-            self._cond.notify_all()
+            # One call, one thread to wake: every idle thread may take it alike, and each one woken
+            # for nothing would take the interpreter's lock from the threads at work.
+            self._cond.notify()
         future.add_done_callback(lambda _: self._release(large))
         return future
 
