@@ -2,7 +2,9 @@
 always_print_fields_with_no_presence=True) gives it (the same dict, keys in the same order), in a
 fraction of its time: json_format works out each field's kind anew for every value, which made writing an
 answer the largest part of an HTTP call's own CPU. Here each message type's fields are looked at once and
-kept as a table of converters.
+kept as a table of converters. `request_dict` is the same without the unset fields
+(json_format.MessageToDict(message, preserving_proto_field_name=True)): the dict the library gets from
+every request the service reads, a fresh board's above all.
 
 Messages of google.protobuf other than Struct, Value and ListValue (which answers carry: a run_routes
 action's connections) go to json_format, as does any message whose conversion fails here, so that an
@@ -88,9 +90,10 @@ def _writer(desc: descriptor.Descriptor, defaults: bool) -> Callable[[Any], Any]
             convert[field] = (field.name, _map(_scalar(field.message_type.fields_by_name["value"], defaults)))
             default = _DICT
         elif field.is_repeated:
-            flat = not defaults and _flat(field.message_type) if field.cpp_type == FD.CPPTYPE_MESSAGE else False
-            convert[field] = (field.name, _flat_list(field.message_type) if flat else
-                              _repeated(_scalar(field, defaults)))
+            if not defaults and field.cpp_type == FD.CPPTYPE_MESSAGE and _flat(field.message_type):
+                convert[field] = (field.name, _flat_list(field.message_type))
+            else:
+                convert[field] = (field.name, _repeated(_scalar(field, defaults)))
             default = _LIST
         else:
             one = _scalar(field, defaults)

@@ -273,7 +273,8 @@ class Boards:
         if board is not None:
             return board
         board = MappingProxyType(request_dict(message))
-        fits = len(key) <= min(self.limits.name, self.limits.entries) or sizes_fit(message, self.limits)
+        fits = len(key) <= min(self.limits.name, self.limits.text, self.limits.entries) or \
+            sizes_fit(message, self.limits)
         check_limits({"board": board}, self.limits, walk=not fits)    # an oversized board is not kept
         self._boards.put(key, board, 30_000 + 3 * len(key))
         return board
@@ -290,9 +291,9 @@ def _key_sizes(desc) -> tuple[int, int] | None:
     if desc in _PLAIN:
         return _PLAIN[desc]
     _PLAIN[desc] = (0, 0)      # a type that holds itself: decided by its other fields
-    sizes: tuple[int, int] | None = (max((len(field.name) for field in desc.fields), default=0), len(desc.fields))
-    if desc.file.package == "google.protobuf":
-        sizes = None
+    sizes: tuple[int, int] | None = None
+    if desc.file.package != "google.protobuf":
+        sizes = (max((len(field.name) for field in desc.fields), default=0), len(desc.fields))
     for field in desc.fields:
         if sizes is None or field.type in (FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_ENUM):
             sizes = None
@@ -311,7 +312,7 @@ def sizes_fit(message, limits: Limits, without: str | None = None) -> bool:
     more entries, so a board's tile lays and tokens are passed on their encoded size alone; the rest
     is looked at field by field (`without`: a field left out)."""
     name, text, entries = limits.name, limits.text, limits.entries
-    small = min(name, entries)
+    small = min(name, text, entries)
     keys = _key_sizes(message.DESCRIPTOR)
     if keys is None or keys[0] > name or keys[1] > entries:
         return False
