@@ -9,8 +9,11 @@ latency percentiles and errors.
 Each client has its own channel and connection (`--shared-connection`: one connection for all) and
 sends Solve calls back to back, cycling through the scenarios from its own starting point; the clients
 share one asyncio event loop, which keeps the load generator's own CPU use low on a machine it shares
-with the server. Every answer is checked against the proved optimum the server gave for that scenario
-in the warm-up pass: a different revenue counts as an error. With `--http` the clients POST the same
+with the server: the requests are serialised before the run, and the timed loop only sends them and
+keeps the answers' bytes. Every answer is then checked against the proved optimum the server gave for
+that scenario in the warm-up pass: a different revenue counts as an error. The report says what CPU the
+generator took while it ran (`generator_cpu_share`, of all the machine's cores) and, for a server it
+started, the server's CPU per call. With `--http` the clients POST the same
 requests as JSON to /v1/solve (aiohttp's client, one connection per client: it takes a third of the CPU
 per call that httpx does, and the generator shares the machine with the server) and read the JSON
 answers. `run()` is
@@ -99,6 +102,22 @@ class _Server:
                     pass
             time.sleep(0.1)
         raise RuntimeError(f"the server was not SERVING after {timeout:g} s:\n{self.tail()}")
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of the server's processes so far (the first and those it forked), or None where
+        /proc does not tell."""
+        try:
+            pids = [self.proc.pid]
+            with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+                pids += [int(p) for p in f.read().split()]
+            total = 0
+            for pid in pids:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])     # utime, stime (clock ticks)
+            return total / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError):
+            return None
 
     def tail(self, n: int = 20) -> str:
         self.log.seek(0)
@@ -214,6 +233,9 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         errors: list[Counter] = [Counter() for _ in range(clients)]
         unproved = [0] * clients
         timeout = deadline_ms / 1000.0 if deadline_ms else CALL_TIMEOUT
+        # The answers as they came (client, payload, bytes), read and checked after the run: the
+        # generator shares the machine with the server, so its timed loop only sends and receives.
+        received: list[tuple[int, int, bytes]] = []
 
         async def client(k: int, channel, go: asyncio.Event, stop_at: list[float]) -> None:
             solve = channel.unary_unary(SOLVE)
@@ -224,13 +246,12 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 i += 1
                 t = time.perf_counter()
                 try:
-                    answer = revenue_pb2.SolveResponse.FromString(await solve(payloads[j], timeout=timeout))
+                    answer = await solve(payloads[j], timeout=timeout)
                 except grpc.RpcError as exc:
                     errors[k][exc.code().name] += 1
                     continue
-                elapsed = (time.perf_counter() - t) * 1000
-                check(k, j, answer.revenue, answer.optimal, answer.upper_bound)
-                latencies[k].append((j, elapsed))
+                latencies[k].append((j, (time.perf_counter() - t) * 1000))
+                received.append((k, j, answer))
 
         async def http_client(k: int, session, go: asyncio.Event, stop_at: list[float]) -> None:
             i = k
@@ -248,10 +269,8 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 if response.status != 200:
                     errors[k][f"HTTP {response.status}"] += 1
                     continue
-                answer = json.loads(content)
-                elapsed = (time.perf_counter() - t) * 1000
-                check(k, j, answer.get("revenue", 0), answer.get("optimal", False), answer.get("upper_bound", 0))
-                latencies[k].append((j, elapsed))
+                latencies[k].append((j, (time.perf_counter() - t) * 1000))
+                received.append((k, j, content))
 
         async def drive(run_client, connections) -> float:
             """Start one client per connection at the same moment, stop them `seconds` later; the wall time."""
@@ -289,7 +308,19 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 await channel.close()
             return wall
 
+        cpu = os.times()
+        server_cpu = server.cpu_seconds() if server else None
         wall = asyncio.run(http_load() if http else load())
+        # CPU seconds of the run: this process's (all its threads: gRPC's, aiohttp's) and the server's
+        generator_cpu = sum(os.times()[:2]) - sum(cpu[:2])
+        server_cpu = server.cpu_seconds() - server_cpu if server and server_cpu is not None else None
+        for k, j, content in received:
+            if http:
+                answer = json.loads(content)
+                check(k, j, answer.get("revenue", 0), answer.get("optimal", False), answer.get("upper_bound", 0))
+            else:
+                answer = revenue_pb2.SolveResponse.FromString(content)
+                check(k, j, answer.revenue, answer.optimal, answer.upper_bound)
     finally:
         if server:
             server.stop()
@@ -333,6 +364,12 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         "ok_before_deadline_share": round(len(everything) / (len(everything) + sum(error_count.values())), 5)
         if everything else 0.0,
     }
+    # What the load generator took of the machine's CPU while it ran (it shares the cores with the
+    # server), and the server's CPU per call (its processes, when it was started here, on Linux).
+    report["generator_cpu_share"] = round(generator_cpu / (wall * (os.cpu_count() or 1)), 3) if wall else 0.0
+    report["generator_cpu_ms_per_call"] = round(1000 * generator_cpu / len(everything), 3) if everything else None
+    report["server_cpu_ms_per_call"] = round(1000 * server_cpu / len(everything), 3) \
+        if everything and server_cpu is not None else None
     if fresh:
         # boards sent more than once (only when the run outlasts the boards made for it)
         report["fresh_boards"] = len(payloads)
@@ -371,6 +408,11 @@ def print_report(report: dict, console: Console | None = None) -> None:
     summary.add_row(str(report["calls"]), f"{report['throughput_per_s']:.1f}", f"{report['p50_ms']:.2f}",
                     f"{report['p90_ms']:.2f}", f"{report['p99_ms']:.2f}", f"{report['max_ms']:.2f}", errors)
     console.print(summary)
+    cpu = f"load generator: {100 * report['generator_cpu_share']:.1f}% of the machine's CPU " \
+          f"({report['generator_cpu_ms_per_call']} ms per call)"
+    if report.get("server_cpu_ms_per_call") is not None:
+        cpu += f"; server: {report['server_cpu_ms_per_call']} ms of CPU per call"
+    console.print(cpu)
     if report.get("deadline_ms"):
         console.print(f"deadline {report['deadline_ms']} ms: {100 * report['ok_before_deadline_share']:.2f}% of calls "
                       f"answered OK before it ({report['unproved']} of them stopped unproved)")

@@ -338,6 +338,10 @@ def serve(config: Config) -> None:
     the port (the kernel spreads connections among them) because each call's Python work holds its
     process's GIL; the first process forwards signals to the others."""
     configure_logging()
+    # A log line per call, whose message is all it prints: in the server's own process, no caller frame,
+    # thread or process names are looked up for each record (the logging HOWTO's "Optimization").
+    logging._srcfile = None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     # HTTP on any free port (0) would be a different port in each process: one process then.
     processes = config.processes or (1 if config.http_port == 0 else default_processes(config.port))
     if processes > 1 and config.http_port == 0:

@@ -23,16 +23,18 @@ from typing import Any, AsyncIterator, Callable
 
 import grpc
 import numpy as np
-from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from revenue import api
-from revenue.bounds import size_violations
+from revenue.bounds import TEXT_FIELDS, size_violations
 from revenue.cache import BOARD_CACHE_BYTES, ByteLRU
 from revenue.errors import InputError, Interrupted, clip
 from revenue.solve import Cancel
 from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
+
+from .protojson import request_dict
 
 log = logging.getLogger("revenue.server")
 
@@ -119,7 +121,9 @@ class Admission:
             self.admitted_large += large
             future: futures.Future = futures.Future()
             self._queue.append((future, work, large))
-            self._cond.notify_all()
+            # One call, one thread to wake: every idle thread may take it alike, and each one woken
+            # for nothing would take the interpreter's lock from the threads at work.
+            self._cond.notify()
         future.add_done_callback(lambda _: self._release(large))
         return future
 
@@ -232,15 +236,20 @@ def _remaining(context: grpc.ServicerContext) -> float:
 
 
 def _to_dict(message) -> dict:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return request_dict(message)
 
 
 class Boards:
     """Requests as dicts, each distinct board converted and checked against the limits once: a game
-    server asks about one board for each company of a round, and converting a board message is most
-    of a small call's cost. The boards are read-only, so the library remembers each one's track graph
-    by identity (revenue.graph.graph_for). At most `size` boards and BOARD_CACHE_BYTES by estimate (a
-    decoded board takes about 30 KB plus three times its message's bytes, key included)."""
+    server asks about one board for each company of a round. The boards are read-only, so the library
+    remembers each one's track graph by identity (revenue.graph.graph_for). At most `size` boards and
+    BOARD_CACHE_BYTES by estimate (a decoded board takes about 30 KB plus three times its message's
+    bytes, key included).
+
+    A message becomes the dict json_format.MessageToDict would give (server/protojson.py, in a third of
+    its time), and its strings and lists are checked on the message's encoded sizes (sizes_fit) rather
+    than by walking the dict; only a message that may be over a limit is walked, so its error is the
+    one check_limits has always given."""
 
     def __init__(self, limits: Limits, size: int = 64):
         self.limits, self.size = limits, size
@@ -249,15 +258,12 @@ class Boards:
     def request(self, message) -> dict:
         """`message` as a dict, checked (InputError for a request over the limits)."""
         if not message.HasField("board"):
-            request = _to_dict(message)
-            check_limits(request, self.limits)
+            request = request_dict(message)
+            check_limits(request, self.limits, walk=not sizes_fit(message, self.limits))
             return request
         board = self.board(message.board)
-        rest = type(message)()
-        rest.CopyFrom(message)
-        rest.ClearField("board")
-        request = _to_dict(rest)
-        check_limits(request, self.limits)
+        request = request_dict(message, without="board")
+        check_limits(request, self.limits, walk=not sizes_fit(message, self.limits, without="board"))
         request["board"] = board
         return request
 
@@ -266,10 +272,80 @@ class Boards:
         board = self._boards.get(key)
         if board is not None:
             return board
-        board = MappingProxyType(_to_dict(message))
-        check_limits({"board": board}, self.limits)    # an oversized board is not kept
+        board = MappingProxyType(request_dict(message))
+        fits = len(key) <= min(self.limits.name, self.limits.text, self.limits.entries) or \
+            sizes_fit(message, self.limits)
+        check_limits({"board": board}, self.limits, walk=not fits)    # an oversized board is not kept
         self._boards.put(key, board, 30_000 + 3 * len(key))
         return board
+
+
+# Message types whose dicts hold only what sizes_fit reasons about: strings, numbers, booleans, lists,
+# maps and messages of the same kind (no bytes, whose base64 text is longer than they are; no enums,
+# whose names are not in the message; no google.protobuf types); with the longest field name and the
+# most fields of one message among them (the dicts' keys, which the walk checks too), or None.
+_PLAIN: dict = {}
+
+
+def _key_sizes(desc) -> tuple[int, int] | None:
+    if desc in _PLAIN:
+        return _PLAIN[desc]
+    _PLAIN[desc] = (0, 0)      # a type that holds itself: decided by its other fields
+    sizes: tuple[int, int] | None = None
+    if desc.file.package != "google.protobuf":
+        sizes = (max((len(field.name) for field in desc.fields), default=0), len(desc.fields))
+    for field in desc.fields:
+        if sizes is None or field.type in (FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_ENUM):
+            sizes = None
+            break
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            inner = _key_sizes(field.message_type)
+            sizes = None if inner is None else (max(sizes[0], inner[0]), max(sizes[1], inner[1]))
+    _PLAIN[desc] = sizes
+    return sizes
+
+
+def sizes_fit(message, limits: Limits, without: str | None = None) -> bool:
+    """Whether the walk of check_limits (revenue.bounds.size_violations: each string within its length,
+    each list and map within limits.entries) can find nothing in `message`'s dict. Conservative: False
+    means "walk it". A message of at most `small` bytes holds no longer string nor a list or map of
+    more entries, so a board's tile lays and tokens are passed on their encoded size alone; the rest
+    is looked at field by field (`without`: a field left out)."""
+    name, text, entries = limits.name, limits.text, limits.entries
+    small = min(name, text, entries)
+    keys = _key_sizes(message.DESCRIPTOR)
+    if keys is None or keys[0] > name or keys[1] > entries:
+        return False
+    for field, value in message.ListFields():
+        if field.name == without:
+            continue
+        if field.type == FieldDescriptor.TYPE_STRING:
+            limit = text if field.name in TEXT_FIELDS else name
+            if not field.is_repeated:
+                if len(value) > limit:
+                    return False
+            elif len(value) > entries or any(len(v) > limit for v in value):
+                return False
+        elif field.type != FieldDescriptor.TYPE_MESSAGE:
+            if field.is_repeated and len(value) > entries:
+                return False
+        elif field.message_type.GetOptions().map_entry:
+            # map<string, string> (a board's options: its values are text)
+            limit = text if field.name.endswith("options") else name
+            if len(value) > entries or any(type(k) is not str or len(k) > name for k in value) or \
+                    any(type(v) is not str or len(v) > limit for v in value.values()):
+                return False
+        elif field.is_repeated:
+            if len(value) > entries:
+                return False
+            if value:
+                size = type(value[0]).ByteSize
+                if max(map(size, value)) > small and not all(size(v) <= small or sizes_fit(v, limits)
+                                                             for v in value):
+                    return False
+        elif value.ByteSize() > small and not sizes_fit(value, limits):
+            return False
+    return True
 
 
 # What makes a call "large" for Admission (RouteService.expect_large).
@@ -309,8 +385,10 @@ def safe_deserializer(message_type) -> Callable[[bytes], Any]:
     return deserialize
 
 
-def check_limits(request: dict, limits: Limits) -> None:
-    """INVALID_ARGUMENT (an InputError listing every field over its limit) for an oversized request."""
+def check_limits(request: dict, limits: Limits, walk: bool = True) -> None:
+    """INVALID_ARGUMENT (an InputError listing every field over its limit) for an oversized request.
+    `walk=False` leaves out the walk over every string and list, for a request that sizes_fit passed
+    (the walk would find nothing)."""
     violations: list[tuple[str, str]] = []
 
     def cap(path: str, items, most: int) -> None:
@@ -326,7 +404,8 @@ def check_limits(request: dict, limits: Limits) -> None:
     cap("board.tokens", board.get("tokens"), limits.tokens)
     cap("board.options", board.get("options"), limits.options)
     for i, lay in enumerate(board.get("tiles") or []):
-        text(f"board.tiles[{i}].code", lay.get("code"))
+        if "code" in lay:        # the field's path is spelled out only when it is needed
+            text(f"board.tiles[{i}].code", lay["code"])
     for key, value in (board.get("options") or {}).items():
         text(f"board.options[{key}]", value)
     custom = board.get("custom") or {}
@@ -353,7 +432,8 @@ def check_limits(request: dict, limits: Limits) -> None:
                 cap(f"{where}[{i}].connections[{j}]",
                     entry.get("hexes") if isinstance(entry, dict) else entry, limits.route_nodes)
     # Every string and every other list, wherever it is: nothing of unbounded size goes further.
-    size_violations(request, "", violations, text=limits.text, name=limits.name, entries=limits.entries)
+    if walk:
+        size_violations(request, "", violations, text=limits.text, name=limits.name, entries=limits.entries)
     if violations:
         seen: set[str] = set()
         unique = [(f, d) for f, d in violations if not (f in seen or seen.add(f))]   # one per field
