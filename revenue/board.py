@@ -68,7 +68,8 @@ class Board:
         self.stop_total = stop_total    # the most every stop of the board pays together (revenue.company's bound)
         self.code_chars = code_chars    # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
         # A board built from lays and tokens checked before (_build_known) also has: `key`, what it is among
-        # the boards of every title (revenue.graph.graph_for's cache key), `track`, its revenue.graph.Track
+        # the boards of every title (revenue.graph.graph_for's cache key; also set by the full check when
+        # all its lays and tokens have keys, so the board asked again hits the same graph), `track`, its revenue.graph.Track
         # (made by the same kernel call that placed the lays and tokens, or shared with a recent board of
         # the same lays), and `token_node`, the track's node of each token's city (-1: none), in request order.
         self.key: tuple | None = None
@@ -637,5 +638,10 @@ def _build(req: dict) -> Board:
     board.stop_total, board.code_chars = stops + more_stops, chars + more_chars
     if lay_ids is not None and None not in lay_ids:
         # its track is remembered by its lay ids, for the boards of the same lays that _build_known reads
-        board.remember = (known, np.array(lay_ids, dtype=np.int64).tobytes(), more_stops, more_chars)
+        lay_bytes = np.array(lay_ids, dtype=np.int64).tobytes()
+        board.remember = (known, lay_bytes, more_stops, more_chars)
+        # the key _build_known gives this board when it is asked again, so that graph_for finds it then
+        token_keys = _keys(req.get("tokens") or (), _TOKEN_FIELDS)
+        if token_keys is not None:
+            board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
     return board
