@@ -186,8 +186,8 @@ class _Program:
         limit = [until if first_until is None else min(first_until, until)]
 
         def interrupt(kind, message, data_out, data_in, user):
-            if stop[0] or time.perf_counter() >= limit[0]:
-                data_in.user_interrupt = True
+            # (set either way: the flag outlives the run it stopped, and would stop the next one at once)
+            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0]
 
         h.setCallback(interrupt, None)
         for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt"):
@@ -214,16 +214,39 @@ class _Program:
                 # a thousandth of slack for rounding, as every score is an integer)
                 self._tighten(max(known, math.floor(-info.mip_dual_bound + 1e-3)))
             if info.primal_solution_status != 2:     # no solution kept (cut short)
-                return
-            cycles, paths = self._read(np.asarray(h.getSolution().col_value))
-            known = max(known, better(paths))
-            if status != status_of.kOptimal:
+                cycles = None
+            else:
+                cycles, paths = self._read(np.asarray(h.getSolution().col_value))
+                known = max(known, better(paths))
+            if status != status_of.kOptimal or cycles is None:
+                # cut short, maybe before its root relaxation was solved (the 144-hex stress boards on a
+                # busy machine: no bound, or the weak one of a relaxation half solved): that relaxation
+                # alone, in the time left, bounds the runs too
+                self._relaxation_bound(known, limit)
                 return
             if not cycles:      # the optimum is a run of paths: nothing scores more
                 self._tighten(max(known, math.floor(-info.objective_function_value + 1e-3)))
                 return
             for nodes in cycles:
                 self._cut(nodes)
+
+    def _relaxation_bound(self, known: int, interrupt_at: list[float]) -> None:
+        """Solve the program's linear relaxation (integrality dropped) until interrupt_at[0] (the interrupt
+        callback's time): its optimum bounds the runs that beat `known`; no solution, none does."""
+        import highspy
+
+        h = self.h
+        h.setOptionValue("solve_relaxation", True)
+        h.setOptionValue("time_limit", max(interrupt_at[0] - time.perf_counter(), 0.001))
+        try:
+            h.run()
+        finally:
+            h.setOptionValue("solve_relaxation", False)
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
+            self._tighten(known)
+        elif status == highspy.HighsModelStatus.kOptimal:
+            self._tighten(max(known, math.floor(-h.getInfo().objective_function_value + 1e-3)))
 
     def _tighten(self, bound: int) -> None:
         self.bound = bound if self.bound is None else min(self.bound, bound)
