@@ -67,6 +67,35 @@ def test_program_bound_is_the_optimum(kind, seed, min_trains):
         assert _solved(problem, allowed, expected - 10, kind) == expected, seed
 
 
+@pytest.mark.parametrize("kind", [PathProgram, TrackProgram])
+@settings(max_examples=examples(150), **SETTINGS)
+@given(seed=st.integers(0, 2**31 - 1), min_trains=st.integers(1, 3))
+def test_the_linear_relaxation_bounds_every_run(kind, seed, min_trains):
+    """The bound a round cut short leaves (the program's linear relaxation) is never below the
+    reference's optimum, beating no run or one below the optimum; beating the optimum itself, it is
+    the optimum or more (the relaxation may still find a fractional solution)."""
+    case = _program_case(seed, min_trains)
+    if case is None:
+        return
+    board_req, trains, problem, allowed = case
+    expected = _reference(board_req, trains)
+    for known in (0, max(expected - 10, 0), expected):
+        program = kind(problem, allowed, adjacency(problem))
+        program._relaxation_bound(known, [time.perf_counter() + 600])
+        assert program.bound is not None and program.bound >= expected, (seed, known)
+
+
+def test_boards_of_many_parallel_chains_get_the_program_over_the_track():
+    """The 100-hex stress board of seed 1 (2,560 undominated chains over 184 keys) passes the limit,
+    the 49-hex one does not."""
+    for side, kind in ((10, TrackProgram), (7, PathProgram)):
+        request = stress_board(side, 1, "D D 8").request
+        graph = graph_for(request["board"])
+        problem = compile_problem(graph, build_company(request["company"], graph.board))
+        allowed = reachable(problem)
+        assert type(pathbound.new_program(problem, allowed, adjacency(problem))) is kind
+
+
 def test_program_applies_to_most_random_boards():
     """The test above sees many boards (n-stop and unlimited trains of the custom title: simple rows)."""
     count = sum(_program_case(seed) is not None for seed in range(100))
