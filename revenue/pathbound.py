@@ -18,7 +18,11 @@ cuts of node pairs joined by several chains and of triangles are there from the 
 is solved again, for runs beating the best known only, until the best solution is a set of paths, no
 run beats the best known, or the time is up. Trains of one type are taken in order of their worth.
 Each solution's paths are handed to the route kernel (revenue.heuristic.Pools.walk on their chains
-only), which prices them by every rule: when their run reaches the bound, it is proved.
+only), which prices them by every rule: when their run reaches the bound, it is proved. A round cut
+short also leaves the program's linear relaxation, solved in the time left, as a bound.
+
+Where plain track branches, the chains between two nodes are many; past TRACK_FROM_NONZEROS the same
+program is written over the track's tile paths instead of the chains (TrackProgram; new_program chooses).
 
 Applies when the routes' worth is a plain sum: every type simple (revenue.problem.TrainSpec.simple), one
 distance row holding every reachable node, visit cost one, revenue alone (objective weights (1, 0)), no
