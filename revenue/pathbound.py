@@ -18,7 +18,11 @@ cuts of node pairs joined by several chains and of triangles are there from the 
 is solved again, for runs beating the best known only, until the best solution is a set of paths, no
 run beats the best known, or the time is up. Trains of one type are taken in order of their worth.
 Each solution's paths are handed to the route kernel (revenue.heuristic.Pools.walk on their chains
-only), which prices them by every rule: when their run reaches the bound, it is proved.
+only), which prices them by every rule: when their run reaches the bound, it is proved. A round cut
+short also leaves the program's linear relaxation, solved in the time left, as a bound.
+
+Where plain track branches, the chains between two nodes are many; past TRACK_FROM_NONZEROS the same
+program is written over the track's tile paths instead of the chains (TrackProgram; new_program chooses).
 
 Applies when the routes' worth is a plain sum: every type simple (revenue.problem.TrainSpec.simple), one
 distance row holding every reachable node, visit cost one, revenue alone (objective weights (1, 0)), no
@@ -34,13 +38,19 @@ from typing import Callable
 
 import numpy as np
 
-from .core.track import TERM_INNER
+from .core.track import END_EDGE, END_NODE, TERM_INNER
 from .problem import Problem
 from .relax import _worth_and_stops, passable
 
 # HiGHS's presolve, which no time limit interrupts, took 16 s on the 100-hex D D 8 stress board's program
 # (440,000 nonzeros: 2,560 chains, each key row holding hundreds); without it the root bound came in 3 s
 PRESOLVE_MOST_NONZEROS = 100_000
+
+# Beyond this many nonzeros the program over the chains gives way to the one over the track (TrackProgram):
+# on the 100-hex D D 8 stress board (seed 1) the chains' (440,000) did not finish one round in 10 s, the
+# track's (6,700) found its optimum, 2140, in 4-7 s (busy machine). Where chains are few, the program over
+# them is the faster (the 49-hex D D 8 board: 2.3 s against 53 s), its bound without cuts the tighter.
+TRACK_FROM_NONZEROS = 100_000
 
 # The solver's memory per nonzero of the program, for the memory cap (memory_mb): 105 MB for the 440,000 of
 # the 100-hex D D 8 stress board's program solved for 8 s (the 144-hex one's 37,000 took 53 MB: a long
@@ -89,113 +99,79 @@ def applies(problem: Problem, allowed: np.ndarray, weights: tuple[int, int]) -> 
     return bool((problem.cost[allowed] == 1).all())
 
 
-class PathProgram:
-    """The integer program of one problem (see the module's docstring); solve() refines it."""
+class _Program:
+    """What both formulations share: the solver, per train its running, visit and end columns with the
+    node rows, trains of a type in order, and solve() (each formulation adds its track columns, its
+    track rows, _cut and _read)."""
 
-    def __init__(self, problem: Problem, allowed: np.ndarray, adj):
+    def __init__(self, problem: Problem, allowed: np.ndarray):
         import highspy
 
-        self.problem, self.adj = problem, adj
+        self.problem = problem
         self.inf = highspy.kHighsInf
-        start, chain, other, flags = adj
+        self.integer = highspy.HighsVarType.kInteger
         self.trains = [t.name for t in problem.company.trains]
-        ends: dict[int, tuple[int, int]] = {}
-        for v in np.nonzero(allowed)[0]:
-            for e in range(start[v], start[v + 1]):
-                o = int(other[e])
-                if allowed[o] and o != v and not flags[e] & TERM_INNER:   # (no route takes the others)
-                    ends[int(chain[e])] = (min(int(v), o), max(int(v), o))
-        self.chains = undominated(problem.chain_keys, ends)
-        self.ends = ends
-        nodes = [int(v) for v in np.nonzero(allowed)[0]]
-        self.nodes = nodes
-        through = passable(problem, allowed)
-        h = self.h = _highs()
-        integer = highspy.HighsVarType.kInteger
-        self.x, self.z, self.e, self.u = [], [], [], []
-        cols = 0
+        self.nodes = [int(v) for v in np.nonzero(allowed)[0]]
+        self.position = {v: i for i, v in enumerate(self.nodes)}
+        self.through = passable(problem, allowed)
+        self.allowed = allowed
+        self.h = _highs()
+        self.z, self.e, self.u = [], [], []
+        self.cols = 0
+        self.bound: int | None = None
 
-        def columns(costs) -> np.ndarray:
-            nonlocal cols
-            k = len(costs)
-            h.addVars(k, np.zeros(k), np.ones(k))
-            index = np.arange(cols, cols + k, dtype=np.int32)
-            h.changeColsCost(k, index, np.asarray(costs, dtype=np.float64))
-            h.changeColsIntegrality(k, index, np.array([integer] * k))
-            cols += k
-            return index
+    def _columns(self, costs, upper=None) -> np.ndarray:
+        """New integer columns from 0 to `upper` (default 1) with these costs; their indexes."""
+        k = len(costs)
+        self.h.addVars(k, np.zeros(k), np.ones(k) if upper is None else np.asarray(upper, dtype=np.float64))
+        index = np.arange(self.cols, self.cols + k, dtype=np.int32)
+        self.h.changeColsCost(k, index, np.asarray(costs, dtype=np.float64))
+        self.h.changeColsIntegrality(k, index, np.array([self.integer] * k))
+        self.cols += k
+        return index
 
-        for name in self.trains:
-            worth, stops, bonus = _worth_and_stops(problem, problem.specs[name], allowed, (1, 0))
-            # (maximised as the minimum of minus the score)
-            self.u.append(int(columns([-bonus])[0]))
-            self.x.append(columns([0.0] * len(self.chains)))
-            self.z.append(columns([-float(worth[v]) for v in nodes]))
-            self.e.append(columns([0.0] * len(nodes)))
-            t = len(self.u) - 1
-            position = self.position = {v: i for i, v in enumerate(nodes)}
-            incident: list[list[int]] = [[] for _ in nodes]
-            for i, c in enumerate(self.chains):
-                a, b = ends[c]
-                incident[position[a]].append(int(self.x[t][i]))
-                incident[position[b]].append(int(self.x[t][i]))
-            z, e, u = self.z[t], self.e[t], self.u[t]
-            for i, v in enumerate(nodes):
-                self._row(incident[i] + [z[i], e[i]], [1.0] * len(incident[i]) + [-2.0, 1.0], 0.0, 0.0)
-                self._row([e[i], z[i]], [1.0, -1.0], -self.inf, 0.0)
-                self._row([z[i], u], [1.0, -1.0], -self.inf, 0.0)
-                if not through[v]:
-                    self._row([z[i], e[i]], [1.0, -1.0], -self.inf, 0.0)
-            self._row(list(e) + [u], [1.0] * len(nodes) + [-2.0], 0.0, 0.0)
-            tokens = [int(z[i]) for i, v in enumerate(nodes) if problem.token[v]]
-            self._row(tokens + [u], [1.0] * len(tokens) + [-1.0], 0.0, self.inf)
-            if stops[0] < len(nodes):
-                self._row(list(z), [1.0] * len(nodes), -self.inf, float(stops[0]))
-        keys = problem.chain_keys[self.chains] if self.chains else np.zeros((0, problem.words), np.uint64)
-        bits = np.unpackbits(keys.view(np.uint8), axis=1, bitorder="little").astype(bool)
-        for k in np.nonzero(bits.any(axis=0))[0]:
-            holders = np.nonzero(bits[:, k])[0]
-            index = [int(self.x[t][i]) for t in range(len(self.trains)) for i in holders]
-            if len(index) > 1:
-                self._row(index, [1.0] * len(index), -self.inf, 1.0)
-        # the cuts of the shortest cycles from the start: two nodes joined by several chains, triangles
-        neighbours: dict[int, set[int]] = {}
-        pairs: dict[tuple[int, int], int] = {}
-        for a, b in ends.values():
-            neighbours.setdefault(a, set()).add(b)
-            neighbours.setdefault(b, set()).add(a)
-            pairs[(a, b)] = pairs.get((a, b), 0) + 1
-        for (a, b), count in pairs.items():
-            if count > 1:
-                self._cut({a, b})
-        for a, b in pairs:
-            for c in neighbours[a] & neighbours[b]:
-                if c > b:
-                    self._cut({a, b, c})
-        # trains of one type are interchangeable: the earlier copy earns at least as much
+    def _node_rows(self, name: str, incident: list[list[int]]) -> None:
+        """The next train's columns u, z, e and rows: at each node its track columns (`incident`, per
+        node) number 2 z - e; two ends when it runs; a token city; only ends where no route passes; the
+        stop limit."""
+        problem, nodes = self.problem, self.nodes
+        worth, stops, bonus = _worth_and_stops(problem, problem.specs[name], self.allowed, (1, 0))
+        # (maximised as the minimum of minus the score)
+        u = int(self._columns([-bonus])[0])
+        z = self._columns([-float(worth[v]) for v in nodes])
+        e = self._columns([0.0] * len(nodes))
+        self.u.append(u)
+        self.z.append(z)
+        self.e.append(e)
+        for i, v in enumerate(nodes):
+            self._row(incident[i] + [z[i], e[i]], [1.0] * len(incident[i]) + [-2.0, 1.0], 0.0, 0.0)
+            self._row([e[i], z[i]], [1.0, -1.0], -self.inf, 0.0)
+            self._row([z[i], u], [1.0, -1.0], -self.inf, 0.0)
+            if not self.through[v]:
+                self._row([z[i], e[i]], [1.0, -1.0], -self.inf, 0.0)
+        self._row(list(e) + [u], [1.0] * len(nodes) + [-2.0], 0.0, 0.0)
+        tokens = [int(z[i]) for i, v in enumerate(nodes) if problem.token[v]]
+        self._row(tokens + [u], [1.0] * len(tokens) + [-1.0], 0.0, self.inf)
+        if stops[0] < len(nodes):
+            self._row(list(z), [1.0] * len(nodes), -self.inf, float(stops[0]))
+
+    def _symmetry_rows(self) -> None:
+        """Trains of one type are interchangeable: the earlier copy earns at least as much."""
+        costs = self.h.getLp().col_cost_
         for t in range(1, len(self.trains)):
             if self.trains[t] == self.trains[t - 1]:
                 index = list(self.z[t - 1]) + [self.u[t - 1]] + list(self.z[t]) + [self.u[t]]
-                costs = h.getLp().col_cost_
                 coef = [-costs[i] for i in index[:len(index) // 2]] + [costs[i] for i in index[len(index) // 2:]]
                 self._row([int(i) for i in index], coef, 0.0, self.inf)
-        if h.getNumNz() > PRESOLVE_MOST_NONZEROS:
-            h.setOptionValue("presolve", "off")
-        self.bound: int | None = None
-
-    def _cut(self, nodes: set[int]) -> None:
-        """For every train: its chains among `nodes` number at most its visits there less one, whichever
-        node w of them is left out (x(S) <= z(S) - z(w): a route is a path, so its chains in S form a
-        forest on the nodes it visits there)."""
-        inside = [i for i, c in enumerate(self.chains) if self.ends[c][0] in nodes and self.ends[c][1] in nodes]
-        places = [self.position[v] for v in nodes]
-        for t in range(len(self.trains)):
-            for w in places:
-                index = [int(self.x[t][i]) for i in inside] + [int(self.z[t][i]) for i in places if i != w]
-                self._row(index, [1.0] * len(inside) + [-1.0] * (len(places) - 1), -self.inf, 0.0)
 
     def _row(self, index, coef, lo: float, hi: float) -> None:
         self.h.addRow(lo, hi, len(index), np.asarray(index, dtype=np.int32), np.asarray(coef, dtype=np.float64))
+
+    def _cut(self, cycle) -> None:
+        raise NotImplementedError
+
+    def _read(self, values: np.ndarray) -> tuple[list, list[tuple[list[int], list[int]]]]:
+        raise NotImplementedError
 
     def solve(self, stop: np.ndarray, until: float, better: Callable[[list | None], int],
               first_until: float | None = None) -> None:
@@ -214,8 +190,8 @@ class PathProgram:
         limit = [until if first_until is None else min(first_until, until)]
 
         def interrupt(kind, message, data_out, data_in, user):
-            if stop[0] or time.perf_counter() >= limit[0]:
-                data_in.user_interrupt = True
+            # (set either way: the flag outlives the run it stopped, and would stop the next one at once)
+            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0]
 
         h.setCallback(interrupt, None)
         for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt"):
@@ -242,10 +218,15 @@ class PathProgram:
                 # a thousandth of slack for rounding, as every score is an integer)
                 self._tighten(max(known, math.floor(-info.mip_dual_bound + 1e-3)))
             if info.primal_solution_status != 2:     # no solution kept (cut short)
-                return
-            cycles, paths = self._read(np.asarray(h.getSolution().col_value))
-            known = max(known, better(paths))
-            if status != status_of.kOptimal:
+                cycles = None
+            else:
+                cycles, paths = self._read(np.asarray(h.getSolution().col_value))
+                known = max(known, better(paths))
+            if status != status_of.kOptimal or cycles is None:
+                # cut short, maybe before its root relaxation was solved (the 144-hex stress boards on a
+                # busy machine: no bound, or the weak one of a relaxation half solved): that relaxation
+                # alone, in the time left, bounds the runs too
+                self._relaxation_bound(known, limit)
                 return
             if not cycles:      # the optimum is a run of paths: nothing scores more
                 self._tighten(max(known, math.floor(-info.objective_function_value + 1e-3)))
@@ -253,8 +234,82 @@ class PathProgram:
             for nodes in cycles:
                 self._cut(nodes)
 
+    def _relaxation_bound(self, known: int, interrupt_at: list[float]) -> None:
+        """Solve the program's linear relaxation (integrality dropped) until interrupt_at[0] (the interrupt
+        callback's time): its optimum bounds the runs that beat `known`; no solution, none does."""
+        import highspy
+
+        h = self.h
+        h.setOptionValue("solve_relaxation", True)
+        h.setOptionValue("time_limit", max(interrupt_at[0] - time.perf_counter(), 0.001))
+        try:
+            h.run()
+        finally:
+            h.setOptionValue("solve_relaxation", False)
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
+            self._tighten(known)
+        elif status == highspy.HighsModelStatus.kOptimal:
+            self._tighten(max(known, math.floor(-h.getInfo().objective_function_value + 1e-3)))
+
     def _tighten(self, bound: int) -> None:
         self.bound = bound if self.bound is None else min(self.bound, bound)
+
+
+class PathProgram(_Program):
+    """The program over the chains (see the module's docstring); solve() refines it."""
+
+    def __init__(self, problem: Problem, allowed: np.ndarray, adj):
+        super().__init__(problem, allowed)
+        self.adj = adj
+        self.ends = ends = usable_chains(problem, allowed, adj)
+        self.chains = undominated(problem.chain_keys, ends)
+        self.x = []
+        for name in self.trains:
+            x = self._columns([0.0] * len(self.chains))
+            self.x.append(x)
+            incident: list[list[int]] = [[] for _ in self.nodes]
+            for i, c in enumerate(self.chains):
+                a, b = ends[c]
+                incident[self.position[a]].append(int(x[i]))
+                incident[self.position[b]].append(int(x[i]))
+            self._node_rows(name, incident)
+        keys = problem.chain_keys[self.chains] if self.chains else np.zeros((0, problem.words), np.uint64)
+        bits = np.unpackbits(keys.view(np.uint8), axis=1, bitorder="little").astype(bool)
+        for k in np.nonzero(bits.any(axis=0))[0]:
+            holders = np.nonzero(bits[:, k])[0]
+            index = [int(self.x[t][i]) for t in range(len(self.trains)) for i in holders]
+            if len(index) > 1:
+                self._row(index, [1.0] * len(index), -self.inf, 1.0)
+        # the cuts of the shortest cycles from the start: two nodes joined by several chains, triangles
+        neighbours: dict[int, set[int]] = {}
+        pairs: dict[tuple[int, int], int] = {}
+        for c in self.chains:
+            a, b = ends[c]
+            neighbours.setdefault(a, set()).add(b)
+            neighbours.setdefault(b, set()).add(a)
+            pairs[(a, b)] = pairs.get((a, b), 0) + 1
+        for (a, b), count in pairs.items():
+            if count > 1:
+                self._cut({a, b})
+        for a, b in pairs:
+            for c in neighbours[a] & neighbours[b]:
+                if c > b:
+                    self._cut({a, b, c})
+        self._symmetry_rows()
+        if self.h.getNumNz() > PRESOLVE_MOST_NONZEROS:
+            self.h.setOptionValue("presolve", "off")
+
+    def _cut(self, nodes: set[int]) -> None:
+        """For every train: its chains among `nodes` number at most its visits there less one, whichever
+        node w of them is left out (x(S) <= z(S) - z(w): a route is a path, so its chains in S form a
+        forest on the nodes it visits there)."""
+        inside = [i for i, c in enumerate(self.chains) if self.ends[c][0] in nodes and self.ends[c][1] in nodes]
+        places = [self.position[v] for v in nodes]
+        for t in range(len(self.trains)):
+            for w in places:
+                index = [int(self.x[t][i]) for i in inside] + [int(self.z[t][i]) for i in places if i != w]
+                self._row(index, [1.0] * len(inside) + [-1.0] * (len(places) - 1), -self.inf, 0.0)
 
     def _read(self, values: np.ndarray) -> tuple[list[set[int]], list[tuple[list[int], list[int]]]]:
         """The node sets of the solution's cycles, and per train its path from one end (nodes, chains)."""
@@ -297,6 +352,152 @@ class PathProgram:
         return cycles, paths
 
 
+class TrackProgram(_Program):
+    """The program over the track itself: per train a column for each tile path (y) of the chains, and
+    for each junction its passes (w), instead of a column per chain. Where plain track branches, the
+    chains between two nodes are many (the 100-hex stress boards: 2,560 undominated chains over 184
+    track keys, 440,000 nonzeros), the paths few. A route takes the paths of its chains: at a hex side
+    as many of one hex's paths as of the other's, at a junction an even number, at a node 2 z - e; a
+    side (or a path without one) is taken once among all trains. Every legal run is a solution, so the
+    bound stands; a solution may join paths that no chain joins (gauges, terminal paths), so its routes
+    are the chains made of a train's paths, walked by the route kernel.
+
+    A solution's train may also take closed loops apart from its route; a loop through a node is cut
+    (_cut), and the program solved again."""
+
+    def __init__(self, problem: Problem, allowed: np.ndarray, adj):
+        super().__init__(problem, allowed)
+        graph = problem.graph
+        self.adj = adj
+        usable = usable_chains(problem, allowed, adj)
+        kept = undominated(problem.chain_keys, usable)
+        chain_start, chain_paths = graph.chain_start, graph.chain_paths
+        self.paths = paths = np.unique(np.concatenate(
+            [chain_paths[chain_start[c]:chain_start[c + 1]] for c in kept] or [np.zeros(0, np.int64)]))
+        column = {int(p): i for i, p in enumerate(paths)}
+        # the track's points: the nodes first (their positions), then hex sides and junctions
+        point: dict[tuple, int] = {("node", v): i for i, v in enumerate(self.nodes)}
+        kind0, val0, kind1, val1 = graph.ends
+        side, path_hex = graph.sides.side, graph.path_hex
+        sides: dict[int, dict[int, list[int]]] = {}       # side point -> hex -> its paths there
+        junctions: dict[int, list[int]] = {}
+        edgeless = []
+        self.path_ends = []
+        for i, p in enumerate(paths.tolist()):
+            h = int(path_hex[p])
+            pair = []
+            for kind, val in ((int(kind0[p]), int(val0[p])), (int(kind1[p]), int(val1[p]))):
+                if kind == END_NODE:
+                    pair.append(point[("node", val)])
+                elif kind == END_EDGE:
+                    q = point.setdefault(("side", int(side[6 * h + val])), len(point))
+                    sides.setdefault(q, {}).setdefault(h, []).append(i)
+                    pair.append(q)
+                else:
+                    q = point.setdefault(("junction", h, val), len(point))
+                    junctions.setdefault(q, []).append(i)
+                    pair.append(q)
+            if kind0[p] != END_EDGE and kind1[p] != END_EDGE:
+                edgeless.append(i)
+            self.path_ends.append(tuple(pair))
+        self.y = []
+        for name in self.trains:
+            y = self._columns([0.0] * len(paths))
+            self.y.append(y)
+            incident: list[list[int]] = [[] for _ in self.nodes]
+            for i, (a, b) in enumerate(self.path_ends):
+                for q in (a, b):
+                    if q < len(self.nodes):
+                        incident[q].append(int(y[i]))
+            self._node_rows(name, incident)
+            for by_hex in sides.values():
+                if len(by_hex) != 2:       # (a side with one hex's paths: no chain crosses it)
+                    for members in by_hex.values():
+                        for i in members:
+                            self.h.changeColBounds(int(y[i]), 0.0, 0.0)
+                    continue
+                first, second = by_hex.values()
+                self._row([int(y[i]) for i in first + second], [1.0] * len(first) + [-1.0] * len(second), 0.0, 0.0)
+            for members in junctions.values():
+                w = int(self._columns([0.0], [len(members) // 2])[0])
+                self._row([int(y[i]) for i in members] + [w], [1.0] * len(members) + [-2.0], 0.0, 0.0)
+        trains = range(len(self.trains))
+        for by_hex in sides.values():
+            members = next(iter(by_hex.values()))
+            index = [int(self.y[t][i]) for t in trains for i in members]
+            if len(index) > 1:
+                self._row(index, [1.0] * len(index), -self.inf, 1.0)
+        if len(self.trains) > 1:
+            for i in edgeless:
+                self._row([int(self.y[t][i]) for t in trains], [1.0] * len(self.trains), -self.inf, 1.0)
+        self._symmetry_rows()
+        # which chains (usable ones) are made of which program paths, to read a solution's routes
+        chains = np.array(sorted(usable), dtype=np.int64)
+        lengths = chain_start[chains + 1] - chain_start[chains]
+        entries = np.concatenate([chain_paths[chain_start[c]:chain_start[c + 1]] for c in chains.tolist()]
+                                 or [np.zeros(0, np.int64)])
+        lookup = np.full(len(path_hex), -1, dtype=np.int64)
+        lookup[paths] = np.arange(len(paths))
+        self.chain_list, self.entry_chain, self.entry_column = chains, np.repeat(np.arange(len(chains)), lengths), \
+            lookup[entries]
+
+    def _cut(self, cycle: set[int]) -> None:
+        """For every train and node v among the points `cycle`: the train's paths leaving the points and
+        its ends among them number at least 2 z_v (a route through v with no end there enters and leaves
+        the set, with one end there it leaves it)."""
+        leaving = [i for i, (a, b) in enumerate(self.path_ends) if (a in cycle) != (b in cycle)]
+        places = [q for q in cycle if q < len(self.nodes)]
+        for t in range(len(self.trains)):
+            base = [int(self.y[t][i]) for i in leaving] + [int(self.e[t][q]) for q in places]
+            coef = [1.0] * (len(leaving) + len(places))
+            for q in places:
+                self._row(base + [int(self.z[t][q])], coef + [-2.0], 0.0, self.inf)
+
+    def _read(self, values: np.ndarray) -> tuple[list[set[int]], list[tuple[list[int], list[int]]]]:
+        """The point sets of the solution's loops through a node apart from its routes, and per train
+        the chains made of its paths (no node order: better() walks them)."""
+        cycles, paths = [], []
+        for t in range(len(self.trains)):
+            used = values[self.y[t]] > 0.5
+            at: dict[int, list[int]] = {}
+            for i in np.nonzero(used)[0].tolist():
+                a, b = self.path_ends[i]
+                at.setdefault(a, []).append(b)
+                at.setdefault(b, []).append(a)
+            ends = {q for q in range(len(self.nodes)) if values[self.e[t][q]] > 0.5}
+            seen: set[int] = set()
+            for q in at:
+                if q in seen:
+                    continue
+                part, todo = {q}, [q]
+                while todo:
+                    for r in at[todo.pop()]:
+                        if r not in part:
+                            part.add(r)
+                            todo.append(r)
+                seen |= part
+                if not part & ends and any(r < len(self.nodes) for r in part):
+                    cycles.append(part)
+            missing = np.bincount(self.entry_chain, weights=(self.entry_column < 0) | ~used[self.entry_column],
+                                  minlength=len(self.chain_list))
+            chains = self.chain_list[missing == 0].tolist()
+            paths.append(([], chains))
+        return cycles, paths
+
+
+def usable_chains(problem: Problem, allowed: np.ndarray, adj) -> dict[int, tuple[int, int]]:
+    """chain -> its two nodes (the lower first), of the chains a route may take between reachable nodes
+    (not those terminal inside)."""
+    start, chain, other, flags = adj
+    ends: dict[int, tuple[int, int]] = {}
+    for v in np.nonzero(allowed)[0]:
+        for e in range(start[v], start[v + 1]):
+            o = int(other[e])
+            if allowed[o] and o != v and not flags[e] & TERM_INNER:   # (no route takes the others)
+                ends[int(chain[e])] = (min(int(v), o), max(int(v), o))
+    return ends
+
+
 def undominated(chain_keys: np.ndarray, ends: dict[int, tuple[int, int]]) -> list[int]:
     """The chains (of `ends`: chain -> its two nodes) that no other chain between the same two nodes
     dominates (its keys a subset of theirs; of equal ones, the first): a run taking a dominated chain
@@ -332,6 +533,23 @@ def only_chains(adj, chains: list[int]) -> tuple[np.ndarray, ...]:
     return new_start, chain[keep], other[keep], flags[keep]
 
 
+def chain_nonzeros(problem: Problem, allowed: np.ndarray, adj) -> int:
+    """About the nonzeros of the program over the chains: its key rows hold each undominated chain once
+    per track key and train (most of them on a board of many parallel chains)."""
+    kept = undominated(problem.chain_keys, usable_chains(problem, allowed, adj))
+    keys = problem.chain_keys[kept]
+    bits = int(np.unpackbits(keys.view(np.uint8)).sum()) if len(kept) else 0
+    return bits * len(problem.company.trains)
+
+
+def new_program(problem: Problem, allowed: np.ndarray, adj) -> "_Program":
+    """The program over the chains, or over the track when the chains' would pass
+    TRACK_FROM_NONZEROS (see TrackProgram)."""
+    if chain_nonzeros(problem, allowed, adj) > TRACK_FROM_NONZEROS:
+        return TrackProgram(problem, allowed, adj)
+    return PathProgram(problem, allowed, adj)
+
+
 def path_program(search, adj, allowed, until: float, first_until: float | None = None) -> bool:
     """Solve the program of `search`'s problem (a revenue.solve.Search on the large-board path, with the
     heuristic's pools) by `until`: its bound becomes search.path_bound; each solution's paths join the
@@ -340,7 +558,7 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
     problem = search.problem
     if search.pools is None or not applies(problem, allowed, search.weights):
         return False
-    program = PathProgram(problem, allowed, adj)
+    program = new_program(problem, allowed, adj)
     if program.h.getNumNz() * BYTES_PER_NONZERO > search.memory_mb * 2**20:
         program.h.clear()
         return False

@@ -7,13 +7,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
 from revenue.graph import graph_for
-from revenue.pathbound import PathProgram, applies, undominated
+from revenue import pathbound
+from revenue.pathbound import PathProgram, TrackProgram, applies, undominated
 from revenue.problem import compile_problem
 from revenue.solve import adjacency, reachable, solve
 
@@ -39,16 +41,17 @@ def _program_case(seed: int, min_trains: int = 1):
     return board_req, [by_name[t["name"]] for t in company_req["trains"]], problem, allowed
 
 
-def _solved(problem, allowed, known: int = 0) -> int:
-    """The program's bound, solved to the end, beating `known` (no run priced on the way)."""
-    program = PathProgram(problem, allowed, adjacency(problem))
+def _solved(problem, allowed, known: int = 0, kind=PathProgram) -> int:
+    """The program's bound (of `kind`), solved to the end, beating `known` (no run priced on the way)."""
+    program = kind(problem, allowed, adjacency(problem))
     program.solve(np.zeros(1, dtype=np.int64), time.perf_counter() + 600, lambda paths: known)
     return program.bound
 
 
+@pytest.mark.parametrize("kind", [PathProgram, TrackProgram])
 @settings(max_examples=examples(300), **SETTINGS)
-@given(st.integers(0, 2**31 - 1), st.integers(1, 3))
-def test_program_bound_is_the_optimum(seed, min_trains):
+@given(seed=st.integers(0, 2**31 - 1), min_trains=st.integers(1, 3))
+def test_program_bound_is_the_optimum(kind, seed, min_trains):
     """Solved to the end, the program's bound is the reference's optimum on random small boards: never
     below it (a bound), and here never above (cycles cut until the solution is made of paths), given
     that the paths of such boards are legal routes. Beating a known run that is the optimum, it proves
@@ -58,10 +61,39 @@ def test_program_bound_is_the_optimum(seed, min_trains):
         return
     board_req, trains, problem, allowed = case
     expected = _reference(board_req, trains)
-    assert _solved(problem, allowed) == expected, seed
-    assert _solved(problem, allowed, expected) == expected, seed
+    assert _solved(problem, allowed, kind=kind) == expected, seed
+    assert _solved(problem, allowed, expected, kind) == expected, seed
     if expected > 10:
-        assert _solved(problem, allowed, expected - 10) == expected, seed
+        assert _solved(problem, allowed, expected - 10, kind) == expected, seed
+
+
+@pytest.mark.parametrize("kind", [PathProgram, TrackProgram])
+@settings(max_examples=examples(150), **SETTINGS)
+@given(seed=st.integers(0, 2**31 - 1), min_trains=st.integers(1, 3))
+def test_the_linear_relaxation_bounds_every_run(kind, seed, min_trains):
+    """The bound a round cut short leaves (the program's linear relaxation) is never below the
+    reference's optimum, beating no run or one below the optimum; beating the optimum itself, it is
+    the optimum or more (the relaxation may still find a fractional solution)."""
+    case = _program_case(seed, min_trains)
+    if case is None:
+        return
+    board_req, trains, problem, allowed = case
+    expected = _reference(board_req, trains)
+    for known in (0, max(expected - 10, 0), expected):
+        program = kind(problem, allowed, adjacency(problem))
+        program._relaxation_bound(known, [time.perf_counter() + 600])
+        assert program.bound is not None and program.bound >= expected, (seed, known)
+
+
+def test_boards_of_many_parallel_chains_get_the_program_over_the_track():
+    """The 100-hex stress board of seed 1 (2,560 undominated chains over 184 keys) passes the limit,
+    the 49-hex one does not."""
+    for side, kind in ((10, TrackProgram), (7, PathProgram)):
+        request = stress_board(side, 1, "D D 8").request
+        graph = graph_for(request["board"])
+        problem = compile_problem(graph, build_company(request["company"], graph.board))
+        allowed = reachable(problem)
+        assert type(pathbound.new_program(problem, allowed, adjacency(problem))) is kind
 
 
 def test_program_applies_to_most_random_boards():
