@@ -77,6 +77,15 @@ def _meets(rnodes, r, nodes):
 
 
 @njit(cache=True, nogil=True)
+def _has_least(counts, flags, flag_min):
+    """Whether routes with flag counts `counts`, and one more with flag bits `flags`, meet every minimum."""
+    for b in range(FLAG_BITS):
+        if counts[b] + ((flags >> b) & 1) < flag_min[b]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def key_index(keys, n_keys):
     """Per track key, a bitmap of the routes (rows of `keys`, in order) that use it: uint64
     [n_keys, ceil(routes / 64)]. Lets the last train's search test 64 routes at a time."""
@@ -255,6 +264,11 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     # touched[t]: the nodes of the routes trains 0..t-1 run; running[t]: how many of them run one.
     touched = np.zeros((n_trains + 1, rnodes.shape[1] if connected else 1), dtype=np.uint64)
     running = np.zeros(n_trains + 1, dtype=np.int64)
+    # Likewise a run with the last train's route has all its routes: with it, each flag minimum must be met.
+    least = False
+    for b in range(FLAG_BITS):
+        if flag_min[b] > 0:
+            least = True
     klist = np.empty(words * 64, dtype=np.int64)
     indexed = index_start[group_of[n_trains - 1]] >= 0   # the key bitmaps of the last train's routes
     later = np.empty(words * 64, dtype=np.int64)
@@ -335,6 +349,8 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                             break
                 if ok and connected and running[t] > 0:
                     ok = _meets(rnodes, r, touched[t])
+                if ok and least:
+                    ok = _has_least(flags_used[t], rflags[r], flag_min)
                 if ok:
                     i = p
                     found = True
@@ -383,6 +399,8 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                         break
             if ok and connected and t == n_trains - 1 and running[t] > 0:
                 ok = _meets(rnodes, r, touched[t])
+            if ok and least and t == n_trains - 1:
+                ok = _has_least(flags_used[t], rflags[r], flag_min)
             if ok and bound_later and t + 2 < n_trains:
                 # the later trains' best routes that fit this one (cheaper than searching them)
                 for k in range(words):
