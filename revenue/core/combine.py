@@ -32,8 +32,9 @@ for _i in range(64):
 
 
 @njit(cache=True, nogil=True)
-def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
-    """Leaf checks of a complete run: minimum flag counts and connectedness through shared nodes."""
+def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes, reached):
+    """Leaf checks of a complete run: minimum flag counts and connectedness through shared nodes
+    (reached: work space, one flag per train)."""
     if n_chosen == 0:
         return True
     for b in range(FLAG_BITS):
@@ -44,7 +45,7 @@ def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
             if count < flag_min[b]:
                 return False
     if connected and n_chosen > 1:
-        reached = np.zeros(n_chosen, dtype=np.bool_)
+        reached[:n_chosen] = False
         reached[0] = True
         grown = True
         while grown:
@@ -63,6 +64,24 @@ def _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
         for i in range(n_chosen):
             if not reached[i]:
                 return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _meets(rnodes, r, nodes):
+    """Whether route r visits one of the nodes in the bitset `nodes`."""
+    for k in range(nodes.shape[0]):
+        if rnodes[r, k] & nodes[k]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _has_least(counts, flags, flag_min):
+    """Whether routes with flag counts `counts`, and one more with flag bits `flags`, meet every minimum."""
+    for b in range(FLAG_BITS):
+        if counts[b] + ((flags >> b) & 1) < flag_min[b]:
+            return False
     return True
 
 
@@ -239,6 +258,17 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     idx = np.full(n_trains, -1, dtype=np.int64)     # position within the group; count = "no route"
     total = np.zeros(n_trains + 1, dtype=np.int64)
     chosen = np.empty(n_trains, dtype=np.int64)
+    reached = np.empty(n_trains, dtype=np.bool_)
+    # With `connected`, the last train's route must share a node with some route chosen before it (else
+    # the run falls apart: the leaf check would refuse it), so its scan skips the routes that share none.
+    # touched[t]: the nodes of the routes trains 0..t-1 run; running[t]: how many of them run one.
+    touched = np.zeros((n_trains + 1, rnodes.shape[1] if connected else 1), dtype=np.uint64)
+    running = np.zeros(n_trains + 1, dtype=np.int64)
+    # Likewise a run with the last train's route has all its routes: with it, each flag minimum must be met.
+    least = False
+    for b in range(FLAG_BITS):
+        if flag_min[b] > 0:
+            least = True
     klist = np.empty(words * 64, dtype=np.int64)
     indexed = index_start[group_of[n_trains - 1]] >= 0   # the key bitmaps of the last train's routes
     later = np.empty(words * 64, dtype=np.int64)
@@ -317,6 +347,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                         if flag_max[b] >= 0 and flags_used[t, b] + ((rflags[r] >> b) & 1) > flag_max[b]:
                             ok = False
                             break
+                if ok and connected and running[t] > 0:
+                    ok = _meets(rnodes, r, touched[t])
+                if ok and least:
+                    ok = _has_least(flags_used[t], rflags[r], flag_min)
                 if ok:
                     i = p
                     found = True
@@ -363,6 +397,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                     if flag_max[b] >= 0 and flags_used[t, b] + ((rflags[r] >> b) & 1) > flag_max[b]:
                         ok = False
                         break
+            if ok and connected and t == n_trains - 1 and running[t] > 0:
+                ok = _meets(rnodes, r, touched[t])
+            if ok and least and t == n_trains - 1:
+                ok = _has_least(flags_used[t], rflags[r], flag_min)
             if ok and bound_later and t + 2 < n_trains:
                 # the later trains' best routes that fit this one (cheaper than searching them)
                 for k in range(words):
@@ -389,6 +427,9 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                         used[t + 1, k] = used[t, k]
                     for b in range(FLAG_BITS):
                         flags_used[t + 1, b] = flags_used[t, b]
+                    if connected:
+                        touched[t + 1, :] = touched[t, :]
+                        running[t + 1] = running[t]
                     found = True
             if not found:
                 idx[t] = -1
@@ -402,6 +443,10 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 used[t + 1, k] = used[t, k] | keys[r, k]
             for b in range(FLAG_BITS):
                 flags_used[t + 1, b] = flags_used[t, b] + ((rflags[r] >> b) & 1)
+            if connected:
+                for k in range(touched.shape[1]):
+                    touched[t + 1, k] = touched[t, k] | rnodes[r, k]
+                running[t + 1] = running[t] + 1
         if t + 1 == n_trains:
             if total[n_trains] > best:
                 n_chosen = 0
@@ -410,7 +455,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                     if idx[j] < group_start[gj + 1] - group_start[gj]:
                         chosen[n_chosen] = group_start[gj] + idx[j]
                         n_chosen += 1
-                if _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes):
+                if _run_ok(chosen, n_chosen, rflags, flag_min, connected, rnodes, reached):
                     best = total[n_trains]
                     progress[1] += 1        # odd: the routes below are being written
                     progress[0] = best

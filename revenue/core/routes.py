@@ -147,6 +147,15 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
 
 
 @njit(cache=True, nogil=True)
+def _merged_pair(path, length, merge):
+    """Whether two consecutive nodes of path[:length] are of one merge group."""
+    for i in range(1, length):
+        if merge[path[i]] >= 0 and merge[path[i]] == merge[path[i - 1]]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def fits(used, row_visit, spill_from, spill_to):
     """Whether visit costs used[r] per distance row keep within the rows' limits (row spill_to may also
     use what row spill_from leaves)."""
@@ -255,10 +264,12 @@ def spares(count, row_pay, spill_from, spill_to, spill_next):
 
 
 @njit(cache=True, nogil=True)
-def whole_rows_revenue(count, total, has_token, row_pay, spill_from, spill_to, spill_next):
-    """The revenue of a route whose rows each pay all their stops or none, from each row's stop count,
-    value sum and whether it holds a token city; -1 when some row pays only its best stops or no paid
-    stop holds a token (then price() decides)."""
+def best_rows_revenue(path, length, row, value, token, count, total, has_token, row_pay, spill_from, spill_to,
+                      spill_next, token_paid, scratch):
+    """price() of a route that priced_by_rows allows, from each distance row's stop count, value sum and
+    tokens (count, total, has_token): a row holding more stops than it pays pays its best ones (found
+    among path[:length]). -1 when no paid stop holds a token city and one must: then price() decides
+    (it swaps one in). Cheaper than price(), which walks the whole route again."""
     spare, spare_next = spares(count, row_pay, spill_from, spill_to, spill_next)
     paid, tokened = 0, False
     for r in range(row_pay.shape[0]):
@@ -266,9 +277,24 @@ def whole_rows_revenue(count, total, has_token, row_pay, spill_from, spill_to, s
         if count[r] <= pay:
             paid += total[r]
             tokened = tokened or has_token[r]
-        elif pay > 0:
-            return -1
-    return paid if tokened else -1
+            continue
+        if pay == 0:
+            continue
+        k = 0
+        for i in range(length):
+            if row[path[i]] == r:
+                scratch[k] = value[path[i]]
+                k += 1
+        _sort_desc(scratch, k)
+        for i in range(pay):
+            paid += scratch[i]
+        if has_token[r] and not tokened:
+            threshold = scratch[pay - 1]
+            for i in range(length):
+                v = path[i]
+                if row[v] == r and token[v] and value[v] >= threshold:
+                    tokened = True
+    return paid if tokened or not token_paid else -1
 
 
 @njit(cache=True, nogil=True)
@@ -319,7 +345,8 @@ def refit_routes(spec, cost, token, begin, end, nodes):
             continue
         revenue = -1
         if by_rows:
-            revenue = whole_rows_revenue(row_count, row_sum, row_token, row_pay, spill_from, spill_to, spill_next)
+            revenue = best_rows_revenue(path, length, row, value, token, row_count, row_sum, row_token, row_pay,
+                                        spill_from, spill_to, spill_next, token_paid, scratch)
         if revenue < 0:
             revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
         if revenue >= 0:
@@ -655,14 +682,15 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if fast:
                 revenue = vsum[d]
             elif by_rows:
-                revenue = whole_rows_revenue(rcount[d], rsum[d], rtoken[d], row_pay, spill_from, spill_to, spill_next)
+                revenue = best_rows_revenue(path, length, row, value, token, rcount[d], rsum[d], rtoken[d], row_pay,
+                                            spill_from, spill_to, spill_next, token_paid, scratch)
                 if revenue < 0:
                     revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
             else:
                 revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
-                if has_merge:
+                if has_merge and _merged_pair(path, length, merge):
                     # Merged stops depend on the direction (the first of a pair is kept): take the
-                    # better one, and store the route that way round.
+                    # better one, and store the route that way round (nothing else in price() does).
                     for i in range(length):
                         back[i] = path[length - 1 - i]
                     backward = price(back, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)

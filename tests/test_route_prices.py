@@ -1,0 +1,67 @@
+"""Every route the walk stores, and every route a refit keeps (revenue.solve.route_parents), earns what the
+Python twin of the pricing says (revenue.problem.price_route, with the optimizer's weights), route by
+route: the kernels price most routes from each distance row's counts and sums (core.routes.best_rows_revenue)
+and call the whole-route price() only where that cannot decide, so both readings are compared on random
+boards with row trains (pay fewer stops than they visit, spill) and on the game-server benchmark's 1860
+and 18Rhl boards (n+m trains, halts and subsidies; merged stops, metropolises)."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from benchmarks.scenarios import game_sequences
+from revenue.company import build_company
+from revenue.graph import graph_for
+from revenue.problem import compile_problem, objective_weights, price_route
+from revenue.solve import adjacency, all_routes, reachable, route_parents
+
+from .boards import TRAIN_POOL, linked_board
+from .profiles import examples
+
+ROW_TRAINS = [t for t in TRAIN_POOL if "rows" in t]
+
+
+def check_prices(board: dict, company: dict, objective: str = "revenue") -> int:
+    """Asserts each stored route's score is its price; returns how many routes were compared."""
+    graph = graph_for(board)
+    problem = compile_problem(graph, build_company(company, graph.board))
+    if not problem.token.any():
+        return 0
+    weights = objective_weights(problem, objective)
+    adj, allowed, stop = adjacency(problem), reachable(problem), np.zeros(1, dtype=np.int64)
+    parents = route_parents(problem)
+    sets: dict = {}
+    compared = 0
+    for train in sorted(problem.specs, key=lambda t: t in parents):    # walked types first
+        if train in parents:
+            sets[train] = sets[parents[train]].refit(train)
+        else:
+            sets[train] = all_routes(problem, train, adj, allowed, stop, weights)
+        routes = sets[train]
+        assert routes.complete
+        spec = problem.specs[train]
+        for i in range(len(routes)):
+            nodes = routes.nodes[routes.begin[i]:routes.end[i]].tolist()
+            price = price_route(problem, spec, nodes, weights=weights)
+            assert price is not None, (train, nodes)
+            assert weights[0] * price.revenue + weights[1] * price.subsidy == routes.rev[i], (train, nodes)
+            compared += 1
+    return compared
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_stored_routes_earn_their_price_on_random_boards(seed):
+    board, company, _ = linked_board(seed, width=(3, 4), height=(3, 4), link=0.7, pool=ROW_TRAINS)
+    check_prices(board, company)
+
+
+def test_stored_routes_earn_their_price_on_game_boards():
+    compared = 0
+    for title, boards in game_sequences(seed=0).items():
+        if title not in ("1860", "18rhl"):
+            continue
+        for board in boards[::6]:
+            for objective in ("revenue", "revenue_and_subsidy") if title == "1860" else ("revenue",):
+                compared += check_prices(board.request["board"], board.request["company"], objective)
+    assert compared > 10_000
