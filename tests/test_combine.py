@@ -47,6 +47,24 @@ def _brute_force(groups: list[tuple[np.ndarray, np.ndarray]], group_of: list[int
     return best
 
 
+def _kernel_groups(groups, group_of, sizes):
+    """best_combination's group arrays: each group's first route, whether a train searches its
+    predecessor's group, and the suffix sums of the trains' best routes (each group's first is its best)."""
+    group_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    same = np.array([t > 0 and group_of[t] == group_of[t - 1] for t in range(len(group_of))], dtype=np.bool_)
+    best_each = np.array([groups[g][0][0] for g in group_of], dtype=np.int64)
+    suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
+    return group_start, same, suffix
+
+
+def _kernel_indexes(monkeypatch, keys, group_start, group_of, n_groups):
+    """Both paths of the kernel: without key bitmaps, and with them for every group (thresholds at 0)."""
+    monkeypatch.setattr(solve_module, "INDEX_MIN", 0)
+    monkeypatch.setattr(solve_module, "LATER_MIN", 0)
+    plain = (np.zeros((1, 1), dtype=np.uint64), np.full(n_groups, -1, dtype=np.int64), False)
+    return plain, key_indexes(keys, group_start, group_of)
+
+
 @settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**31 - 1), st.integers(2, 5), st.booleans())
 def test_every_path_of_the_kernel_finds_the_brute_force_optimum(monkeypatch, seed, n_trains, one_type):
@@ -63,16 +81,10 @@ def test_every_path_of_the_kernel_finds_the_brute_force_optimum(monkeypatch, see
 
     rev = np.concatenate([g[0] for g in groups])
     keys = np.concatenate([g[1] for g in groups])
-    group_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    same = np.array([t > 0 and group_of[t] == group_of[t - 1] for t in range(n_trains)], dtype=np.bool_)
-    best_each = np.array([groups[g][0][0] for g in group_of], dtype=np.int64)
-    suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
+    group_start, same, suffix = _kernel_groups(groups, group_of, sizes)
     no_cap = np.full(FLAG_BITS, -1, dtype=np.int64)
     no_min = np.zeros(FLAG_BITS, dtype=np.int64)
-    plain = (np.zeros((1, 1), dtype=np.uint64), np.full(n_groups, -1, dtype=np.int64), False)
-    monkeypatch.setattr(solve_module, "INDEX_MIN", 0)
-    monkeypatch.setattr(solve_module, "LATER_MIN", 0)
-    for index, index_start, bound_later in (plain, key_indexes(keys, group_start, group_of)):
+    for index, index_start, bound_later in _kernel_indexes(monkeypatch, keys, group_start, group_of, n_groups):
         progress = np.zeros(4 + n_trains, dtype=np.int64)
         progress[4:] = -1
         done = best_combination(group_of, group_start, rev, keys, same, suffix, np.zeros(len(rev), np.int64),
@@ -164,14 +176,8 @@ def test_run_rules_on_every_path_of_the_kernel(monkeypatch, seed, n_trains, one_
         for w in range(words):
             rnodes[r, w] = np.uint64((bits >> (64 * w)) & (2**64 - 1))
     rflags = np.array([f for per_group in flags for f in per_group], dtype=np.int64)
-    group_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    same = np.array([t > 0 and group_of[t] == group_of[t - 1] for t in range(n_trains)], dtype=np.bool_)
-    best_each = np.array([groups[g][0][0] for g in group_of], dtype=np.int64)
-    suffix = np.concatenate([np.cumsum(best_each[::-1])[::-1], [0]]).astype(np.int64)
-    plain = (np.zeros((1, 1), dtype=np.uint64), np.full(n_groups, -1, dtype=np.int64), False)
-    monkeypatch.setattr(solve_module, "INDEX_MIN", 0)
-    monkeypatch.setattr(solve_module, "LATER_MIN", 0)
-    for index, index_start, bound_later in (plain, key_indexes(keys, group_start, group_of)):
+    group_start, same, suffix = _kernel_groups(groups, group_of, sizes)
+    for index, index_start, bound_later in _kernel_indexes(monkeypatch, keys, group_start, group_of, n_groups):
         progress = np.zeros(4 + n_trains, dtype=np.int64)
         progress[4:] = -1
         done = best_combination(group_of, group_start, rev, keys, same, suffix, rflags, flag_max, flag_min,
