@@ -134,7 +134,8 @@ def _walk_case(seed: int):
 @given(st.integers(0, 2**31 - 1), st.integers(1, 6))
 def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
     """A walk whose storage is `cap` routes keeps the best ones: exactly the routes of the full walk
-    that earn more than its final floor, and it meets the same best route."""
+    that earn more than its final floor (and, when every route it held earned one revenue, some of
+    those earning the floor: routes.py _compact), and it meets the same best route."""
     case = _walk_case(seed)
     if case is None:
         return
@@ -148,10 +149,38 @@ def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
         want = sorted((int(r), tuple(full.nodes[full.begin[i]:full.end[i]]))
                       for i, r in enumerate(full.rev) if r > kept.floor)
         got = sorted((int(r), tuple(kept.nodes[kept.begin[i]:kept.end[i]])) for i, r in enumerate(kept.rev))
-        assert got == want
+        at_floor = [route for route in got if route[0] == kept.floor]
+        assert [route for route in got if route[0] > kept.floor] == want
+        assert all(got.count(route) == 1 for route in at_floor)
+        assert set(at_floor) <= {(int(r), tuple(full.nodes[full.begin[i]:full.end[i]]))
+                                 for i, r in enumerate(full.rev) if r == kept.floor}
+        assert min((r for r, _ in got), default=kept.floor) >= kept.floor
         # the heuristic's walk keeps the best routes it met the same way
         some = kept_routes(problem, name, adj, allowed, stop, cap)
-        assert sorted(int(r) for r in some.rev) == sorted(int(r) for r in full.rev if r > some.floor)
+        assert sorted(int(r) for r in some.rev if r > some.floor) == sorted(int(r) for r in full.rev if r > some.floor)
+        assert all(r >= some.floor for r in some.rev)
+        if len(full) and cap >= 2:      # it keeps a best-earning route (all of them, or half when all tie)
+            assert len(some) and int(some.rev.max()) == int(full.rev[0])
+
+
+def test_compaction_keeps_some_routes_when_all_earn_the_same():
+    """_compact of routes that all earn one revenue keeps the first half of them (not none) at that
+    floor; with one better route, it keeps that one and the floor is the revenue below it."""
+    from revenue.core.routes import _compact
+
+    def compact(revenues):
+        n = len(revenues)
+        rev = np.array(revenues, dtype=np.int64)
+        keys = np.arange(n, dtype=np.uint64).reshape(n, 1)
+        start = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
+        nodes = np.arange(2 * n, dtype=np.int64)
+        limits = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
+        m = _compact(rev, keys, np.zeros(n, dtype=np.int64), start, nodes, nodes.copy(), n, limits)
+        return list(rev[:m]), [int(k) for k in keys[:m, 0]], list(nodes[:start[m]]), int(limits[0])
+
+    assert compact([50, 50, 50, 50]) == ([50, 50], [0, 1], [0, 1, 2, 3], 50)
+    assert compact([50, 60, 60, 60]) == ([60, 60, 60], [1, 2, 3], [2, 3, 4, 5, 6, 7], 50)
+    assert compact([10, 40, 20, 30]) == ([40], [1], [2, 3], 30)
 
 
 @settings(max_examples=examples(40), **SETTINGS)

@@ -359,17 +359,31 @@ def refit_routes(spec, cost, token, begin, end, nodes):
 @njit(cache=True, nogil=True)
 def _compact(rev, rkeys, rflags, rstart, pnodes, pchains, stored, limits):
     """Keep the stored routes earning more than their median revenue, in order, and raise the floor
-    limits[0] to that median (limits[2] counts the compactions). Returns how many are kept."""
+    limits[0] to that median (limits[2] counts the compactions). Returns how many are kept.
+
+    When the median is also the best revenue stored, the floor is the best revenue below it (every route
+    earning the best stays); when all earn the same, the first half of them stay and the floor is their
+    revenue (routes at the floor may then be kept; every route left out still earns at most it). Else a
+    walk that met hundreds of routes of one revenue, as on large boards, would keep none."""
     ranked = np.sort(rev[:stored])
     floor = ranked[stored // 2] if stored > 0 else limits[0]
+    ties = 0
+    if stored > 0 and floor == ranked[stored - 1]:
+        below = np.searchsorted(ranked, floor)      # routes earning less than the best
+        if below > 0:
+            floor = ranked[below - 1]
+        else:
+            ties = stored // 2
     if floor > limits[0]:
         limits[0] = floor
     limits[2] += 1
     m = 0
     at = 0
     for i in range(stored):
-        if rev[i] <= limits[0]:
+        if rev[i] < limits[0] or rev[i] == limits[0] and ties == 0:
             continue
+        if rev[i] == limits[0]:
+            ties -= 1
         a, b = rstart[i], rstart[i + 1]
         for k in range(b - a):
             pnodes[at + k] = pnodes[a + k]
