@@ -57,6 +57,9 @@ TRACK_FROM_NONZEROS = 100_000
 # search grows its tree, so this is a guide, measured by the stress benchmark's peak memory)
 BYTES_PER_NONZERO = 250
 
+# A walk of a solution's chains takes at most this (they are few: it ends by itself within milliseconds)
+SOLUTION_WALK_SECONDS = 0.3
+
 _HIGHS_LOCK = threading.Lock()
 _highs_ready = False
 
@@ -189,12 +192,26 @@ class _Program:
         status_of = highspy.HighsModelStatus
         limit = [until if first_until is None else min(first_until, until)]
 
+        improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
+        mip_interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
+        state = {"known": 0, "proved": False}
+
         def interrupt(kind, message, data_out, data_in, user):
+            if kind == improving:
+                # Each better solution's paths are priced at once (not only the round's last): a round cut
+                # short by the deadline has found runs on the way, and a later solution may hold cycles
+                # an earlier one did not
+                _, paths = self._read(np.asarray(data_out.mip_solution))
+                state["known"] = max(state["known"], better(paths))
+            elif kind == mip_interrupt and math.isfinite(data_out.mip_dual_bound):
+                # a run priced on the way reaches the round's bound: nothing beats it, the round may stop
+                state["proved"] |= state["known"] >= math.floor(-data_out.mip_dual_bound + 1e-3)
             # (set either way: the flag outlives the run it stopped, and would stop the next one at once)
-            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0]
+            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0] or state["proved"]
 
         h.setCallback(interrupt, None)
-        for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt"):
+        for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt",
+                     "kCallbackMipImprovingSolution"):
             h.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
         # the objective as a row: only runs beating the best known (the cutoff, raised as runs are found)
         lp = h.getLp()
@@ -206,12 +223,17 @@ class _Program:
         while not stop[0] and time.perf_counter() < limit[0]:
             h.changeRowBounds(cutoff_row, -self.inf, -(known + 1) + 0.5)
             h.setOptionValue("time_limit", max(limit[0] - time.perf_counter(), 0.001))
+            state["known"], state["proved"] = known, False
             h.run()
+            known = max(known, state["known"])
             limit[0] = until
             status = h.getModelStatus()
             info = h.getInfo()
             if status == status_of.kInfeasible:      # no run beats the best known
                 self._tighten(known)
+                return
+            if state["proved"]:     # stopped: the run priced on the way reaches the round's dual bound
+                self._tighten(max(known, math.floor(-info.mip_dual_bound + 1e-3)))
                 return
             if math.isfinite(info.mip_dual_bound):
                 # (the minimum of minus the score: its negation bounds the runs that beat the best known;
@@ -241,7 +263,9 @@ class _Program:
 
         h = self.h
         h.setOptionValue("solve_relaxation", True)
-        h.setOptionValue("time_limit", max(interrupt_at[0] - time.perf_counter(), 0.001))
+        # (HiGHS holds a linear program's run to its time limit from the solver's first run on: the
+        # relaxation after a round of 3 s with 3 s left stopped at once)
+        h.setOptionValue("time_limit", h.getRunTime() + max(interrupt_at[0] - time.perf_counter(), 0.001))
         try:
             h.run()
         finally:
@@ -571,7 +595,8 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
             found: dict[str, list] = {}
             for name, (_, chains) in zip(program.trains, paths):
                 if chains:
-                    routes = search.pools.walk(name, np.zeros(problem.words, dtype=np.uint64), until,
+                    routes = search.pools.walk(name, np.zeros(problem.words, dtype=np.uint64),
+                                               min(until, time.perf_counter() + SOLUTION_WALK_SECONDS),
                                                only_chains(adj, chains))
                     found.setdefault(name, []).append(routes)
             run = search.pools.best(max(until, time.perf_counter() + 0.05), found)

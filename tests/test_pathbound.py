@@ -117,3 +117,49 @@ def test_the_program_proves_a_dense_board_the_walks_did_not():
     assert result["optimal"] and result["revenue"] == result["upper_bound"] == 1380
     check = evaluate({**request, "routes": [{k: r[k] for k in ("train", "nodes")} for r in result["routes"]]})
     assert check["legal"] and check["revenue"] == 1380
+
+
+def test_solutions_found_during_a_round_are_priced_at_once():
+    """HiGHS's improving solutions reach `better` while the round runs (not only its last one when it
+    ends: a round cut short by the deadline has found runs on the way); the bound stays the optimum."""
+    priced_inside, cases = 0, 0
+    for seed in range(60):
+        case = _program_case(seed, 2)
+        if case is None:
+            continue
+        board_req, trains, problem, allowed = case
+        cases += 1
+        program = PathProgram(problem, allowed, adjacency(problem))
+        running = [False]
+        run = program.h.run
+
+        def tracked_run():
+            running[0] = True
+            try:
+                return run()
+            finally:
+                running[0] = False
+
+        program.h.run = tracked_run
+        calls = []
+        program.solve(np.zeros(1, dtype=np.int64), time.perf_counter() + 600,
+                      lambda paths: calls.append((running[0], paths)) or 0)
+        assert program.bound == _reference(board_req, trains), seed
+        priced_inside += any(inside and paths for inside, paths in calls)
+    assert cases >= 10 and priced_inside > 0, (cases, priced_inside)
+
+
+def test_the_relaxation_after_a_long_round_gets_its_own_time():
+    """HiGHS times a linear program from the solver's first run: the relaxation after a round cut short
+    (4 s) with 3 s left stopped at once, and left no bound. The 81-hex D D 8 stress board (seed 1),
+    whose program is not solved within 4 s."""
+    request = stress_board(9, 1, "D D 8").request
+    graph = graph_for(request["board"])
+    problem = compile_problem(graph, build_company(request["company"], graph.board))
+    allowed = reachable(problem)
+    program = PathProgram(problem, allowed, adjacency(problem))
+    program.h.setOptionValue("time_limit", 4.0)
+    program.h.run()
+    assert program.h.getRunTime() > 3.0
+    program._relaxation_bound(0, [time.perf_counter() + 3.0])
+    assert program.bound is not None and program.bound >= 1480     # (the optimum, proved in 16 s)
