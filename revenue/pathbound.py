@@ -578,18 +578,11 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
     """Solve the program of `search`'s problem (a revenue.solve.Search on the large-board path, with the
     heuristic's pools) by `until`: its bound becomes search.path_bound; each solution's paths join the
     pools (each walked by the route kernel on its own chains, so a run obeys every rule) and their best
-    run is reported when better. The program over the track ends its first round by `first_until`; the
-    one over the chains takes until `until`. True when the search's run reaches the bound."""
+    run is reported when better. True when the search's run reaches the bound."""
     problem = search.problem
     if search.pools is None or not applies(problem, allowed, search.weights):
         return False
     program = new_program(problem, allowed, adj)
-    if isinstance(program, PathProgram):
-        # A first round cut short ends the program (HiGHS does not resume a round); the program over the
-        # chains solves its round within seconds more, and its solutions are the runs (81-hex stress
-        # boards: the walks after it added 0-10 at 10 s; 8 D seed 1: 1150 -> 1220 of 1230, load 6-7), so
-        # its first round takes the whole share (the track's, on the larger boards, keeps first_until)
-        first_until = None
     if program.h.getNumNz() * BYTES_PER_NONZERO > search.memory_mb * 2**20:
         program.h.clear()
         return False
