@@ -194,20 +194,25 @@ class _Program:
 
         improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
         mip_interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
-        state = {"known": 0, "proved": False}
+        state = {"known": 0, "proved": False, "error": None}
 
         def interrupt(kind, message, data_out, data_in, user):
-            if kind == improving:
+            if kind == improving and state["error"] is None:
                 # Each better solution's paths are priced at once (not only the round's last): a round cut
                 # short by the deadline has found runs on the way, and a later solution may hold cycles
-                # an earlier one did not
-                _, paths = self._read(np.asarray(data_out.mip_solution))
-                state["known"] = max(state["known"], better(paths))
+                # an earlier one did not. (An error stops the round and is raised after it, in this
+                # thread, not inside HiGHS.)
+                try:
+                    _, paths = self._read(np.asarray(data_out.mip_solution))
+                    state["known"] = max(state["known"], better(paths))
+                except BaseException as exc:
+                    state["error"] = exc
             elif kind == mip_interrupt and math.isfinite(data_out.mip_dual_bound):
                 # a run priced on the way reaches the round's bound: nothing beats it, the round may stop
                 state["proved"] |= state["known"] >= math.floor(-data_out.mip_dual_bound + 1e-3)
             # (set either way: the flag outlives the run it stopped, and would stop the next one at once)
-            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0] or state["proved"]
+            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0] or state["proved"] or \
+                state["error"] is not None
 
         h.setCallback(interrupt, None)
         for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt",
@@ -225,6 +230,8 @@ class _Program:
             h.setOptionValue("time_limit", max(limit[0] - time.perf_counter(), 0.001))
             state["known"], state["proved"] = known, False
             h.run()
+            if state["error"] is not None:
+                raise state["error"]
             known = max(known, state["known"])
             limit[0] = until
             status = h.getModelStatus()

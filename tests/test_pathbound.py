@@ -163,3 +163,25 @@ def test_the_relaxation_after_a_long_round_gets_its_own_time():
     assert program.h.getRunTime() > 3.0
     program._relaxation_bound(0, [time.perf_counter() + 3.0])
     assert program.bound is not None and program.bound >= 1480     # (the optimum, proved in 16 s)
+
+
+def test_an_error_pricing_a_solution_within_a_round_is_raised_by_solve():
+    """A failure in `better` inside the solver's callback stops the round and reaches the caller."""
+    for seed in range(60):
+        case = _program_case(seed, 2)
+        if case is None:
+            continue
+        _, _, problem, allowed = case
+        program = PathProgram(problem, allowed, adjacency(problem))
+
+        def better(paths):
+            if paths:
+                raise RuntimeError("pricing failed")
+            return 0
+
+        try:
+            program.solve(np.zeros(1, dtype=np.int64), time.perf_counter() + 600, better)
+        except RuntimeError as exc:
+            assert str(exc) == "pricing failed"
+            return
+    pytest.fail("no board's program found a solution")
