@@ -50,6 +50,9 @@ class TrainSpec:
     # every visited node is paid its value: a route's revenue is a plain sum (no row pays fewer stops
     # than it may visit, no merged stops, alternative multiplier or spill)
     simple: bool = False
+    # one object shared by the specs copied from one another for other rows' limits (_with_limits): their
+    # arrays but the limits are the same objects, so they walk alike (revenue.solve.route_parents)
+    walk: object = field(default_factory=object)
 
     @property
     def value(self) -> np.ndarray:
@@ -352,7 +355,7 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
     key = (company,) + tuple(getattr(title, h) for h in HOOKS)
     with _LOCK:
         cache = graph.derived.setdefault("problems", {})
-        problem = cache.get(key)
+        problem = cache.get(key) if cache else None    # (a fresh graph's is empty: no hash of the company)
     if problem is None:
         problem = _compile(graph, company)
         with _LOCK:
