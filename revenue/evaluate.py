@@ -190,9 +190,11 @@ def node_names(graph: Graph, nodes: list[int]) -> list[str]:
     if lists is None:
         track = graph.track
         lists = graph.derived["name lists"] = (track.node_hex.tolist(), track.node_base_list, graph.sides.names,
-                                               track.geometry)
-    node_hex, node_base, hex_names, geometry = lists
-    return [f"{hex_names[h]}-{geometry(h).nodes[v - node_base[h]].part}" for v in nodes for h in (node_hex[v],)]
+                                               track.registry.geometries, track.gid_list)
+    node_hex, node_base, hex_names, geometries, gids = lists
+    # (Track.geometry(h) read inline: a method call and a property per node cost as much as the name)
+    return [f"{hex_names[h]}-{geometries[gids[h]].nodes[v - node_base[h]].part}" for v in nodes
+            for h in (node_hex[v],)]
 
 
 def plain_result(problem: Problem, spec: TrainSpec, path, nodes: list[int], connections: list[list[str]]) -> dict | None:
@@ -200,12 +202,13 @@ def plain_result(problem: Problem, spec: TrainSpec, path, nodes: list[int], conn
     no row has more stops than it pays, whichever the weights: every stop is paid its value (a token city
     among them, the route holding one), read from the train's arrays at the route's nodes alone (`path`,
     the nodes as an array), not from lists of every node. None otherwise (route_result decides)."""
-    count = [0] * len(spec.row_pay)
+    row_pay = spec.row_pay.tolist()
+    count = [0] * len(row_pay)
     for r in spec.row[path].tolist():
         count[r] += 1
-    if any(c > p for c, p in zip(count, spec.row_pay.tolist())):
+    if any(c > p for c, p in zip(count, row_pay)):
         return None
-    if spec.token_paid and not problem.token[path].any():
+    if spec.token_paid and True not in problem.token[path].tolist():    # (ndarray.any: a Python wrapper)
         return None
     values = spec.base[path].tolist()
     names = node_names(problem.graph, nodes)

@@ -50,6 +50,9 @@ class TrainSpec:
     # every visited node is paid its value: a route's revenue is a plain sum (no row pays fewer stops
     # than it may visit, no merged stops, alternative multiplier or spill)
     simple: bool = False
+    # one object shared by the specs copied from one another for other rows' limits (_with_limits): their
+    # arrays but the limits are the same objects, so they walk alike (revenue.solve.route_parents)
+    walk: object = field(default_factory=object)
 
     @property
     def value(self) -> np.ndarray:
@@ -250,8 +253,8 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
             -1, rules.token_paid, fixed.zeros, rules, names, simple=pays_all)
     rules = title.route_rules(train, company, board, graph)
     # The kernels keep merge groups and bonus classes as bits of one int64.
-    if any(not 0 <= g < 62 for g in rules.merge.values()) or any(
-            not 0 <= c < 62 for b in rules.bonuses for classes, _ in b.clauses for c in classes.values()):
+    numbers = [d.values() for d in [rules.merge] + [classes for b in rules.bonuses for classes, _ in b.clauses] if d]
+    if numbers and not (0 <= min(min(x) for x in numbers) and max(max(x) for x in numbers) < 62):
         raise ValueError(f"{title.name}: merge groups and bonus classes must be numbered 0..61")
     alt_mult = _filled(n, rules.alt_multiplier, 1) if rules.alt_multiplier else fixed.ones
     merge = _filled(n, rules.merge, -1) if rules.merge else fixed.minus_ones
@@ -352,7 +355,7 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
     key = (company,) + tuple(getattr(title, h) for h in HOOKS)
     with _LOCK:
         cache = graph.derived.setdefault("problems", {})
-        problem = cache.get(key)
+        problem = cache.get(key) if cache else None    # (a fresh graph's is empty: no hash of the company)
     if problem is None:
         problem = _compile(graph, company)
         with _LOCK:

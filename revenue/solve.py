@@ -10,6 +10,7 @@ thread watches the deadline and reports each improvement from the shared progres
 from __future__ import annotations
 
 import math
+import operator
 import threading
 import time
 from typing import Callable
@@ -132,6 +133,7 @@ class RouteSet:
         return out
 
 
+_SPEC_FIELDS_OF = operator.attrgetter(*SPEC_FIELDS)     # (one call for the 25 fields)
 _SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
     "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next", "token_paid")]
 
@@ -140,8 +142,7 @@ def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
     """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS), its values scored with
     `weights` (revenue.problem.kernel_values)."""
     scored = kernel_values(spec, weights)
-    values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else \
-        [getattr(spec, f) for f in SPEC_FIELDS]
+    values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else list(_SPEC_FIELDS_OF(spec))
     for i in _SCALAR_FIELDS:
         values[i] = _int64(values[i])
     return tuple(values)
@@ -250,6 +251,8 @@ def route_parents(problem: Problem) -> dict[str, str]:
             that differs; the same array object, as trains the title treats alike share, is equal). Read
             from the specs: the kernels' own arguments are scored with the search's weights, made later."""
             spec_a, spec_b = problem.specs[a], problem.specs[b]
+            if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
+                return True
             for f in SPEC_FIELDS:
                 x, y = getattr(spec_a, f), getattr(spec_b, f)
                 if x is y or f in LIMITS:
@@ -553,35 +556,37 @@ class Combination:
     def __init__(self, problem: Problem, trains: list, sets: dict[str, RouteSet]):
         self.problem, self.sets = problem, sets
         n = len(trains)
-        # (built from Python lists: a call's few trains and types, each numpy call on them ~1 us)
-        best = {t: int(sets[t].rev[0]) if len(sets[t]) else 0 for t in sets}
-        names = sorted(sets, key=lambda t: -best[t])
+        # (built from Python lists, the int64 ones as one array cut in three: a call's few trains and
+        # types, each numpy call on them ~0.5-1 us)
+        best_of = {t: int(r.rev[0]) if len(r.rev) else 0 for t, r in sets.items()}
+        names = sorted(sets, key=lambda t: -best_of[t])
+        ordered = [sets[t] for t in names]
+        best = [best_of[t] for t in names]
         group = {name: g for g, name in enumerate(names)}
         order = sorted(range(n), key=lambda i: group[trains[i].name])
         self.trains = [trains[i] for i in order]
         self.position = order       # each searched train's place in the company's list
         group_of = [group[t.name] for t in self.trains]
-        self.group_of = np.array(group_of, dtype=np.int64)
         starts = [0]
-        for name in names:
-            starts.append(starts[-1] + len(sets[name]))
-        self.group_start = np.array(starts, dtype=np.int64)
-        ordered = [sets[t] for t in names]
+        for r in ordered:
+            starts.append(starts[-1] + len(r.rev))
+        suffix = [0]
+        for g in reversed(group_of):
+            suffix.append(suffix[-1] + best[g])
+        suffix.reverse()
+        packed = np.array(group_of + starts + suffix, dtype=np.int64)
+        self.group_of, self.group_start, self.suffix = packed[:n], packed[n:n + len(starts)], packed[n + len(starts):]
         if len(ordered) == 1:       # (the kernel only reads them: one type's own arrays)
             self.rev, self.keys, self.flags = ordered[0].rev, ordered[0].keys, ordered[0].flags
         else:
-            self.rev = np.concatenate([r.rev for r in ordered]) if names else np.zeros(0, np.int64)
+            self.rev = np.concatenate([r.rev for r in ordered]) if ordered else np.zeros(0, np.int64)
             self.keys = np.concatenate([r.keys for r in ordered]).reshape(len(self.rev), problem.words)
             self.flags = np.concatenate([r.flags for r in ordered])
         self.same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(n)], dtype=np.bool_)
-        suffix = [0]
-        for t in reversed(self.trains):
-            suffix.append(suffix[-1] + best[t.name])
-        self.suffix = np.array(suffix[::-1], dtype=np.int64)
         run = problem.run
         self.flag_max, self.flag_min = _flag_limits(run)
         self.connected = run.connected
-        self.node_sets = (np.concatenate([sets[t].node_sets() for t in names]) if run.connected
+        self.node_sets = (np.concatenate([r.node_sets() for r in ordered]) if run.connected
                           else _no_node_sets(len(self.rev)))
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 

@@ -191,7 +191,7 @@ def spec_fields(spec) -> dict:
     out = {}
     for f in fields(spec):
         value = getattr(spec, f.name)
-        if f.name in ("rules", "train"):
+        if f.name in ("rules", "train", "walk"):
             continue
         out[f.name] = (value.dtype.str, value.shape, value.tolist()) if isinstance(value, np.ndarray) else value
     return out
@@ -227,3 +227,31 @@ def test_trains_compiled_together_match_each_compiled_alone(title):
                 assert together.rules == alone.rules
                 shared += together.base is problem.specs[company.trains[0].name].base
     assert shared > 0
+
+
+@pytest.mark.parametrize("merge, classes, refused", [
+    ({}, {}, False), ({0: 61}, {1: 0, 2: 61}, False), ({0: 62}, {}, True), ({0: -1}, {}, True),
+    ({}, {1: 62}, True), ({}, {1: 0, 2: -1}, True)])
+def test_merge_groups_and_bonus_classes_out_of_the_kernels_bits_are_refused(merge, classes, refused):
+    """The kernels keep merge groups and bonus classes as bits of one int64: numbers outside 0..61 are
+    refused when the problem is compiled."""
+    from revenue.problem import _compile
+    from revenue.titles.base import RouteBonus, RouteRules
+
+    request = boards("1830")[5]
+    graph = graph_for(request["board"])
+    company = build_company(request["company"], graph.board)
+    title = graph.board.title
+
+    def route_rules(train, company, board, graph):
+        return RouteRules(merge=dict(merge), bonuses=[RouteBonus("b", 10, [(dict(classes), 1)])] if classes else [])
+
+    title.route_rules = route_rules      # (on the shared title instance: removed below)
+    try:
+        if refused:
+            with pytest.raises(ValueError, match="numbered 0..61"):
+                _compile(graph, company)
+        else:
+            assert _compile(graph, company).specs
+    finally:
+        del title.route_rules

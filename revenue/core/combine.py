@@ -109,6 +109,23 @@ def fill_key_index(keys, index, base):
                 bits ^= low
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _first_clear(m, w, i, end, last):
+    """Of 64-route word w of a scan over positions [i, end) (last: the scan's last word), the first
+    position whose bit is clear in m, or -1 (_first_free and _first_free_over share it)."""
+    free = ~m
+    if w == (i >> 6):
+        free &= ~np.uint64(0) << np.uint64(i & 63)
+    if w == last and (end & 63) != 0:
+        free &= (np.uint64(1) << np.uint64(end & 63)) - np.uint64(1)
+    if free != 0:
+        j = 0
+        while not (free >> np.uint64(j)) & np.uint64(1):
+            j += 1
+        return (w << 6) + j
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def _first_free(index, base, klist, nk, i, end):
     """The first route position p in [i, end) of a group whose bit is clear in the bitmaps of all keys
@@ -122,16 +139,9 @@ def _first_free(index, base, klist, nk, i, end):
         m = np.uint64(0)
         for x in range(nk):
             m |= index[klist[x], base + w]
-        free = ~m
-        if w == (i >> 6):
-            free &= ~np.uint64(0) << np.uint64(i & 63)
-        if w == last and (end & 63) != 0:
-            free &= (np.uint64(1) << np.uint64(end & 63)) - np.uint64(1)
-        if free != 0:
-            j = 0
-            while not (free >> np.uint64(j)) & np.uint64(1):
-                j += 1
-            return (w << 6) + j
+        p = _first_clear(m, w, i, end, last)
+        if p >= 0:
+            return p
         w += 1
     return end
 
@@ -155,16 +165,9 @@ def _first_free_over(index, base, klist, nk, i, end, taken, taken_gen, gen, befo
         m = taken[w]
         for x in range(nk):
             m |= index[klist[x], base + w]
-        free = ~m
-        if w == (i >> 6):
-            free &= ~np.uint64(0) << np.uint64(i & 63)
-        if w == last and (end & 63) != 0:
-            free &= (np.uint64(1) << np.uint64(end & 63)) - np.uint64(1)
-        if free != 0:
-            j = 0
-            while not (free >> np.uint64(j)) & np.uint64(1):
-                j += 1
-            return (w << 6) + j
+        p = _first_clear(m, w, i, end, last)
+        if p >= 0:
+            return p
         w += 1
     return end
 

@@ -36,6 +36,32 @@ def _sort_desc(values, k):
         values[j + 1] = x
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _best_of_row(r, pay, nodes, n, worth, by_node, row, token, check_token, scratch):
+    """Of the stops nodes[:n] in distance row r, which holds more than the `pay` (> 0) it pays: the sum of
+    the best `pay` worths (worth[v] by node when by_node, else worth[i] by position), and with
+    check_token whether a tokened city is among them (one worth no less than the lowest paid value
+    counts: equal worths may be paid either way). price() and best_rows_revenue share it."""
+    k = 0
+    for i in range(n):
+        v = nodes[i]
+        if row[v] == r:
+            scratch[k] = worth[v] if by_node else worth[i]
+            k += 1
+    _sort_desc(scratch, k)
+    paid = 0
+    for i in range(pay):
+        paid += scratch[i]
+    tokened = False
+    if check_token:
+        threshold = scratch[pay - 1]
+        for i in range(n):
+            v = nodes[i]
+            if row[v] == r and token[v] and (worth[v] if by_node else worth[i]) >= threshold:
+                tokened = True
+    return paid, tokened
+
+
 @njit(cache=True, nogil=True)
 def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token):
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
@@ -109,19 +135,10 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
             continue
         if pay == 0:
             continue
-        k = 0
-        for i in range(nk):
-            if row[kept[i]] == r:
-                scratch[k] = worth[i]
-                k += 1
-        _sort_desc(scratch, k)
-        for i in range(pay):
-            total += scratch[i]
-        if row_token[r] and not has_token:
-            threshold = scratch[pay - 1]
-            for i in range(nk):
-                if row[kept[i]] == r and token[kept[i]] and worth[i] >= threshold:
-                    has_token = True
+        paid, tokened = _best_of_row(r, pay, kept, nk, worth, False, row, token, row_token[r] and not has_token,
+                                     scratch)
+        total += paid
+        has_token = has_token or tokened
     if not has_token and token_paid:
         # Swap a tokened city in for the weakest paid stop of its row.
         best = -1
@@ -280,20 +297,10 @@ def best_rows_revenue(path, length, row, value, token, count, total, has_token, 
             continue
         if pay == 0:
             continue
-        k = 0
-        for i in range(length):
-            if row[path[i]] == r:
-                scratch[k] = value[path[i]]
-                k += 1
-        _sort_desc(scratch, k)
-        for i in range(pay):
-            paid += scratch[i]
-        if has_token[r] and not tokened:
-            threshold = scratch[pay - 1]
-            for i in range(length):
-                v = path[i]
-                if row[v] == r and token[v] and value[v] >= threshold:
-                    tokened = True
+        best, tokened_here = _best_of_row(r, pay, path, length, value, True, row, token, has_token[r] and not tokened,
+                                          scratch)
+        paid += best
+        tokened = tokened or tokened_here
     return paid if tokened or not token_paid else -1
 
 

@@ -121,7 +121,7 @@ class G18Rhl(Title):
         # (the nodes read by their ids on the hexes that matter: graph.nodes_in, node_place)
         rge = _is_rge(train)
         metros = graph.nodes_in(METROPOLISES)
-        metro_of = {v: METROPOLISES.index(graph.node_place(v)[0]) for v in metros}
+        metro_of = {v: METROPOLISES.index(h) for v, h in zip(metros, _hex_names(graph, metros))}
         rules = RouteRules(metro=dict(metro_of),
                            metro_message="Route cannot consist of only one Rhine metropolis",
                            merge_message="Must use Trajekt for a revisiting route",
@@ -144,9 +144,10 @@ class G18Rhl(Title):
             return rules
 
         out = set()
-        for v in graph.nodes_in(OUT_TOKENED):
-            hex_name, _, city = graph.node_place(v)
-            if city == 0 and any(c != company.id for c in board.tokens.get((hex_name, 0), ())):
+        tokened = graph.nodes_in(OUT_TOKENED)
+        for v, hex_name in zip(tokened, _hex_names(graph, tokened)):
+            # (the token test first: node_place reads the node's tile, and these hexes seldom hold one)
+            if any(c != company.id for c in board.tokens.get((hex_name, 0), ())) and graph.node_place(v)[2] == 0:
                 out.add(v)
         if out:
             rules.end_nodes = set(range(graph.n_nodes)) - out
@@ -167,8 +168,10 @@ class G18Rhl(Title):
         # Classes are small bit numbers in the kernel: number the icon hexes only.
         hex_class = {h: i for i, h in enumerate(sorted(coal_hexes | steel_hexes))}
         east = len(hex_class)       # one more class: the Eastern Ruhr coal or steel side
-        coal = {v: hex_class[graph.node_place(v)[0]] for v in graph.nodes_in(sorted(coal_hexes))}
-        steel = {v: hex_class[graph.node_place(v)[0]] for v in graph.nodes_in(sorted(steel_hexes))}
+        coal_nodes = graph.nodes_in(sorted(coal_hexes))
+        coal = {v: hex_class[h] for v, h in zip(coal_nodes, _hex_names(graph, coal_nodes))}
+        steel_nodes = graph.nodes_in(sorted(steel_hexes))
+        steel = {v: hex_class[h] for v, h in zip(steel_nodes, _hex_names(graph, steel_nodes))}
         ruhr_nodes = graph.nodes_in(EASTERN_RUHR)
         for v in ruhr_nodes:
             hex_name, part, _ = graph.node_place(v)
@@ -191,6 +194,12 @@ class G18Rhl(Title):
         if _on(board.options.get("ratingen_variant")) and ratingen:
             rules.bonuses.append(RouteBonus("Ratingen", 30, [(ratingen, 1), (steel, 1)]))
         return rules
+
+
+def _hex_names(graph, nodes: list[int]) -> list[str]:
+    """The hex of each node (graph.node_place's first field, without reading the nodes' tiles)."""
+    names = graph.sides.names
+    return [names[h] for h in graph.track.node_hex[nodes].tolist()]
 
 
 def _on(value) -> bool:
