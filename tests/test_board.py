@@ -271,3 +271,74 @@ def test_a_known_boards_options_keep_their_spelling():
     spelled = [build_board({**LAID, "options": {"optional_6_train": value}}) for value in values]
     assert all(board.key is not None for board in spelled)
     assert [board.options for board in spelled] == [{"optional_6_train": v} for v in ("True", "1", "1", "True")]
+
+
+def _edited(base: dict, donor: dict, rng: random.Random) -> dict:
+    """`base` with one or two edits such as a game's next board has (a lay or token added, changed or
+    taken off) or a bad request has (a rotation or city of another type, an entry twice), taking new
+    entries from `donor` (a board of the same map)."""
+    board = copy.deepcopy(base)
+    for _ in range(rng.choice((1, 1, 2))):
+        field, number = rng.choice((("tiles", "rotation"), ("tokens", "city")))
+        entries, more = board[field], donor[field] or base[field]
+        if not entries or not more:
+            continue
+        i = rng.randrange(len(entries))
+        edit = rng.randrange(7)
+        if edit == 0:
+            entries.append(copy.deepcopy(rng.choice(more)))
+        elif edit == 1:
+            entries[i] = copy.deepcopy(rng.choice(more))
+        elif edit == 2:
+            del entries[i]
+        elif edit == 3:
+            entries[i][number] = rng.choice((True, False, 1.0, "1", None, 2.5, -1, 6, [1]))
+        elif edit == 4:
+            entries.append(copy.deepcopy(entries[i]))
+        elif edit == 5:
+            entries.insert(rng.randrange(len(entries) + 1), copy.deepcopy(rng.choice(more)))
+        else:
+            entries[i] = {**entries[i], "extra": 1} if rng.random() < 0.5 else {
+                k: v for k, v in entries[i].items() if k != number}
+    return board
+
+
+def _reading(board: dict):
+    try:
+        built = build_board(board)
+    except InputError as e:
+        return "error", e.field, e.description
+    return assembled(built, built.phase.colours), built.stop_total, built.code_chars
+
+
+_MAP_CASES: list[dict] = []
+
+
+def _map_cases() -> list[dict]:
+    """assembly_cases() of the titles' maps, made once."""
+    if not _MAP_CASES:
+        _MAP_CASES.extend(c for c in assembly_cases() if c["title"] != "custom")
+    return _MAP_CASES
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_board_read_against_a_recent_one_agrees_with_the_full_check(seed):
+    # A game's next board is read against a recent board of its map (revenue.board._ids: the lays and
+    # tokens equal to that board's, at the start and end of the lists, take its ids); whatever the edit,
+    # the board or the error is the one the full check of the board alone gives.
+    rng = random.Random(seed)
+    cases = _map_cases()
+    base = rng.choice(cases)
+    donors = [c for c in cases if c["title"] == base["title"] and c["options"] == base["options"]]
+    donor = rng.choice(donors)
+    for step in range(3):
+        board = _edited(base, donor, rng)
+        if step == 0 and seed % 2:     # the last lay and token taken off (a list cut short at its end)
+            board = {**base, "tiles": base["tiles"][:-1], "tokens": base["tokens"][:-1]}
+        forget_checked(base["title"])
+        for warm in (donor, base, base):    # the base board last, read from its checked lays
+            build_board(warm)
+        read_warm = _reading(board)
+        forget_checked(base["title"])
+        assert read_warm == _reading(board)
+        base = board if read_warm[0] != "error" else base
