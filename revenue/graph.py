@@ -413,7 +413,8 @@ class Graph:
         self.sides, self.n_nodes, self.n_keys = track.sides, track.n_nodes, track.n_keys
         # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form, ...), read by
         # revenue.problem and revenue.solve: the graph itself never changes
-        self.derived: dict[str, object] = _Derived(track)
+        self.derived: dict[str, object] = _Derived()
+        self.derived.track = track
         self.request: object = None     # the board request it was built from (see graph_for)
         self._nodes: list[GraphNode] | None = None
         self._chains = track.chains
@@ -640,11 +641,10 @@ _TRACK_FIELDS = frozenset({"node_base", "path_hex", "ends", "chain_a", "chain_b"
 
 class _Derived(dict):
     """Graph.derived: what later calls derive from a graph, and the track's arrays they read from it by
-    name, each put in when first read (`derived[name]`)."""
+    name, each put in when first read (`derived[name]`). (Its `track` is set after dict's own quick
+    construction: a Python __init__ costs a microsecond a graph.)"""
 
-    def __init__(self, track: Track):
-        super().__init__()
-        self.track = track
+    track: Track
 
     def __missing__(self, name: str):
         track = self.track
