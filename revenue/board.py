@@ -9,8 +9,8 @@ import itertools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from itertools import chain, repeat
-from operator import itemgetter, methodcaller, ne
+from itertools import chain
+from operator import itemgetter, methodcaller
 
 import numpy as np
 
@@ -284,9 +284,6 @@ class _Known:
         self.token_table = np.zeros((64, 3), dtype=np.int64)
         self.companies: dict[str, int] = {}
         self.tracks: OrderedDict[bytes, tuple] = OrderedDict()
-        # the lay and token lists of recent boards, newest first: (their ids, copies of their dicts)
-        self.recent_lays: tuple[tuple[list, list[int]], ...] = ()
-        self.recent_tokens: tuple[tuple[list, list[int]], ...] = ()
         self.sides = _graph().printed_sides(data, neighbour_map(data))
         self.index = {name: i for i, name in enumerate(data.printed)}
         self.phases = {p.name: p for p in data.phases}
@@ -333,12 +330,6 @@ class _Known:
             self.token_rows.append((name, city, company))
             self.token_ids[key] = token      # published last, as a lay's
 
-    def remember_lists(self, lays: tuple[list, list[int]], tokens: tuple[list, list[int]]) -> None:
-        """Remember a board's lay and token lists (copies of the dicts, their ids) for _ids to read the next
-        boards of its game against (the tuples are replaced whole: a reader sees one or the other)."""
-        self.recent_lays = (lays,) + self.recent_lays[:RECENT_LISTS - 1]
-        self.recent_tokens = (tokens,) + self.recent_tokens[:RECENT_LISTS - 1]
-
     def remember_track(self, lay_bytes: bytes, entry: tuple) -> None:
         with self._lock:
             self.tracks[lay_bytes] = entry
@@ -351,8 +342,6 @@ _SERIALS = itertools.count()
 # tracks remembered per map variant (boards of a game differing in tokens or phase): by lay ids (_Known.tracks),
 # and by geometry ids for boards with tile codes in the request (revenue.graph.build_graph)
 TRACKS_PER_MAP = 16
-RECENT_LISTS = 8    # lay and token lists of recent boards per map variant that a board is read against (_ids)
-MOST_CHANGED = 8    # entries a list may differ by from a recent one to be read against it
 _NO_TOKENS = np.zeros(0, dtype=np.int64)
 
 
@@ -399,70 +388,6 @@ def _keys(dicts, names: tuple[str, str, str]) -> list[tuple] | None:
     return None if None in keys else keys
 
 
-_NUMBER_OR_NONE = _NUMBER_TYPES | {type(None)}
-
-
-def _ids(dicts, names: tuple[str, str, str], table: dict, recent: tuple) -> tuple[list[int], list] | None:
-    """The ids in `table` (_Known.lay_ids or token_ids) of a board's lay or token dicts and copies of the
-    dicts, or None when one has no id. A game's next board differs from a recent one by a lay or a token:
-    the dicts equal to a recent list's, at its start and its end, take that list's ids; only those between
-    are keyed (_keys). Equal dicts have equal values, and a value equal to a str is a str; the number
-    field (rotation, city) is checked to be of a type a key takes (True == 1, and True is no rotation)."""
-    number = names[2]
-    try:
-        try:
-            types = set(map(type, map(itemgetter(number), dicts)))
-        except KeyError:    # (left out: read as 0)
-            types = set(map(type, map(dict.get, dicts, repeat(number))))
-    except (AttributeError, TypeError):     # a lay or token that is not a dict
-        return None
-    if not types <= _NUMBER_OR_NONE:
-        return None
-    n = len(dicts)
-    for ids, snapshot in recent if n else ():
-        m = len(snapshot)
-        if not m or (dicts[0] != snapshot[0] and dicts[-1] != snapshot[-1]):
-            continue
-        if n > m and dicts[:m] == snapshot:     # dicts added at the end
-            start, end = m, 0
-        else:
-            differs = list(map(ne, dicts, snapshot))
-            if True not in differs:     # (n < m: dicts taken off the end)
-                start, end = len(differs), 0
-                if n == m:
-                    return ids, snapshot
-            else:
-                start = differs.index(True)
-                if n == m:      # dicts changed in place: the last one that differs ends the middle
-                    end = differs[::-1].index(True)
-                else:
-                    differs = list(map(ne, reversed(dicts[start:]), reversed(snapshot[start:])))
-                    end = differs.index(True) if True in differs else len(differs)
-        middle = dicts[start:n - end]
-        if len(middle) > MOST_CHANGED:
-            continue
-        keys = _keys(middle, names)
-        if keys is None:
-            return None
-        try:
-            more = list(map(table.get, keys))
-        except TypeError:   # a value that cannot be a key (a list): never checked before
-            return None
-        if None in more:
-            return None
-        return ids[:start] + more + ids[m - end:], snapshot[:start] + list(map(dict.copy, middle)) + snapshot[m - end:]
-    keys = _keys(dicts, names)
-    if keys is None:
-        return None
-    try:
-        ids = list(map(table.get, keys))
-    except TypeError:
-        return None
-    if None in ids:
-        return None
-    return ids, list(map(dict.copy, dicts))
-
-
 def _build_known(req) -> Board | None:
     """The board, when every lay and token of `req` was checked before on its map (a game's boards differ
     by a lay or a token from earlier ones): no check is repeated, the hexes come from the lays' entries in
@@ -474,18 +399,21 @@ def _build_known(req) -> Board | None:
     if type(tiles) not in (list, tuple) or type(tokens) not in (list, tuple) or len(tiles) > MAX_LIST \
             or len(tokens) > MAX_LIST:
         return None
+    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS), _keys(tokens, _TOKEN_FIELDS)
+    if lay_keys is None or token_keys is None:
+        return None
     opened = _opened(req, title_name)
     if opened is None:
         return None
     title, data, known, phase, options = opened
     options = dict(options)
-    lays_read = _ids(tiles, _LAY_FIELDS, known.lay_ids, known.recent_lays)
-    if lays_read is None:
+    try:
+        ids = list(map(known.lay_ids.get, lay_keys))
+        token_ids = list(map(known.token_ids.get, token_keys))
+    except TypeError:   # a value that cannot be a key (a list): never checked before
         return None
-    tokens_read = _ids(tokens, _TOKEN_FIELDS, known.token_ids, known.recent_tokens)
-    if tokens_read is None:
+    if None in ids or None in token_ids:
         return None
-    ids, token_ids = lays_read[0], tokens_read[0]
     lays = np.array(ids, dtype=np.int64)
     lay_bytes = lays.tobytes()
     placed = np.array(token_ids, dtype=np.int64) if token_ids else _NO_TOKENS
@@ -520,9 +448,8 @@ def _build_known(req) -> Board | None:
         title.check_board(board)
     except InputError:
         return None
-    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, placed.tobytes())
+    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
     board.track, board.token_node = track, token_node
-    known.remember_lists(lays_read, tokens_read)
     return board
 
 
@@ -682,7 +609,6 @@ def _build(req: dict) -> Board:
     neighbours = neighbour_map(data)
 
     board = Board(title, data, phase, hexes, neighbours, {}, options)
-    token_ids: list[int | None] = []    # each token's id in known
     for i, tok in enumerate(req.get("tokens") or ()):
         name = tok.get("hex") or ""
         if name not in hexes:
@@ -707,9 +633,6 @@ def _build(req: dict) -> Board:
         placed.append(company)
         if known is not None and (key := _key(tok, _TOKEN_FIELDS)) is not None:
             known.add_token(key, name, city, company)
-            token_ids.append(known.token_ids.get(key))
-        else:
-            token_ids.append(None)
     title.check_board(board)
     stops, chars = _printed_totals(data, printed)
     board.stop_total, board.code_chars = stops + more_stops, chars + more_chars
@@ -718,10 +641,7 @@ def _build(req: dict) -> Board:
         lay_bytes = np.array(lay_ids, dtype=np.int64).tobytes()
         board.remember = (known, lay_bytes, more_stops, more_chars)
         # the key _build_known gives this board when it is asked again, so that graph_for finds it then
-        if None not in token_ids:
-            board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes,
-                         np.array(token_ids, dtype=np.int64).tobytes())
-            # and its lists, for the next boards of its game (lays and tokens with ids are dicts: _key)
-            tiles, tokens = req.get("tiles") or (), req.get("tokens") or ()
-            known.remember_lists((lay_ids, list(map(dict.copy, tiles))), (token_ids, list(map(dict.copy, tokens))))
+        token_keys = _keys(req.get("tokens") or (), _TOKEN_FIELDS)
+        if token_keys is not None:
+            board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
     return board
