@@ -22,8 +22,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .board import TRACKS_PER_MAP, Board, build_board
-from .core.track import (END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, TRACK_BOOLS,
-                         TRACK_INTS, build_track)
+from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, build_track
 from .cache import GRAPH_CACHE_BYTES, graph_bytes
 
 
@@ -271,68 +270,32 @@ def printed_sides(data, neighbours: dict[str, dict[int, str]]) -> MapSides:
     return sides
 
 
-# Track's walk arrays by name: (0, index in TRACK_INTS) or (1, index in TRACK_BOOLS)
-_VIEWS = {**{name: (0, k) for k, name in enumerate(TRACK_INTS)}, **{name: (1, k) for k, name in enumerate(TRACK_BOOLS)}}
-_NODE_BASE, _CHAIN_A = TRACK_INTS.index("node_base"), TRACK_INTS.index("chain_a")
-
-
 class Track:
     """What a board's graph has that depends on the map and the tiles laid alone, not on tokens or phase:
     the walk's arrays (revenue.core.track.build_track) and what is derived from them when first read
     (chain objects, names, the nodes' fixed attributes). Boards of one game that differ only in tokens
-    or phase share it (build_graph remembers a few per map variant).
-
-    The walk's arrays (TRACK_INTS and TRACK_BOOLS, by the names in _VIEWS) are views of the kernel's two
-    packed arrays, each made when first read: a call reads about half of them, and a view costs about
-    half a microsecond."""
+    or phase share it (build_graph remembers a few per map variant)."""
 
     def __init__(self, registry: _Registry, sides: MapSides, packed: tuple):
         """`packed`: what revenue.core.track.build_track (or place_board) returns."""
-        self._ints, int_start, self._bools, bool_start, self.chain_keys, self.inner_hexes, n_keys = packed
-        self._int_start, self._bool_start = int_start.tolist(), bool_start.tolist()
+        ints, int_start, bools, bool_start, self.chain_keys, self.inner_hexes, n_keys = packed
+        i, b = int_start.tolist(), bool_start.tolist()
+        (self.gids, self.path_start, self.node_base, self.path_hex, kind0, val0, kind1, val1, self.node_hex,
+         self.node_reg, self.chain_a, self.chain_b, self.chain_start, self.chain_paths, self.key_start, self.key_list,
+         adj_start, adj_chain, adj_other, adj_flags, self.chain_mode, kind, slots, cost, diesel, grouped,
+         self.ident_start, self.ident_hex, self.ident_parts, self.token_node) = [ints[start:end]
+                                                                                for start, end in zip(i, i[1:])]
+        self.term_a, self.term_b, self.term_inner, has_diesel = [bools[start:end] for start, end in zip(b, b[1:])]
         self.n_keys = int(n_keys)
+        self.node_columns = (kind, slots, cost, diesel, has_diesel, grouped)
+        self.ends = (kind0, val0, kind1, val1)
+        self.adjacency = (adj_start, adj_chain, adj_other, adj_flags)
         self.registry, self.sides = registry, sides
-        i = self._int_start
-        self.n_nodes = int(self._ints[i[_NODE_BASE + 1] - 1])    # node_base[-1]
-        n_chains = i[_CHAIN_A + 1] - i[_CHAIN_A]
-        self.chains: list[Chain | None] = [None] * n_chains
-        self.idents: list[tuple[str, ...] | None] = [None] * n_chains
+        self.n_nodes = int(self.node_base[-1])
+        self.chains: list[Chain | None] = [None] * len(self.chain_a)
+        self.idents: list[tuple[str, ...] | None] = [None] * len(self.chain_a)
         self.shared: dict[str, object] = {}     # derived when first read (see Graph)
         self._geometries: list[TileGeometry] | None = None
-
-    def __getattr__(self, name: str):
-        """A walk array (see _VIEWS), sliced from the packed arrays when first read and kept."""
-        view = _VIEWS.get(name)
-        if view is None:
-            raise AttributeError(name)
-        packed, k = view
-        if packed:
-            start = self._bool_start
-            value = self._bools[start[k]:start[k + 1]]
-        else:
-            start = self._int_start
-            value = self._ints[start[k]:start[k + 1]]
-        self.__dict__[name] = value
-        return value
-
-    @property
-    def node_columns(self) -> tuple:
-        """(kind, slots, visit cost, diesel value, has a diesel value, grouped nodes) of every node."""
-        return self.node_kind, self.node_slots, self.node_cost, self.node_diesel, self.node_has_diesel, \
-            self.node_grouped
-
-    @property
-    def ends(self) -> tuple:
-        """(kind0, val0, kind1, val1): each end of each path (revenue.core.track)."""
-        return self.kind0, self.val0, self.kind1, self.val1
-
-    @property
-    def adjacency(self) -> tuple:
-        """(start, chain, other end, flags): the chains at each node in CSR form (revenue.core.track)."""
-        out = self.shared.get("adjacency")
-        if out is None:
-            out = self.shared["adjacency"] = (self.adj_start, self.adj_chain, self.adj_other, self.adj_flags)
-        return out
 
     @property
     def gid_list(self) -> list[int]:
@@ -410,22 +373,22 @@ class Graph:
 
     def __init__(self, board: Board, track: Track):
         self.board, self.track = board, track
-        self.sides, self.n_nodes, self.n_keys = track.sides, track.n_nodes, track.n_keys
+        self.node_base, self.path_hex, self.ends = track.node_base, track.path_hex, track.ends
+        self.chain_a, self.chain_b, self.chain_start, self.chain_paths = (track.chain_a, track.chain_b,
+                                                                          track.chain_start, track.chain_paths)
+        self.n_keys, self.key_start, self.key_list = track.n_keys, track.key_start, track.key_list
+        self.term_a, self.term_b, self.term_inner = track.term_a, track.term_b, track.term_inner
+        self.sides, self.n_nodes = track.sides, track.n_nodes
+        self.inner_hexes, self.chain_mode = track.inner_hexes, track.chain_mode
         # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form, ...), read by
         # revenue.problem and revenue.solve: the graph itself never changes
-        self.derived: dict[str, object] = _Derived()
-        self.derived.track = track
+        self.derived: dict[str, object] = {
+            "chain_keys": track.chain_keys, "adjacency": track.adjacency, "path start": track.path_start,
+            "node hex": track.node_hex, "node registry": (track.registry, track.node_reg),
+            "hex_walks": (track.node_hex, track.inner_hexes, track.chain_mode)}
         self.request: object = None     # the board request it was built from (see graph_for)
         self._nodes: list[GraphNode] | None = None
         self._chains = track.chains
-
-    def __getattr__(self, name: str):
-        """The track's walk arrays read through the graph (node_base, chain_a, ends, ...: _TRACK_FIELDS),
-        from the track when first read."""
-        if name not in _TRACK_FIELDS:
-            raise AttributeError(name)
-        value = self.__dict__[name] = getattr(self.track, name)
-        return value
 
     @property
     def geometries(self) -> list[TileGeometry]:
@@ -632,38 +595,6 @@ class Graph:
                     index.setdefault(ident, []).append(c)
             self.track.shared["chain_ids"] = index
         return index.get(tuple(entry), [])
-
-
-# what a Graph reads from its Track under the same name (Graph.__getattr__)
-_TRACK_FIELDS = frozenset({"node_base", "path_hex", "ends", "chain_a", "chain_b", "chain_start", "chain_paths",
-                           "key_start", "key_list", "term_a", "term_b", "term_inner", "inner_hexes", "chain_mode"})
-
-
-class _Derived(dict):
-    """Graph.derived: what later calls derive from a graph, and the track's arrays they read from it by
-    name, each put in when first read (`derived[name]`). (Its `track` is set after dict's own quick
-    construction: a Python __init__ costs a microsecond a graph.)"""
-
-    track: Track
-
-    def __missing__(self, name: str):
-        track = self.track
-        if name == "chain_keys":
-            value = track.chain_keys
-        elif name == "adjacency":
-            value = track.adjacency
-        elif name == "hex_walks":
-            value = (track.node_hex, track.inner_hexes, track.chain_mode)
-        elif name == "path start":
-            value = track.path_start
-        elif name == "node hex":
-            value = track.node_hex
-        elif name == "node registry":
-            value = (track.registry, track.node_reg)
-        else:
-            raise KeyError(name)
-        self[name] = value
-        return value
 
 
 class _Chains(Sequence):
