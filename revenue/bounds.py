@@ -80,6 +80,43 @@ def size_violations(value: Any, where: str, out: list[tuple[str, str]], text: in
     return out
 
 
+def small_within(value: Any, name: int = MAX_NAME_CHARS, entries: int = MAX_LIST, depth: int = 4) -> bool:
+    """A quick check for a small request part (a company): True when every string in it, map keys
+    included, is at most `name` characters (the tighter bound), every list or map has at most `entries`
+    and it nests at most `depth` deep, so that size_violations would find nothing; False says nothing
+    (size_violations then walks it and names what is over)."""
+    kind = type(value)
+    if kind is dict:
+        if len(value) > entries or not depth:
+            return False
+        for key, sub in value.items():
+            if type(key) is not str or len(key) > name:
+                return False
+            kind = type(sub)
+            if kind is str:
+                if len(sub) > name:
+                    return False
+            elif not (sub is None or kind is int or kind is bool or kind is float or
+                      small_within(sub, name, entries, depth - 1)):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        if len(value) > entries or not depth:
+            return False
+        for sub in value:
+            kind = type(sub)
+            if kind is str:
+                if len(sub) > name:
+                    return False
+            elif not (sub is None or kind is int or kind is bool or kind is float or
+                      small_within(sub, name, entries, depth - 1)):
+                return False
+        return True
+    if kind is str:
+        return len(value) <= name
+    return value is None or kind is int or kind is bool or kind is float
+
+
 def _flat_within(fields: dict, name: int, text: int) -> bool:
     """A dict of a list (a tile lay, a token) whose keys are names and whose values are strings within
     their bounds, numbers or nulls: nothing in it to report."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .bounds import MAX_NAME_CHARS, MAX_RUN_TOTAL, size_violations
+from .bounds import MAX_NAME_CHARS, MAX_RUN_TOTAL, size_violations, small_within
 from .errors import InputError, short_repr
 from .titles.base import TrainType
 
@@ -17,7 +17,8 @@ class Company:
 
 def build_company(request: dict, board, where: str = "company") -> Company:
     request = request or {}
-    too_long = size_violations(request, where, [], name=MAX_NAME_CHARS)
+    # (a company is a few short names: the quick check passes it; else the walk names what is too long)
+    too_long = not small_within(request) and size_violations(request, where, [], name=MAX_NAME_CHARS)
     if too_long:
         raise InputError(too_long[0][0], too_long[0][1], too_long[1:])
     company_id = request.get("id") or ""
@@ -25,17 +26,19 @@ def build_company(request: dict, board, where: str = "company") -> Company:
         raise InputError(f"{where}.id", "the running company needs an id (the owner of its tokens)")
     trains = []
     known = board.data.trains
+    some_leased = False
     for i, t in enumerate(request.get("trains") or ()):
         name = (t.get("name") if isinstance(t, dict) else t) or ""
         if name not in known:
             raise InputError(f"{where}.trains[{i}].name",
                              f"unknown train {short_repr(name)} for {board.title.name} (known: {', '.join(known)})")
         leased = bool(isinstance(t, dict) and t.get("leased"))
+        some_leased = some_leased or leased
         train = board.title.company_train(known[name], board, leased)
         if train is None:
             raise InputError(f"{where}.trains[{i}].leased", f"{board.title.name} has no leased trains")
         trains.append(train)
-    for i, train in enumerate(trains):
+    for i, train in enumerate(trains if some_leased else ()):
         if any(o.name == train.name and o.leased != train.leased for o in trains[:i]):
             raise InputError(f"{where}.trains[{i}]", f"a {train.name} train both leased and owned (the "
                              "request's train names could not tell them apart)")

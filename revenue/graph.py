@@ -345,13 +345,17 @@ class Track:
 
     def ident(self, c: int) -> tuple[str, ...]:
         """Chain c's 18xx.games chain id (walked from its first node), from the walk's arrays
-        (revenue.core.track.chain_idents)."""
-        start, end = self.ident_start[c:c + 2].tolist()
-        names = self.sides.names
-        if self.ident_parts[2 * c] >= 0:
-            a, b = self.ident_parts[2 * c:2 * c + 2].tolist()
-            return (f"{names[int(self.ident_hex[start])]} {a}.{b}",)
-        return tuple([names[h] for h in self.ident_hex[start:end].tolist()])
+        (revenue.core.track.chain_idents) read as lists once per track (an answer reads a few chains)."""
+        lists = self.shared.get("ident lists")
+        if lists is None:
+            names = self.sides.names
+            lists = self.shared["ident lists"] = (self.ident_start.tolist(),
+                                                  list(map(names.__getitem__, self.ident_hex.tolist())),
+                                                  self.ident_parts.tolist())
+        start, hex_names, parts = lists
+        if parts[2 * c] >= 0:
+            return (f"{hex_names[start[c]]} {parts[2 * c]}.{parts[2 * c + 1]}",)
+        return tuple(hex_names[start[c]:start[c + 1]])
 
     def node_values(self, colours: tuple[str, ...]) -> np.ndarray:
         """The nodes' revenue in a phase with these tile colours."""
@@ -467,8 +471,8 @@ class Graph:
                             tokens[v] = [company]
                         else:
                             placed.append(company)
-                if tokens:
-                    n_tokens[list(tokens)] = [len(companies) for companies in tokens.values()]
+                for v, placed in tokens.items():     # (a few: cheaper than one fancy assignment)
+                    n_tokens[v] = len(placed)
             elif board.tokens:
                 # (the geometries of the tokens' hexes only, from the registry: a fresh track has no list)
                 geos, gids, index, node_base = track.registry.geometries, track.gid_list, self.sides.index, \
@@ -479,8 +483,8 @@ class Graph:
                     local = city_node[city] if city < len(city_node) else -1
                     if local >= 0 and companies:
                         tokens[node_base[h] + local] = companies
-                if tokens:
-                    n_tokens[list(tokens)] = [len(companies) for companies in tokens.values()]
+                for v, placed in tokens.items():     # (a few: cheaper than one fancy assignment)
+                    n_tokens[v] = len(placed)
             arrays = self.derived["node arrays"] = NodeArrays(
                 kind, track.node_values(board.phase.colours), slots, cost, diesel, has_diesel, n_tokens, tokens,
                 groups)

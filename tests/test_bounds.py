@@ -53,3 +53,40 @@ def test_a_long_name_in_one_lay_of_many_is_reported():
     tiles[80]["code"] = "c" * 4096      # a tile code may be longer than a name
     assert size_violations({"tiles": tiles}, "board", [], name=MAX_NAME_CHARS) == [
         ("board.tiles[57].tile", "201 characters; at most 200 are allowed")]
+
+
+def _company(rng: random.Random):
+    """A company request, now and then with a string, key or list over its bound or a deeper value."""
+    def name():
+        return "x" * rng.choice((0, 3, 200)) if rng.random() < 0.9 else "x" * rng.choice((201, 4097))
+
+    def train():
+        kind = rng.randrange(10)
+        if kind == 0:
+            return name()
+        if kind == 1:
+            return {name(): rng.choice((None, 1, 2.5, True, [name()], {name(): name()}))}
+        return {"name": name(), "leased": rng.choice((None, False, True))}
+    company = {"id": name(), "trains": [train() for _ in range(rng.randrange(0, 5))],
+               "privates": [name() for _ in range(rng.randrange(0, 3))]}
+    if rng.random() < 0.1:
+        company["trains"] = [train() for _ in range(1001)]
+    if rng.random() < 0.1:
+        company["extra"] = [[[[[name()]]]]]      # deeper than the quick check reads
+    return company
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_quick_check_passes_only_what_the_walk_passes(seed):
+    company = _company(random.Random(seed))
+    if bounds.small_within(company):
+        assert size_violations(company, "company", [], name=MAX_NAME_CHARS) == []
+
+
+def test_the_quick_check_passes_a_real_company_and_not_a_long_name():
+    company = {"id": "PRR", "trains": [{"name": "4"}, {"name": "D", "leased": True}], "privates": ["CS"]}
+    assert bounds.small_within(company)
+    company["trains"][1]["name"] = "D" * 201
+    assert not bounds.small_within(company)
+    assert not bounds.small_within({"id": "PRR", "trains": ["4"] * 1001})
+    assert not bounds.small_within({"id": "PRR", 7: "4"})
