@@ -712,7 +712,7 @@ class RouteService:
         cancel = Cancel()
         loop = asyncio.get_running_loop()
         large = self.expect_large(request)
-        if not large and self._budget(ends, request.deadline_ms)[0] > 2 * HERE_SECONDS:
+        if not large and HERE_SECONDS > 0 and self._budget(ends, request.deadline_ms)[0] > 2 * HERE_SECONDS:
             answer = self._solve_here(request, req, ends, call, cancel)
             if answer is not None:
                 return answer
@@ -883,6 +883,22 @@ class RouteService:
         assert evaluate({**WARM_SOLVE, "routes": WARM_ROUTES})["revenue"] == 60
         deliveries(WARM_DELIVERIES)
         self.titles()
+        # A real board of each title (the package's examples): their kernels, loaded from Numba's cache
+        # at a first call of their kind, took 20-300 ms each in the first calls of a fresh server.
+        for path in _example_solves():
+            solve(json.loads(path.read_text()), cancel=threading.Event())
+
+
+def _example_solves() -> list:
+    """The package's examples/solve_*.json (none when they were not installed)."""
+    import pathlib
+
+    try:
+        import revenue.examples as examples
+    except ImportError:
+        return []
+    return sorted(path for folder in examples.__path__ if pathlib.Path(folder).is_dir()
+                  for path in pathlib.Path(folder).glob("solve_*.json"))
 
 
 _WARM_BOARD = {
