@@ -484,6 +484,7 @@ class Watchdog:
         self._wake = threading.Condition()
         self._watched: dict[int, tuple[np.ndarray, float | None, threading.Event | None]] = {}
         self._thread: threading.Thread | None = None
+        self._due = float("inf")     # when the thread wakes next: a later deadline need not wake it
 
     def watch(self, stop: np.ndarray, until: float | None, cancel: threading.Event | None) -> int:
         if isinstance(cancel, Cancel):
@@ -495,7 +496,10 @@ class Watchdog:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="revenue-watchdog", daemon=True)
                 self._thread.start()
-            self._wake.notify()
+            # Woken only if it would look too late: a wake-up per search costs a busy service's calls.
+            look_by = until if cancel is None else time.perf_counter() + POLL_SECONDS
+            if look_by is not None and look_by < self._due:
+                self._wake.notify()
             return ticket
 
     def release(self, ticket: int, cancel: threading.Event | None) -> None:
@@ -516,6 +520,7 @@ class Watchdog:
                         nap = POLL_SECONDS
                     elif until is not None:
                         nap = min(nap or until - now, until - now)
+                self._due = float("inf") if nap is None else now + nap
                 self._wake.wait(nap)
 
 

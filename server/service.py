@@ -132,6 +132,18 @@ class Admission:
             self.admitted -= 1
             self.admitted_large -= large
 
+    def enter_here(self) -> bool:
+        """Take a compute slot for a call to run in the caller's own thread, when a worker is idle and
+        no call waits (so it passes no one); `leave_here()` gives it back. False: submit it instead."""
+        with self._cond:
+            if self._closed or self.admitted >= self.workers:
+                return False
+            self.admitted += 1
+            return True
+
+    def leave_here(self) -> None:
+        self._release(False)
+
     def _take(self):
         """The oldest waiting call that may start now (with the lock held), or None."""
         for job in list(self._queue):
@@ -350,6 +362,11 @@ def sizes_fit(message, limits: Limits, without: str | None = None) -> bool:
 
 # What makes a call "large" for Admission (RouteService.expect_large).
 LARGE_SECONDS = 0.1
+# A small Solve is first searched on the event loop's thread for at most this long: most real boards
+# are proved in about a millisecond, and handing a call to a compute thread and back costs more CPU
+# than that (waking two threads, passing the interpreter's lock to and fro). One not proved by then is
+# searched again on a compute thread within the call's own limits.
+HERE_SECONDS = 0.010
 LARGE_TRAINS = 4
 SMALL_CUSTOM_HEXES = 30
 LARGE_STEAM_LINKS = 1000
@@ -632,8 +649,10 @@ class RouteService:
     # ---- methods -------------------------------------------------------------------------------------
 
     def _solve_work(self, request: revenue_pb2.SolveRequest, req: dict, ends: float, call: _Call,
-                    cancel: threading.Event, on_improve: Callable[[dict], None] | None = None) -> dict:
-        """The search of a Solve or SolveStream, on a compute thread: the result dict."""
+                    cancel: threading.Event, on_improve: Callable[[dict], None] | None = None,
+                    cap: float | None = None) -> dict | None:
+        """The search of a Solve or SolveStream, on a compute thread: the result dict. With `cap` (a
+        first try on the event loop's thread), at most that long, and None if it was not enough."""
         from revenue.solve import solve
 
         if cancel.is_set():
@@ -643,8 +662,11 @@ class RouteService:
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
         searching = time.perf_counter()
         try:
-            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
+            result = solve(req, deadline=min(budget, cap) if cap else budget, on_improve=on_improve,
+                           cancel=cancel, memory_mb=self.max_memory_mb)
             now = time.perf_counter()
+            if cap and not result.get("optimal") and not cancel.is_set():
+                return None
             # Ran into its limit: a sample for Margin. A cancel before the call's deadline is the client's
             # (no sample); one after it is the deadline cancelling an answer that came too late, which
             # the margin must learn from most.
@@ -657,6 +679,8 @@ class RouteService:
         except InputError:
             raise
         except Exception:
+            if cap and not cancel.is_set() and time.perf_counter() - searching >= min(budget, cap):
+                return None
             # A search stopped midway must not turn the deadline or the client's cancel into INTERNAL
             # (an early solve() failed this way when stopped during route enumeration); it is logged.
             interrupted = cancel.is_set() or time.perf_counter() - searching >= budget
@@ -687,12 +711,31 @@ class RouteService:
         req, ends = self._prepare(request, context, call)
         cancel = Cancel()
         loop = asyncio.get_running_loop()
+        large = self.expect_large(request)
+        # Over HTTP (context.transport) not: measured, its calls then waited some 50 ms each (not understood).
+        if not large and HERE_SECONDS > 0 and not getattr(context, "transport", None) \
+                and self._budget(ends, request.deadline_ms)[0] > 2 * HERE_SECONDS:
+            answer = self._solve_here(request, req, ends, call, cancel)
+            if answer is not None:
+                return answer
 
         def work():
             answer = _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
             self._measure(loop, call)
             return answer
-        return await _run(self.admission, cancel, work, self.expect_large(request))
+        return await _run(self.admission, cancel, work, large)
+
+    def _solve_here(self, request, req: dict, ends: float, call: _Call, cancel: Cancel):
+        """A small Solve answered on this (the event loop's) thread, if a worker is idle and the search
+        is proved within HERE_SECONDS; else None, and the call goes to a compute thread as any other.
+        Its search is no different: the same limits, errors and log line; only its thread differs."""
+        if not self.admission.enter_here():
+            return None
+        try:
+            result = self._solve_work(request, req, ends, call, cancel, cap=HERE_SECONDS)
+            return None if result is None else _to_message(result, revenue_pb2.SolveResponse)
+        finally:
+            self.admission.leave_here()
 
     def _measure(self, loop: asyncio.AbstractEventLoop, call: _Call) -> None:
         """A sample for Margin, asked for by the compute thread that has the answer ready: the time from
@@ -842,6 +885,22 @@ class RouteService:
         assert evaluate({**WARM_SOLVE, "routes": WARM_ROUTES})["revenue"] == 60
         deliveries(WARM_DELIVERIES)
         self.titles()
+        # A real board of each title (the package's examples): their kernels, loaded from Numba's cache
+        # at a first call of their kind, took 20-300 ms each in the first calls of a fresh server.
+        for path in _example_solves():
+            solve(json.loads(path.read_text()), cancel=threading.Event())
+
+
+def _example_solves() -> list:
+    """The package's examples/solve_*.json (none when they were not installed)."""
+    import pathlib
+
+    try:
+        import revenue.examples as examples
+    except ImportError:
+        return []
+    return sorted(path for folder in examples.__path__ if pathlib.Path(folder).is_dir()
+                  for path in pathlib.Path(folder).glob("solve_*.json"))
 
 
 _WARM_BOARD = {

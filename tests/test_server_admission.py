@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import grpc
@@ -10,6 +11,8 @@ from google.protobuf import json_format
 
 from benchmarks.scenarios import title_scenarios
 from revenue.v1 import revenue_pb2, steam_pb2
+from revenue.solve import solve
+from server import service as service_module
 from server.service import RouteService, cost_key
 
 from .server_helpers import EXAMPLES, heavy_deliveries, heavy_request, running, stub, wait_until
@@ -94,4 +97,66 @@ def test_long_deliveries_leave_room_for_small_ones():
         for future in futures:
             future.cancel()
         assert wait_until(lambda: s.service.admission.admitted == 0, timeout=10)
+        channel.close()
+
+
+def _count_here(service, monkeypatch) -> list:
+    """Wraps the service's first try on the event loop's thread; the list gets each try's thread name and
+    whether it answered."""
+    tries = []
+    here = service._solve_here
+
+    def counting(*args):
+        answer = here(*args)
+        tries.append((threading.current_thread().name, answer is not None))
+        return answer
+    monkeypatch.setattr(service, "_solve_here", counting)
+    return tries
+
+
+def test_small_solve_is_answered_on_the_event_loop_thread(monkeypatch):
+    with running(workers=1, max_queue=2, max_compute_ms=10_000) as s:
+        service, channel = stub(s)
+        tries = _count_here(s.service, monkeypatch)
+        request = SCENARIOS[0].request
+        got = service.Solve(solve_message(request), timeout=30)
+        want = solve(request)
+        assert (got.revenue, got.optimal) == (want["revenue"], True)
+        assert tries == [("revenue-grpc", True)]
+        assert s.service.admission.admitted == 0
+        # With the only worker busy, a small call waits for it instead (it passes no one in the queue).
+        heavy = service.Solve.future(solve_message(heavy_request()), timeout=60)
+        assert wait_until(lambda: s.service.admission.admitted == 1)
+        small = service.Solve.future(solve_message(request), timeout=60)
+        assert wait_until(lambda: s.service.admission.admitted == 2)
+        assert len(tries) == 2 and tries[1] == ("revenue-grpc", False)
+        heavy.cancel()
+        assert small.result(timeout=30).revenue == want["revenue"]
+        assert wait_until(lambda: s.service.admission.admitted == 0, timeout=10)
+        channel.close()
+
+
+def test_small_solve_not_proved_in_time_goes_to_a_worker(monkeypatch):
+    # A first try too short to prove anything (the watchdog stops a search some time after its deadline:
+    # a small board may still be proved, so such a try's answer is marked unproved, as the stop would
+    # leave it): the call is searched again on a compute thread, with its own limits, and answers the
+    # optimum.
+    import revenue.solve
+
+    monkeypatch.setattr(service_module, "HERE_SECONDS", 1e-9)
+    search = revenue.solve.solve
+
+    def cut_short(request, deadline=None, **kwargs):
+        result = search(request, deadline=deadline, **kwargs)
+        return {**result, "optimal": False} if deadline is not None and deadline <= 1e-9 else result
+    monkeypatch.setattr(revenue.solve, "solve", cut_short)
+    with running(workers=2, max_queue=2, max_compute_ms=10_000) as s:
+        service, channel = stub(s)
+        tries = _count_here(s.service, monkeypatch)
+        for scenario in SCENARIOS[:3]:
+            got = service.Solve(solve_message(scenario.request), timeout=30)
+            want = solve(scenario.request)
+            assert (got.revenue, got.optimal) == (want["revenue"], True)
+        assert tries == [("revenue-grpc", False)] * 3
+        assert s.service.admission.admitted == 0
         channel.close()
