@@ -27,14 +27,16 @@ variable coal mine and steel mill of 18Rhl are the only placement under which th
 - 18Rhl, the engine's reference games hs_znvlgfsh_1626962701 (spec/fixtures/18Rhl/reference_game.json, 87 turns,
   phases 2 to 8) and hs_tmekvprd_1627631653 (reference_game_bankruptcy.json, 75 turns, phases 3 to 8: a
   president's bankruptcy, his companies in receivership running on), three players, no options, KKK being
-  today's KEG: played in July 2021, when a green Rhine metropolis was one 3-slot city whose ferry crossing
+  today's KEG; Osterath's tile 935, laid by its private, has its town-city path stored as the connection
+  ["E8"]: played in July 2021, when a green Rhine metropolis was one 3-slot city whose ferry crossing
   cost 10. Today's tiles X921-X926 have a city on each bank joined by the Trajekt, which the engine writes as
   a connection of its own ([hex]); the 5 and 18 turns whose routes crossed there have that entry inserted
   (`trajekts_added`) and are then worth what the engine of 2021 paid. The engine's revenues are stored and
   144 turns evaluate to them; 18 (`rules_changed`) do not, for rules changed since: 6 routes reach green
   Koeln from the bank without the company's token (`no_token`: one city then), and 12 routes through Moers
-  (D7) earn more Montan bonus today, the engine of 2021 having dropped Moers' coal icon with the brown tile
-  947 (the difference is exactly what that coal adds: the doubling, or the whole bonus).
+  (D7) earn more Montan bonus today: today's engine gives the brown Moers tile 947 a coal icon at setup, the
+  engine of 2021 lost D7's with the upgrade (the difference is exactly what that coal adds: the doubling, or
+  the whole bonus).
 
 In all of them the optimum is proved, at least the game's run, the reference's optimum too (every other turn in
 the ci profile, all with REVENUE_PROFILE=thorough: the reference takes seconds on a late board, up to 2 minutes
