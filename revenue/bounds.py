@@ -87,23 +87,18 @@ def small_within(value: Any, name: int = MAX_NAME_CHARS, entries: int = MAX_LIST
     (size_violations then walks it and names what is over)."""
     kind = type(value)
     if kind is dict:
-        if len(value) > entries or not depth:
-            return False
-        for key, sub in value.items():
+        for key in value:
             if type(key) is not str or len(key) > name:
                 return False
-            kind = type(sub)
-            if kind is str:
-                if len(sub) > name:
-                    return False
-            elif not (sub is None or kind is int or kind is bool or kind is float or
-                      small_within(sub, name, entries, depth - 1)):
-                return False
-        return True
-    if kind is list or kind is tuple:
+        parts = value.values()
+    elif kind is list or kind is tuple:
+        parts = value
+    else:
+        parts = None
+    if parts is not None:
         if len(value) > entries or not depth:
             return False
-        for sub in value:
+        for sub in parts:
             kind = type(sub)
             if kind is str:
                 if len(sub) > name:
