@@ -58,6 +58,28 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
     chain_b = np.empty(64, dtype=np.int64)
     chain_start = np.zeros(65, dtype=np.int64)
     chain_paths = np.empty(256, dtype=np.int64)
+    # The paths with an end on each hex side (h * 6 + edge), in path order: a walk crossing into a hex
+    # tries only those, not every path of the hex (the same paths in the same order).
+    n_hexes = len(path_start) - 1
+    edge_start = np.zeros(6 * n_hexes + 1, dtype=np.int64)
+    for h in range(n_hexes):
+        for p in range(path_start[h], path_start[h + 1]):
+            if kind0[p] == END_EDGE:
+                edge_start[h * 6 + val0[p] + 1] += 1
+            if kind1[p] == END_EDGE and not (kind0[p] == END_EDGE and val0[p] == val1[p]):
+                edge_start[h * 6 + val1[p] + 1] += 1
+    for i in range(6 * n_hexes):
+        edge_start[i + 1] += edge_start[i]
+    edge_path = np.empty(edge_start[6 * n_hexes], dtype=np.int64)
+    fill = edge_start[:-1].copy()
+    for h in range(n_hexes):
+        for p in range(path_start[h], path_start[h + 1]):
+            if kind0[p] == END_EDGE:
+                edge_path[fill[h * 6 + val0[p]]] = p
+                fill[h * 6 + val0[p]] += 1
+            if kind1[p] == END_EDGE and not (kind0[p] == END_EDGE and val0[p] == val1[p]):
+                edge_path[fill[h * 6 + val1[p]]] = p
+                fill[h * 6 + val1[p]] += 1
     n_chains = 0
     for u in range(n_nodes):
         h = node_hex[u]
@@ -120,22 +142,22 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
                         continue
                     used_side[s] = True
                     f_side[d] = s
-                    f_q[d] = path_start[other]
-                q = f_q[d]
+                    f_q[d] = edge_start[other * 6 + back]
+                i = f_q[d]      # (here an index into edge_path)
                 found = -1
-                while q < path_start[other + 1]:
-                    if not walked[q] and _has_end(kind0, val0, kind1, val1, q, END_EDGE, back) and \
-                            (gauge[p] == gauge[q] or gauge[p] == GAUGE_DUAL or gauge[q] == GAUGE_DUAL):
+                while i < edge_start[other * 6 + back + 1]:
+                    q = edge_path[i]
+                    if not walked[q] and (gauge[p] == gauge[q] or gauge[p] == GAUGE_DUAL or gauge[q] == GAUGE_DUAL):
                         found = q
                         break
-                    q += 1
+                    i += 1
                 if found < 0:
                     used_side[f_side[d]] = False
                     f_side[d] = -1
                     f_end[d] += 1
                     f_q[d] = -1
                     continue
-                f_q[d] = found + 1
+                f_q[d] = i + 1
                 d += 1
                 f_path[d], f_hex[d], f_kind[d], f_val[d], f_end[d], f_q[d], f_side[d] = \
                     found, other, END_EDGE, back, 0, -1, -1
