@@ -111,6 +111,22 @@ class Board:
     def layout(self) -> str:
         return self.data.layout
 
+    def least_town_revenue(self) -> int | None:
+        """The least any town on the board pays in its phase (None without towns): 1860's halt rows compare
+        it with a halt's subsidy. Read from the track's node arrays when the board has them (a board of
+        checked lays), remembered per track and phase; else from every hex's tile."""
+        colours = self.phase.colours
+        track = self.track
+        if track is None:
+            values = [r.value(colours) for bh in self.hexes.values() for r in bh.tile.town_revenues]
+            return min(values) if values else None
+        key = ("least town", colours)
+        least = track.shared.get(key, False)
+        if least is False:
+            towns = track.node_values(colours)[track.node_columns[0] == _TOWN_KIND]
+            least = track.shared[key] = int(towns.min()) if len(towns) else None
+        return least
+
     def __repr__(self) -> str:
         return f"Board({self.title.name}, phase {self.phase.name}, {len(self.hexes)} hexes, {len(self.tokens)} tokens)"
 
@@ -343,6 +359,7 @@ _SERIALS = itertools.count()
 # and by geometry ids for boards with tile codes in the request (revenue.graph.build_graph)
 TRACKS_PER_MAP = 16
 _NO_TOKENS = np.zeros(0, dtype=np.int64)
+_TOWN_KIND = 2      # revenue.graph.NODE_KINDS.index("town") (the track's node kind column)
 
 
 def _known(data: TitleData) -> _Known:

@@ -10,9 +10,10 @@ import random
 
 import pytest
 
-from revenue.board import build_board
+from revenue.board import _TOWN_KIND, build_board
 from revenue.errors import InputError
 from revenue.evaluate import evaluate
+from revenue.graph import NODE_KINDS
 
 from . import ref_board
 from .boards import random_board
@@ -218,6 +219,10 @@ def test_a_board_read_again_from_checked_lays_agrees(request_):
     cold = build_board(request_)
     assert cold.track is None and (cold.stop_total, cold.code_chars) == (again.stop_total, again.code_chars)
     assert build_board(request_).key == cold.key    # the full check keys the board as its re-reading does
+    # the least town revenue (1860's halt rows) read from the track's node arrays is the tiles' own
+    assert NODE_KINDS[_TOWN_KIND] == "town"
+    towns = [r.value(ref.phase.colours) for bh in again.hexes.values() for r in bh.tile.town_revenues]
+    assert again.least_town_revenue() == cold.least_town_revenue() == (min(towns) if towns else None)
 
 
 LAID = {"title": "1830", "phase": "5", "tiles": [{"hex": "F4", "tile": "15", "rotation": 0},

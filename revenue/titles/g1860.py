@@ -153,9 +153,8 @@ class G1860(Title):
     @staticmethod
     def _cheap_towns(board, half: bool) -> bool:
         """Whether some town with track pays less than a halt's subsidy (halved or not)."""
-        colours = board.phase.colours
-        return any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
-                   for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
+        least = board.least_town_revenue()
+        return least is not None and least // (2 if half else 1) < HALT_SUBSIDY
 
     def node_value(self, train, node, board) -> int:
         options = _options(board.options)
