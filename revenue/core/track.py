@@ -87,7 +87,9 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
             if not _has_end(kind0, val0, kind1, val1, p, END_NODE, u):
                 continue
             d = 0
-            f_path[0], f_hex[0], f_kind[0], f_val[0], f_end[0], f_q[0], f_side[0] = p, h, END_NODE, u, 0, -1, -1
+            # (a path's end it is entered by is passed over; its first end at once, without a step)
+            f_path[0], f_hex[0], f_kind[0], f_val[0], f_end[0], f_q[0], f_side[0] = \
+                p, h, END_NODE, u, 1 if kind0[p] == END_NODE and val0[p] == u else 0, -1, -1
             walked[p] = True
             while d >= 0:
                 p, h, e = f_path[d], f_hex[d], f_end[d]
@@ -129,7 +131,8 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
                     f_q[d] = found + 1
                     d += 1
                     f_path[d], f_hex[d], f_kind[d], f_val[d], f_end[d], f_q[d], f_side[d] = \
-                        found, h, END_JUNCTION, val, 0, -1, -1
+                        found, h, END_JUNCTION, val, 1 if kind0[found] == END_JUNCTION and val0[found] == val else 0, \
+                        -1, -1
                     walked[found] = True
                     continue
                 # an edge: cross to the neighbouring hex, once per hex side
@@ -160,7 +163,7 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
                 f_q[d] = i + 1
                 d += 1
                 f_path[d], f_hex[d], f_kind[d], f_val[d], f_end[d], f_q[d], f_side[d] = \
-                    found, other, END_EDGE, back, 0, -1, -1
+                    found, other, END_EDGE, back, 1 if kind0[found] == END_EDGE and val0[found] == back else 0, -1, -1
                 walked[found] = True
     return chain_a[:n_chains].copy(), chain_b[:n_chains].copy(), chain_start[:n_chains + 1].copy(), \
         chain_paths[:chain_start[n_chains]].copy()
