@@ -374,6 +374,7 @@ def _known(data: TitleData) -> _Known:
 _LAY_FIELDS = ("hex", "tile", "rotation")
 _TOKEN_FIELDS = ("hex", "company", "city")
 _NUMBER_TYPES = frozenset({int, float, str})    # what a rotation or city index may be read in bulk as
+_GETTERS = {names: itemgetter(*names) for names in (_LAY_FIELDS, _TOKEN_FIELDS)}
 
 
 def _key(fields, names: tuple[str, str, str]) -> tuple | None:
@@ -393,6 +394,13 @@ def _keys(dicts, names: tuple[str, str, str]) -> list[tuple] | None:
     """_key of every dict of a list; read in bulk (a few C passes) when the dicts have the usual fields
     only and the number field is absent or of a plain type."""
     first, second, number = names
+    try:
+        # the usual case, every dict holding exactly the three fields: one C call per dict
+        keys = list(map(_GETTERS[names], dicts))
+        if max(map(len, dicts), default=3) == 3 and _NUMBER_TYPES.issuperset(map(type, map(_THIRD, keys))):
+            return keys
+    except (KeyError, TypeError):
+        pass
     try:
         if set(chain.from_iterable(dicts)) <= set(names):
             keys = list(zip(map(itemgetter(first), dicts), map(itemgetter(second), dicts),
