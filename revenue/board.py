@@ -17,7 +17,7 @@ import numpy as np
 from . import hexgrid
 from .bounds import (MAX_DISTANCE, MAX_LIST, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE,
                      size_violations)
-from .core.track import place_board, place_tokens
+from .core.track import NO_TOWN, least_town, place_board, place_tokens
 from .errors import InputError, short_repr
 from .tiles import Tile, icon_name, parse_tile
 from .titles import get_title
@@ -114,18 +114,15 @@ class Board:
     def least_town_revenue(self) -> int | None:
         """The least any town on the board pays in its phase (None without towns): 1860's halt rows compare
         it with a halt's subsidy. Read from the track's node arrays when the board has them (a board of
-        checked lays), remembered per track and phase; else from every hex's tile."""
+        checked lays, one compiled call); else from every hex's tile."""
         colours = self.phase.colours
         track = self.track
         if track is None:
             values = [r.value(colours) for bh in self.hexes.values() for r in bh.tile.town_revenues]
             return min(values) if values else None
-        key = ("least town", colours)
-        least = track.shared.get(key, False)
-        if least is False:
-            towns = track.node_values(colours)[track.node_columns[0] == _TOWN_KIND]
-            least = track.shared[key] = int(towns.min()) if len(towns) else None
-        return least
+        registry = track.registry
+        least = least_town(track.node_reg, registry.node_table, registry.node_values(colours), _TOWN_KIND)
+        return None if least == NO_TOWN else int(least)
 
     def __repr__(self) -> str:
         return f"Board({self.title.name}, phase {self.phase.name}, {len(self.hexes)} hexes, {len(self.tokens)} tokens)"

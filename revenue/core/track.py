@@ -545,6 +545,21 @@ def place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_
 
 
 @njit(cache=True, nogil=True)
+def least_town(node_reg, reg_node_table, reg_values, town_kind):
+    """The least value (reg_values, the registry's nodes' revenue in a phase) of the board's nodes of kind
+    town_kind (their registry rows node_reg; column 0 the kind), or NO_TOWN without such nodes."""
+    least = NO_TOWN
+    for v in range(len(node_reg)):
+        r = node_reg[v]
+        if reg_node_table[r, 0] == town_kind and reg_values[r] < least:
+            least = reg_values[r]
+    return least
+
+
+NO_TOWN = 1 << 62   # least_town's answer for a board without towns (no stop pays this much)
+
+
+@njit(cache=True, nogil=True)
 def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, reg_path_start, reg_node_start,
                 reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides):
     """A board of checked lays and tokens in one call: lay_tiles, its track (_walk_packed) and
