@@ -470,7 +470,9 @@ def _build_known(req) -> Board | None:
         title.check_board(board)
     except InputError:
         return None
-    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
+    # (the tokens by their ids' bytes: the graph cache hashes the key a few times, and a bytes object
+    # keeps its hash, a tuple of tuples does not)
+    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, placed.tobytes())
     board.track, board.token_node = track, token_node
     return board
 
@@ -664,6 +666,8 @@ def _build(req: dict) -> Board:
         board.remember = (known, lay_bytes, more_stops, more_chars)
         # the key _build_known gives this board when it is asked again, so that graph_for finds it then
         token_keys = _keys(req.get("tokens") or (), _TOKEN_FIELDS)
-        if token_keys is not None:
-            board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, tuple(token_keys))
+        token_ids = [known.token_ids.get(k) for k in token_keys] if token_keys is not None else [None]
+        if None not in token_ids:
+            board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes,
+                         np.array(token_ids, dtype=np.int64).tobytes())
     return board
