@@ -345,17 +345,14 @@ class Track:
 
     def ident(self, c: int) -> tuple[str, ...]:
         """Chain c's 18xx.games chain id (walked from its first node), from the walk's arrays
-        (revenue.core.track.chain_idents) read as lists once per track (an answer reads a few chains)."""
-        lists = self.shared.get("ident lists")
-        if lists is None:
-            names = self.sides.names
-            lists = self.shared["ident lists"] = (self.ident_start.tolist(),
-                                                  list(map(names.__getitem__, self.ident_hex.tolist())),
-                                                  self.ident_parts.tolist())
-        start, hex_names, parts = lists
-        if parts[2 * c] >= 0:
-            return (f"{hex_names[start[c]]} {parts[2 * c]}.{parts[2 * c + 1]}",)
-        return tuple(hex_names[start[c]:start[c + 1]])
+        (revenue.core.track.chain_idents): the chain's own slices only (an answer reads a few chains of
+        a fresh track; lists of the whole arrays cost more to make and let go than those few reads)."""
+        names = self.sides.names
+        a, b = self.ident_parts[2 * c:2 * c + 2].tolist()
+        start, end = self.ident_start[c:c + 2].tolist()
+        if a >= 0:
+            return (f"{names[self.ident_hex[start]]} {a}.{b}",)
+        return tuple(map(names.__getitem__, self.ident_hex[start:end].tolist()))
 
     def node_values(self, colours: tuple[str, ...]) -> np.ndarray:
         """The nodes' revenue in a phase with these tile colours."""
