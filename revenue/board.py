@@ -75,7 +75,7 @@ class Board:
         self.key: tuple | None = None
         self.track = None
         self.token_node: np.ndarray | None = None
-        self._laid: tuple | None = None     # (_Known, lay ids): what `hexes` is made of
+        self._laid: tuple | None = None     # (_Known, lay ids as an int64 array): what `hexes` is made of
         self._placed: tuple | None = None   # (_Known, token ids): what `tokens` is made of
         # a board checked in full whose lays all have ids in _Known: (_Known, lay ids as bytes, stop total and
         # code length changes), for revenue.graph.build_graph to find or remember its track by its lays
@@ -101,7 +101,8 @@ class Board:
     def hexes(self) -> dict[str, BoardHex]:
         """Hex name -> the hex with the tile now on it, in map order."""
         if self._hexes is None:
-            known, ids = self._laid
+            known, lays = self._laid
+            ids = lays.tolist()
             hexes = dict(self.data.printed)
             hexes.update(zip(map(known.lay_names.__getitem__, ids), map(known.lay_hexes.__getitem__, ids)))
             self._hexes = hexes
@@ -430,13 +431,13 @@ def _build_known(req) -> Board | None:
     title, data, known, phase, options = opened
     options = dict(options)
     try:
-        ids = list(map(known.lay_ids.get, lay_keys))
+        # (a lay never checked before reads as None, which np.fromiter refuses with a TypeError too)
+        lays = np.fromiter(map(known.lay_ids.get, lay_keys), dtype=np.int64, count=len(lay_keys))
         token_ids = list(map(known.token_ids.get, token_keys))
-    except TypeError:   # a value that cannot be a key (a list): never checked before
+    except TypeError:   # a value that cannot be a key (a list), or one never checked before
         return None
-    if None in ids or None in token_ids:
+    if None in token_ids:
         return None
-    lays = np.array(ids, dtype=np.int64)
     lay_bytes = lays.tobytes()
     placed = np.array(token_ids, dtype=np.int64) if token_ids else _NO_TOKENS
     registry = known.registry
@@ -463,7 +464,7 @@ def _build_known(req) -> Board | None:
     stops, chars = _printed_totals(data, data.printed)
     board = Board(title, data, phase, None, neighbour_map(data), None, options, stops + more_stops,
                   chars + more_chars)
-    board._laid = (known, ids)
+    board._laid = (known, lays)
     board._placed = (known, token_ids)
     board._tokens = None
     try:
