@@ -22,7 +22,8 @@ from types import MappingProxyType
 import numpy as np
 
 from .board import TRACKS_PER_MAP, Board, build_board
-from .core.track import END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, build_track
+from .core.track import (END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, TRACK_BOOLS,
+                         TRACK_INTS, build_track)
 from .cache import GRAPH_CACHE_BYTES, graph_bytes
 
 
@@ -270,25 +271,59 @@ def printed_sides(data, neighbours: dict[str, dict[int, str]]) -> MapSides:
     return sides
 
 
+class _Sliced:
+    """A Track array cut from the kernel's packed arrays when first read, then kept on the track (a
+    non-data descriptor: the instance's own attribute wins from then on). For the arrays a solve does not
+    read (those of chain objects, key names and the tests): slicing them all costs every fresh board."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        # which packed arrays (0 the int64 ones, 2 the bool ones) and where in them, by the kernel's names
+        self.name = name
+        self.packed, self.index = (0, TRACK_INTS.index(name)) if name in TRACK_INTS else (2, TRACK_BOOLS.index(name))
+
+    def __get__(self, track, owner=None):
+        if track is None:
+            return self
+        arrays, start = track._packed[self.packed], track._packed[self.packed + 1]
+        value = track.__dict__[self.name] = arrays[start[self.index]:start[self.index + 1]]
+        return value
+
+
+# The int64 arrays a Track slices when it is made (the rest are _Sliced), by their index in TRACK_INTS.
+_EAGER_INTS = tuple(TRACK_INTS.index(name) for name in (
+    "gids", "path_start", "node_base", "node_hex", "node_reg", "chain_a", "adj_start", "adj_chain", "adj_other",
+    "adj_flags", "chain_mode", "node_kind", "node_slots", "node_cost", "node_diesel", "node_grouped", "ident_start",
+    "ident_hex", "ident_parts", "token_node"))
+_HAS_DIESEL = TRACK_BOOLS.index("node_has_diesel")
+
+
 class Track:
     """What a board's graph has that depends on the map and the tiles laid alone, not on tokens or phase:
     the walk's arrays (revenue.core.track.build_track) and what is derived from them when first read
     (chain objects, names, the nodes' fixed attributes). Boards of one game that differ only in tokens
     or phase share it (build_graph remembers a few per map variant)."""
 
+    path_hex, kind0, val0, kind1, val1 = _Sliced(), _Sliced(), _Sliced(), _Sliced(), _Sliced()
+    chain_b, chain_start, chain_paths, key_start, key_list = _Sliced(), _Sliced(), _Sliced(), _Sliced(), _Sliced()
+    term_a, term_b, term_inner = _Sliced(), _Sliced(), _Sliced()
+
+    @property
+    def ends(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(kind0, val0, kind1, val1): each path's two ends (revenue.core.track)."""
+        return self.kind0, self.val0, self.kind1, self.val1
+
     def __init__(self, registry: _Registry, sides: MapSides, packed: tuple):
-        """`packed`: what revenue.core.track.build_track (or place_board) returns."""
+        """`packed`: what revenue.core.track.build_track (or place_board) returns. The arrays a solve
+        reads are sliced here; the others (_Sliced: those of chain objects and key names) when first read."""
         ints, int_start, bools, bool_start, self.chain_keys, self.inner_hexes, n_keys = packed
         i, b = int_start.tolist(), bool_start.tolist()
-        (self.gids, self.path_start, self.node_base, self.path_hex, kind0, val0, kind1, val1, self.node_hex,
-         self.node_reg, self.chain_a, self.chain_b, self.chain_start, self.chain_paths, self.key_start, self.key_list,
-         adj_start, adj_chain, adj_other, adj_flags, self.chain_mode, kind, slots, cost, diesel, grouped,
-         self.ident_start, self.ident_hex, self.ident_parts, self.token_node) = [ints[start:end]
-                                                                                for start, end in zip(i, i[1:])]
-        self.term_a, self.term_b, self.term_inner, has_diesel = [bools[start:end] for start, end in zip(b, b[1:])]
+        self._packed = (ints, i, bools, b)
+        (self.gids, self.path_start, self.node_base, self.node_hex, self.node_reg, self.chain_a, adj_start, adj_chain,
+         adj_other, adj_flags, self.chain_mode, kind, slots, cost, diesel, grouped, self.ident_start, self.ident_hex,
+         self.ident_parts, self.token_node) = [ints[i[k]:i[k + 1]] for k in _EAGER_INTS]
+        has_diesel = bools[b[_HAS_DIESEL]:b[_HAS_DIESEL + 1]]
         self.n_keys = int(n_keys)
         self.node_columns = (kind, slots, cost, diesel, has_diesel, grouped)
-        self.ends = (kind0, val0, kind1, val1)
         self.adjacency = (adj_start, adj_chain, adj_other, adj_flags)
         self.registry, self.sides = registry, sides
         self.n_nodes = int(self.node_base[-1])
@@ -368,13 +403,21 @@ class Graph:
     the board. The walk (revenue.core.track) leaves flat arrays; the node and chain objects are built from
     them when first asked for (a solve needs the objects of its answer only)."""
 
+    # the track's arrays a solve does not read, from the track when read (see _Sliced)
+    path_hex = property(lambda self: self.track.path_hex)
+    ends = property(lambda self: self.track.ends)
+    chain_b = property(lambda self: self.track.chain_b)
+    chain_start = property(lambda self: self.track.chain_start)
+    chain_paths = property(lambda self: self.track.chain_paths)
+    key_start = property(lambda self: self.track.key_start)
+    key_list = property(lambda self: self.track.key_list)
+    term_a = property(lambda self: self.track.term_a)
+    term_b = property(lambda self: self.track.term_b)
+    term_inner = property(lambda self: self.track.term_inner)
+
     def __init__(self, board: Board, track: Track):
         self.board, self.track = board, track
-        self.node_base, self.path_hex, self.ends = track.node_base, track.path_hex, track.ends
-        self.chain_a, self.chain_b, self.chain_start, self.chain_paths = (track.chain_a, track.chain_b,
-                                                                          track.chain_start, track.chain_paths)
-        self.n_keys, self.key_start, self.key_list = track.n_keys, track.key_start, track.key_list
-        self.term_a, self.term_b, self.term_inner = track.term_a, track.term_b, track.term_inner
+        self.node_base, self.chain_a, self.n_keys = track.node_base, track.chain_a, track.n_keys
         self.sides, self.n_nodes = track.sides, track.n_nodes
         self.inner_hexes, self.chain_mode = track.inner_hexes, track.chain_mode
         # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form, ...), read by
