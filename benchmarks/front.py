@@ -27,8 +27,8 @@ from .gameserver import percentile, warm_up
 from .scenarios import game_sequences
 
 # (each a call's total: the lays' and the tokens' keys are two calls of _keys)
-STAGES = ("graph_for", "graph_for own", "build_board", "_keys", "_opened", "place_board", "place_tokens", "Track", "build_graph",
-          "build_company", "solve")
+STAGES = ("graph_for", "graph_for own", "build_board", "_keys", "_opened", "place_board", "place_tokens", "Track",
+          "build_graph", "build_company", "solve")
 
 
 def run(games: int = 2, decoded: bool = False) -> list[dict]:
