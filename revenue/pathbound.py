@@ -253,10 +253,11 @@ class _Program:
         limit[0] = until
         self._relaxation_bound(known, limit)
 
-    def _listen(self, stop: np.ndarray, limit: list[float], better: Callable[[list | None], int]) -> dict:
+    def _listen(self, stop: np.ndarray, limit: list[float], better: Callable[[list | None], int],
+                stop_when_proved: bool = True) -> dict:
         """Hand HiGHS the callback of a round: each improving solution's paths to `better`; the run
         interrupted when `stop` is set, limit[0] (perf_counter) passes, a run priced reaches the round's
-        dual bound (state["proved"]) or pricing raised (state["error"])."""
+        dual bound (state["proved"], with `stop_when_proved`) or pricing raised (state["error"])."""
         import highspy
 
         improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
@@ -274,7 +275,7 @@ class _Program:
                     state["known"] = max(state["known"], better(paths))
                 except BaseException as exc:
                     state["error"] = exc
-            elif kind == mip_interrupt and math.isfinite(data_out.mip_dual_bound):
+            elif kind == mip_interrupt and stop_when_proved and math.isfinite(data_out.mip_dual_bound):
                 # a run priced on the way reaches the round's bound: nothing beats it, the round may stop
                 state["proved"] |= state["known"] >= math.floor(-data_out.mip_dual_bound + 1e-3)
             # (set either way: the flag outlives the run it stopped, and would stop the next one at once)
@@ -320,11 +321,12 @@ class _Program:
         h.changeRowBounds(self.cutoff_row, -self.inf, -(floor + 1) + 0.5)
         h.changeColsBounds(len(changed), changed, lower, upper[changed])
         limit = [until]
-        state = self._listen(stop, limit, better)
         try:
             while not stop[0] and time.perf_counter() < until:
                 h.setOptionValue("time_limit", h.getRunTime() + max(until - time.perf_counter(), 0.001))
-                state["known"], state["proved"] = 0, False
+                # (`better` answers the whole run's score, which the free trains' dual bound does not
+                # bound: the round is not stopped by it)
+                state = self._listen(stop, limit, better, stop_when_proved=False)
                 h.run()
                 if state["error"] is not None:
                     raise state["error"]

@@ -227,7 +227,8 @@ def test_a_train_reoptimised_beside_the_optimal_run_keeps_its_worth(kind, seed):
         taken = np.bitwise_or.reduce([keys[s] for s in range(len(trains)) if s != t], axis=0)
         for floor, beaten in ((worth[t] - 1, True), (worth[t], False)):
             seen = []
-            solved, best = program.reoptimise([t], taken, floor, stop, later, lambda paths: seen.append(paths) or 0)
+            # (`better` answers a score above any dual bound of the free train: the rounds go on all the same)
+            solved, best = program.reoptimise([t], taken, floor, stop, later, lambda paths: seen.append(paths) or 10**9)
             assert solved and best == (worth[t] if beaten else None), (seed, t, floor)
             assert all(not paths[s][1] for paths in seen for s in range(len(trains)) if s != t)
     assert program.reoptimise(list(range(len(trains))), np.zeros(problem.words, dtype=np.uint64), expected - 1,
@@ -236,3 +237,39 @@ def test_a_train_reoptimised_beside_the_optimal_run_keeps_its_worth(kind, seed):
     program.solve(stop, later, lambda paths: 0)
     again.solve(stop, later, lambda paths: 0)
     assert program.bound == again.bound == expected, seed
+
+
+@pytest.mark.parametrize("stop_when_proved", [True, False])
+def test_a_neighbourhood_round_is_not_stopped_by_the_whole_runs_score(stop_when_proved):
+    """solve()'s rounds stop when a run priced reaches the round's dual bound; a neighbourhood's round
+    (reoptimise) bounds only its free trains, whose worth the whole run's score passes at once: it must
+    go on (HiGHS's callback driven by hand, with a solution priced at a score above the dual bound)."""
+    import highspy
+    from types import SimpleNamespace
+
+    case = next(c for c in map(_program_case, range(60)) if c is not None)
+    program = PathProgram(case[2], case[3], adjacency(case[2]))
+    calls = []
+    program.h.setCallback = lambda fn, user: calls.append(fn)
+    state = program._listen(np.zeros(1, dtype=np.int64), [time.perf_counter() + 600], lambda paths: 10**9,
+                            stop_when_proved)
+    kinds = highspy.cb.HighsCallbackType
+    values = np.zeros(program.h.getNumCol())
+    data_in = SimpleNamespace(user_interrupt=False)
+    calls[0](kinds.kCallbackMipImprovingSolution, "", SimpleNamespace(mip_solution=values), data_in, None)
+    calls[0](kinds.kCallbackMipInterrupt, "", SimpleNamespace(mip_dual_bound=-500.0), data_in, None)
+    assert state["known"] == 10**9 and state["error"] is None
+    assert data_in.user_interrupt is stop_when_proved and state["proved"] is stop_when_proved
+
+
+def test_reoptimise_rounds_go_on_past_the_whole_runs_score():
+    """(the test above's flag: reoptimise's rounds are not stopped by the score `better` answers)"""
+    case = next(c for c in map(_program_case, range(60)) if c is not None)
+    problem, allowed = case[2], case[3]
+    program = PathProgram(problem, allowed, adjacency(problem))
+    stop, later = np.zeros(1, dtype=np.int64), time.perf_counter() + 600
+    program.solve(stop, later, lambda paths: 0)
+    listen, flags = program._listen, []
+    program._listen = lambda *args, **kw: (flags.append(kw.get("stop_when_proved", True)), listen(*args, **kw))[1]
+    program.reoptimise([0], np.zeros(problem.words, dtype=np.uint64), -1, stop, later, lambda paths: 10**9)
+    assert flags and not any(flags)
