@@ -199,6 +199,8 @@ class Pools:
         self.search, self.adj, self.allowed = search, adj, allowed
         self.pools: dict[str, list] = {t.name: [] for t in search.problem.company.trains}
         self.chosen_keys: list = [None] * len(search.problem.company.trains)
+        # per train (company order), the last best run's route as a RouteSet of one route, or None
+        self.chosen: list = [None] * len(search.problem.company.trains)
 
     def walk(self, name: str, used: np.ndarray, until: float, adj=None):
         """The best routes of train type `name` that share no key with `used`, met by `until` (past the
@@ -238,8 +240,11 @@ class Pools:
         if progress[1] == 0:
             return None
         self.chosen_keys = [None] * len(trains)
+        self.chosen = [None] * len(trains)
         for t, place in enumerate(combination.position):
             i = int(progress[4 + t])
             if i >= 0:
-                self.chosen_keys[place] = sets[combination.trains[t].name].keys[i]
+                routes = sets[combination.trains[t].name]
+                self.chosen_keys[place] = routes.keys[i]
+                self.chosen[place] = routes.subset(np.arange(len(routes)) == i)
         return combination.run(progress)

@@ -60,6 +60,10 @@ BYTES_PER_NONZERO = 250
 # A walk of a solution's chains takes at most this (they are few: it ends by itself within milliseconds)
 SOLUTION_WALK_SECONDS = 0.3
 
+# A neighbourhood of the best run (neighbourhoods) is re-optimised for at most this long
+NEIGHBOURHOOD_SECONDS = 1.0
+SEEDS = 4       # the program's last solutions whose runs the neighbourhoods start from
+
 _HIGHS_LOCK = threading.Lock()
 _highs_ready = False
 
@@ -161,8 +165,10 @@ class _Program:
     def _symmetry_rows(self) -> None:
         """Trains of one type are interchangeable: the earlier copy earns at least as much."""
         costs = self.h.getLp().col_cost_
+        self.symmetry = []
         for t in range(1, len(self.trains)):
             if self.trains[t] == self.trains[t - 1]:
+                self.symmetry.append((self.h.getNumRow(), t))
                 index = list(self.z[t - 1]) + [self.u[t - 1]] + list(self.z[t]) + [self.u[t]]
                 coef = [-costs[i] for i in index[:len(index) // 2]] + [costs[i] for i in index[len(index) // 2:]]
                 self._row([int(i) for i in index], coef, 0.0, self.inf)
@@ -177,53 +183,29 @@ class _Program:
         raise NotImplementedError
 
     def solve(self, stop: np.ndarray, until: float, better: Callable[[list | None], int],
-              first_until: float | None = None) -> None:
+              first_until: float | None = None, cut_short: Callable[[], None] | None = None) -> None:
         """Solve for runs that beat the best known, cut the cycles of the best solution and solve again,
         until its trains' chains form paths, no run beats the best known, `until` (perf_counter) passes
         or `stop` is set. `better(paths)` hands a solution's paths (per train: nodes, chains) to the
         caller, who prices them and answers the best run's score known (better(None): without new
         paths). Sets bound: no run scores more (each round's program is a relaxation of the runs that
         beat the best known, so its dual bound, or the best known when it has no solution, bounds
-        every run). The first round ends by `first_until` (default `until`): a program too large to
-        solve once in that time leaves the rest to other means."""
+        every run). The rounds end by `first_until` (default `until`): a program too large to solve in
+        that time leaves the rest to other means. Rounds that end without a run of paths proved call
+        `cut_short()` (the program is the caller's until it returns; before the linear relaxation of a
+        round cut short gets what is left of `until`)."""
         import highspy
 
         h = self.h
         status_of = highspy.HighsModelStatus
         limit = [until if first_until is None else min(first_until, until)]
-
-        improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
-        mip_interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
-        state = {"known": 0, "proved": False, "error": None}
-
-        def interrupt(kind, message, data_out, data_in, user):
-            if kind == improving and state["error"] is None:
-                # Each better solution's paths are priced at once (not only the round's last): a round cut
-                # short by the deadline has found runs on the way, and a later solution may hold cycles
-                # an earlier one did not. (An error stops the round and is raised after it, in this
-                # thread, not inside HiGHS.)
-                try:
-                    _, paths = self._read(np.asarray(data_out.mip_solution))
-                    state["known"] = max(state["known"], better(paths))
-                except BaseException as exc:
-                    state["error"] = exc
-            elif kind == mip_interrupt and math.isfinite(data_out.mip_dual_bound):
-                # a run priced on the way reaches the round's bound: nothing beats it, the round may stop
-                state["proved"] |= state["known"] >= math.floor(-data_out.mip_dual_bound + 1e-3)
-            # (set either way: the flag outlives the run it stopped, and would stop the next one at once)
-            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0] or state["proved"] or \
-                state["error"] is not None
-
-        h.setCallback(interrupt, None)
-        for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt",
-                     "kCallbackMipImprovingSolution"):
-            h.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
+        state = self._listen(stop, limit, better)
         # the objective as a row: only runs beating the best known (the cutoff, raised as runs are found)
         lp = h.getLp()
         costs = np.asarray(lp.col_cost_, dtype=np.float64)
         used = np.nonzero(costs)[0].astype(np.int32)
         self._row(used, costs[used], -self.inf, self.inf)
-        cutoff_row = h.getNumRow() - 1
+        cutoff_row = self.cutoff_row = h.getNumRow() - 1
         known = better(None)
         while not stop[0] and time.perf_counter() < limit[0]:
             h.changeRowBounds(cutoff_row, -self.inf, -(known + 1) + 0.5)
@@ -233,7 +215,6 @@ class _Program:
             if state["error"] is not None:
                 raise state["error"]
             known = max(known, state["known"])
-            limit[0] = until
             status = h.getModelStatus()
             info = h.getInfo()
             if status == status_of.kInfeasible:      # no run beats the best known
@@ -252,16 +233,125 @@ class _Program:
                 cycles, paths = self._read(np.asarray(h.getSolution().col_value))
                 known = max(known, better(paths))
             if status != status_of.kOptimal or cycles is None:
-                # cut short, maybe before its root relaxation was solved (the 144-hex stress boards on a
-                # busy machine: no bound, or the weak one of a relaxation half solved): that relaxation
-                # alone, in the time left, bounds the runs too
-                self._relaxation_bound(known, limit)
-                return
+                break
             if not cycles:      # the optimum is a run of paths: nothing scores more
                 self._tighten(max(known, math.floor(-info.objective_function_value + 1e-3)))
                 return
             for nodes in cycles:
                 self._cut(nodes)
+        else:
+            # out of time after a round solved to the end: its optimum bounds the runs (tightened above)
+            if cut_short is not None and not stop[0] and limit[0] < until:
+                cut_short()
+            return
+        if cut_short is not None and not stop[0]:
+            cut_short()
+            known = max(known, better(None))
+        # cut short, maybe before its root relaxation was solved (the 144-hex stress boards on a busy
+        # machine: no bound, or the weak one of a relaxation half solved): that relaxation alone, in the
+        # time left, bounds the runs too
+        limit[0] = until
+        self._relaxation_bound(known, limit)
+
+    def _listen(self, stop: np.ndarray, limit: list[float], better: Callable[[list | None], int],
+                stop_when_proved: bool = True) -> dict:
+        """Hand HiGHS the callback of a round: each improving solution's paths to `better`; the run
+        interrupted when `stop` is set, limit[0] (perf_counter) passes, a run priced reaches the round's
+        dual bound (state["proved"], with `stop_when_proved`) or pricing raised (state["error"])."""
+        import highspy
+
+        improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
+        mip_interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
+        state = {"known": 0, "proved": False, "error": None}
+
+        def interrupt(kind, message, data_out, data_in, user):
+            if kind == improving and state["error"] is None:
+                # Each better solution's paths are priced at once (not only the round's last): a round cut
+                # short by the deadline has found runs on the way, and a later solution may hold cycles
+                # an earlier one did not. (An error stops the round and is raised after it, in this
+                # thread, not inside HiGHS.)
+                try:
+                    _, paths = self._read(np.asarray(data_out.mip_solution))
+                    state["known"] = max(state["known"], better(paths))
+                except BaseException as exc:
+                    state["error"] = exc
+            elif kind == mip_interrupt and stop_when_proved and math.isfinite(data_out.mip_dual_bound):
+                # a run priced on the way reaches the round's bound: nothing beats it, the round may stop
+                state["proved"] |= state["known"] >= math.floor(-data_out.mip_dual_bound + 1e-3)
+            # (set either way: the flag outlives the run it stopped, and would stop the next one at once)
+            data_in.user_interrupt = bool(stop[0]) or time.perf_counter() >= limit[0] or state["proved"] or \
+                state["error"] is not None
+
+        self.h.setCallback(interrupt, None)
+        for kind in ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt",
+                     "kCallbackMipImprovingSolution"):
+            self.h.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
+        return state
+
+    def reoptimise(self, free: list[int], taken: np.ndarray, floor: int, stop: np.ndarray, until: float,
+                   better: Callable[[list | None], int]) -> tuple[bool, int | None]:
+        """A neighbourhood of a run (after solve(), which adds the objective row): the best routes of the
+        trains `free` (indexes) while the other trains keep their routes, whose track keys are `taken`,
+        scoring more than `floor` between them; rounds of cycle cuts as in solve(), until `until` or
+        `stop`. The others do not run in the program and the free ones take no track sharing a key with
+        `taken`; `better(paths)` prices each solution (per train its paths, none for the others). Nothing
+        here bounds the whole program. Whether the free trains' best was found (or none beats `floor`),
+        and what that best earns in the program (None: none found). The program is left as it was, its
+        cuts added."""
+        import highspy
+
+        h = self.h
+        status_of = highspy.HighsModelStatus
+        lp = h.getLp()
+        upper0 = np.asarray(lp.col_upper_, dtype=np.float64).copy()
+        upper = upper0.copy()
+        for t in range(len(self.trains)):
+            if t not in free:
+                upper[np.concatenate([self.track[t], self.z[t], self.e[t], [self.u[t]]])] = 0.0
+        clash = self._clashing(taken)
+        for t in free:
+            upper[self.track[t][clash]] = 0.0
+        changed = np.nonzero(upper != upper0)[0].astype(np.int32)
+        lower = np.asarray(lp.col_lower_, dtype=np.float64)[changed]
+        # (the order of two trains of a type does not hold while one of them keeps its route)
+        rows = [r for r, t in self.symmetry if t not in free or t - 1 not in free]
+        for r in rows:
+            h.changeRowBounds(r, -self.inf, self.inf)
+        cutoff = (lp.row_lower_[self.cutoff_row], lp.row_upper_[self.cutoff_row])
+        h.changeRowBounds(self.cutoff_row, -self.inf, -(floor + 1) + 0.5)
+        h.changeColsBounds(len(changed), changed, lower, upper[changed])
+        limit = [until]
+        try:
+            while not stop[0] and time.perf_counter() < until:
+                h.setOptionValue("time_limit", h.getRunTime() + max(until - time.perf_counter(), 0.001))
+                # (`better` answers the whole run's score, which the free trains' dual bound does not
+                # bound: the round is not stopped by it)
+                state = self._listen(stop, limit, better, stop_when_proved=False)
+                h.run()
+                if state["error"] is not None:
+                    raise state["error"]
+                status = h.getModelStatus()
+                if status == status_of.kInfeasible:
+                    return True, None
+                if h.getInfo().primal_solution_status != 2:
+                    return False, None
+                cycles, paths = self._read(np.asarray(h.getSolution().col_value))
+                better(paths)
+                if status != status_of.kOptimal:
+                    return False, None
+                if not cycles:
+                    return True, int(round(-h.getInfo().objective_function_value))
+                for nodes in cycles:
+                    self._cut(nodes)
+            return False, None
+        finally:
+            h.changeColsBounds(len(changed), changed, lower, upper0[changed])
+            for r in rows:
+                h.changeRowBounds(r, 0.0, self.inf)
+            h.changeRowBounds(self.cutoff_row, *cutoff)
+
+    def _clashing(self, taken: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def _relaxation_bound(self, known: int, interrupt_at: list[float]) -> None:
         """Solve the program's linear relaxation (integrality dropped) until interrupt_at[0] (the interrupt
@@ -295,7 +385,7 @@ class PathProgram(_Program):
         self.adj = adj
         self.ends = ends = usable_chains(problem, allowed, adj)
         self.chains = undominated(problem.chain_keys, ends)
-        self.x = []
+        self.x = self.track = []
         for name in self.trains:
             x = self._columns([0.0] * len(self.chains))
             self.x.append(x)
@@ -341,6 +431,11 @@ class PathProgram(_Program):
             for w in places:
                 index = [int(self.x[t][i]) for i in inside] + [int(self.z[t][i]) for i in places if i != w]
                 self._row(index, [1.0] * len(inside) + [-1.0] * (len(places) - 1), -self.inf, 0.0)
+
+    def _clashing(self, taken: np.ndarray) -> np.ndarray:
+        """Per chain column: whether the chain shares a track key with `taken`."""
+        keys = self.problem.chain_keys[self.chains] if self.chains else np.zeros((0, self.problem.words), np.uint64)
+        return (keys & taken).any(axis=1)
 
     def _read(self, values: np.ndarray) -> tuple[list[set[int]], list[tuple[list[int], list[int]]]]:
         """The node sets of the solution's cycles, and per train its path from one end (nodes, chains)."""
@@ -431,7 +526,7 @@ class TrackProgram(_Program):
             if kind0[p] != END_EDGE and kind1[p] != END_EDGE:
                 edgeless.append(i)
             self.path_ends.append(tuple(pair))
-        self.y = []
+        self.y = self.track = []
         for name in self.trains:
             y = self._columns([0.0] * len(paths))
             self.y.append(y)
@@ -483,6 +578,13 @@ class TrackProgram(_Program):
             coef = [1.0] * (len(leaving) + len(places))
             for q in places:
                 self._row(base + [int(self.z[t][q])], coef + [-2.0], 0.0, self.inf)
+
+    def _clashing(self, taken: np.ndarray) -> np.ndarray:
+        """Per path column: whether every chain made with the path shares a track key with `taken` (a
+        path some other chain takes stays free)."""
+        clash = (self.problem.chain_keys[self.chain_list] & taken).any(axis=1)
+        free = (self.entry_column >= 0) & ~clash[self.entry_chain]
+        return np.bincount(self.entry_column[free], minlength=len(self.paths)) == 0
 
     def _read(self, values: np.ndarray) -> tuple[list[set[int]], list[tuple[list[int], list[int]]]]:
         """The point sets of the solution's loops through a node apart from its routes, and per train
@@ -594,6 +696,7 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
         program.h.clear()
         return False
     stop, ticket = search.stop_at(until)
+    seeds: list = []        # the runs walked from the program's solutions, and their routes (neighbourhoods)
 
     def better(paths) -> int:
         if paths:
@@ -607,12 +710,21 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
                                                only_chains(adj, chains))
                     found.setdefault(name, []).append(routes)
             run = search.pools.best(max(until, time.perf_counter() + 0.05), found)
+            if run is not None:
+                seeds.append((run[0], list(search.pools.chosen)))
             if run is not None and (search.incumbent is None or run[0] > search.incumbent[0]):
                 search._better(run)
         return search.incumbent[0] if search.incumbent is not None else 0
 
+    def repair() -> None:
+        # the solutions' runs, before the relaxation takes the time left
+        neighbourhoods(program, search, adj, stop, until, seeds[-SEEDS:], start_from_best=False)
+
     try:
-        program.solve(stop, until, better, first_until)
+        program.solve(stop, until, better, first_until, repair)
+        if not stop[0] and time.perf_counter() < until and (
+                program.bound is None or search.incumbent is None or search.incumbent[0] < program.bound):
+            neighbourhoods(program, search, adj, stop, until, [])
     finally:
         from .solve import WATCHDOG
 
@@ -624,3 +736,72 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
         search.path_bound = program.bound
     return search.incumbent is not None and search.path_bound is not None and \
         search.incumbent[0] >= search.path_bound
+
+
+def neighbourhoods(program: _Program, search, adj, stop: np.ndarray, until: float, seeds: list,
+                   start_from_best: bool = True) -> None:
+    """Better runs by the program, one neighbourhood at a time (a large-neighbourhood search): each train
+    re-optimised (_Program.reoptimise) while the others keep their routes, for at most
+    NEIGHBOURHOOD_SECONDS each, until none improves the run. First from `seeds` (the runs walked from the
+    program's solutions, latest first: a solution whose trains also took loops apart from their routes
+    walks into a poor run, yet its other trains' routes are good), then (`start_from_best`) from the best
+    run. Ends at `until`, or sooner when every train was re-optimised to the end without a better run:
+    the time left goes to the heuristic's moves and the walks. (Pairs of trains re-optimised together
+    were tried: on the 81-hex D D 8 boards the pair of D trains was not solved in 1 s.)"""
+    singles = [[t] for t in range(len(program.trains))]
+    for score, chosen in reversed(seeds):
+        if stop[0] or time.perf_counter() >= until:
+            return
+        _descend(program, search, adj, stop, until, score, chosen, singles)
+    if not start_from_best:
+        return
+    run = search.pools.best(until)      # (the pools' best run is the incumbent: it sets pools.chosen)
+    if run is not None and not stop[0]:
+        _descend(program, search, adj, stop, until, run[0], list(search.pools.chosen), singles)
+
+
+def _descend(program: _Program, search, adj, stop: np.ndarray, until: float, score: int, chosen: list,
+             places: list[list[int]]) -> int:
+    """From the run `chosen` (per train its route as a RouteSet of one, or None) scoring `score`:
+    re-optimise the trains `places` (each a list of train indexes) in turn, taking every better run,
+    until each in a row was solved to the end without one, or `until`; the score of the run reached."""
+    pools, problem = search.pools, search.problem
+    k = settled = 0
+    while not stop[0] and time.perf_counter() < until and settled < len(places):
+        free = places[k % len(places)]
+        k += 1
+        taken = np.zeros(problem.words, dtype=np.uint64)
+        for t, routes in enumerate(chosen):
+            if t not in free and routes is not None:
+                taken |= routes.keys[0]
+        floor = sum(int(chosen[t].rev[0]) for t in free if chosen[t] is not None)
+        before = score
+
+        def better(paths) -> int:
+            nonlocal score, chosen
+            if paths:
+                # the free trains' routes on the solution's chains beside the others' (and their own)
+                found: dict[str, list] = {}
+                for t, routes in enumerate(chosen):
+                    if routes is not None:
+                        found.setdefault(program.trains[t], []).append(routes)
+                for t in free:
+                    chains = paths[t][1]
+                    if chains:
+                        found.setdefault(program.trains[t], []).append(pools.walk(
+                            program.trains[t], taken, min(until, time.perf_counter() + SOLUTION_WALK_SECONDS),
+                            only_chains(adj, chains)))
+                run = pools.best(max(until, time.perf_counter() + 0.05), found)
+                if run is not None and run[0] > score:
+                    score, chosen = run[0], list(pools.chosen)
+                    if search.incumbent is None or run[0] > search.incumbent[0]:
+                        search._better(run)
+            return score
+
+        solved, _ = program.reoptimise(free, taken, floor, stop,
+                                       min(until, time.perf_counter() + NEIGHBOURHOOD_SECONDS), better)
+        if score > before:
+            settled = 0
+        elif solved:
+            settled += 1
+    return score

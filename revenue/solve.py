@@ -48,8 +48,12 @@ IMPROVE_SECONDS = 1.5       # and at most this
 JOINT_BOUND_MIN_SECONDS = 0.5   # time left from which a large board's search computes relax.joint_bound
 # The integer program over the chains (revenue.pathbound), after the first run of a large board: this share
 # of the time left (at most PATH_SECONDS without a deadline), when at least PATH_MIN_SECONDS are left
-PATH_SHARE = 0.7
-PATH_FIRST_SHARE = 0.4      # and its first round in this share (else the walks get the time: 100-hex boards)
+PATH_SHARE = 0.75
+# and its rounds in this share; the rest of PATH_SHARE goes to the neighbourhoods of its solutions' runs
+# (on the 81- to 144-hex stress boards the rounds' solutions, repaired there, gave the best runs; the
+# heuristic's moves and the walks after the program add to them, with the routes it met in their pools,
+# and prove the boards of short trains: 144 6 6 6 #1)
+PATH_FIRST_SHARE = 0.55
 PATH_SECONDS = 30.0
 PATH_MIN_SECONDS = 0.5
 REPORT_WAIT_SECONDS = 0.05

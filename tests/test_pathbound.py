@@ -185,3 +185,91 @@ def test_an_error_pricing_a_solution_within_a_round_is_raised_by_solve():
             assert str(exc) == "pricing failed"
             return
     pytest.fail("no board's program found a solution")
+
+
+def _train_worth(program, values: np.ndarray, t: int) -> int:
+    """What train t's columns earn in the program's solution `values`."""
+    costs = np.asarray(program.h.getLp().col_cost_)
+    index = np.concatenate([program.track[t], program.z[t], program.e[t], [program.u[t]]])
+    return int(round(-float(costs[index] @ values[index])))
+
+
+@pytest.mark.parametrize("kind", [PathProgram, TrackProgram])
+@settings(max_examples=examples(100), **SETTINGS)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_a_train_reoptimised_beside_the_optimal_run_keeps_its_worth(kind, seed):
+    """The program solved to the end gives the optimal run (the reference's optimum, made of paths).
+    Each train re-optimised while the others keep their routes (their track taken): it finds what it
+    earns there and nothing more, else the whole run would beat the optimum; all trains re-optimised
+    with nothing taken is the whole program again. Afterwards the program is as it was: solved again,
+    its bound is the optimum."""
+    case = _program_case(seed, 2)
+    if case is None:
+        return
+    board_req, trains, problem, allowed = case
+    expected = _reference(board_req, trains)
+    program = kind(problem, allowed, adjacency(problem))
+    stop, later = np.zeros(1, dtype=np.int64), time.perf_counter() + 600
+    program.solve(stop, later, lambda paths: 0)
+    assert program.bound == expected, seed
+    values = np.asarray(program.h.getSolution().col_value)
+    worth = [_train_worth(program, values, t) for t in range(len(trains))]
+    assert sum(worth) == expected
+    keys = []
+    for t in range(len(trains)):
+        if isinstance(program, PathProgram):
+            chains = [c for i, c in enumerate(program.chains) if values[program.x[t][i]] > 0.5]
+        else:
+            chains = program._read(values)[1][t][1]
+        keys.append(np.bitwise_or.reduce(problem.chain_keys[chains], axis=0) if chains else
+                    np.zeros(problem.words, dtype=np.uint64))
+    for t in range(len(trains)):
+        taken = np.bitwise_or.reduce([keys[s] for s in range(len(trains)) if s != t], axis=0)
+        for floor, beaten in ((worth[t] - 1, True), (worth[t], False)):
+            seen = []
+            # (`better` answers a score above any dual bound of the free train: the rounds go on all the same)
+            solved, best = program.reoptimise([t], taken, floor, stop, later, lambda paths: seen.append(paths) or 10**9)
+            assert solved and best == (worth[t] if beaten else None), (seed, t, floor)
+            assert all(not paths[s][1] for paths in seen for s in range(len(trains)) if s != t)
+    assert program.reoptimise(list(range(len(trains))), np.zeros(problem.words, dtype=np.uint64), expected - 1,
+                              stop, later, lambda paths: 0) == (True, expected), seed
+    again = kind(problem, allowed, adjacency(problem))
+    program.solve(stop, later, lambda paths: 0)
+    again.solve(stop, later, lambda paths: 0)
+    assert program.bound == again.bound == expected, seed
+
+
+@pytest.mark.parametrize("stop_when_proved", [True, False])
+def test_a_neighbourhood_round_is_not_stopped_by_the_whole_runs_score(stop_when_proved):
+    """solve()'s rounds stop when a run priced reaches the round's dual bound; a neighbourhood's round
+    (reoptimise) bounds only its free trains, whose worth the whole run's score passes at once: it must
+    go on (HiGHS's callback driven by hand, with a solution priced at a score above the dual bound)."""
+    import highspy
+    from types import SimpleNamespace
+
+    case = next(c for c in map(_program_case, range(60)) if c is not None)
+    program = PathProgram(case[2], case[3], adjacency(case[2]))
+    calls = []
+    program.h.setCallback = lambda fn, user: calls.append(fn)
+    state = program._listen(np.zeros(1, dtype=np.int64), [time.perf_counter() + 600], lambda paths: 10**9,
+                            stop_when_proved)
+    kinds = highspy.cb.HighsCallbackType
+    values = np.zeros(program.h.getNumCol())
+    data_in = SimpleNamespace(user_interrupt=False)
+    calls[0](kinds.kCallbackMipImprovingSolution, "", SimpleNamespace(mip_solution=values), data_in, None)
+    calls[0](kinds.kCallbackMipInterrupt, "", SimpleNamespace(mip_dual_bound=-500.0), data_in, None)
+    assert state["known"] == 10**9 and state["error"] is None
+    assert data_in.user_interrupt is stop_when_proved and state["proved"] is stop_when_proved
+
+
+def test_reoptimise_rounds_go_on_past_the_whole_runs_score():
+    """(the test above's flag: reoptimise's rounds are not stopped by the score `better` answers)"""
+    case = next(c for c in map(_program_case, range(60)) if c is not None)
+    problem, allowed = case[2], case[3]
+    program = PathProgram(problem, allowed, adjacency(problem))
+    stop, later = np.zeros(1, dtype=np.int64), time.perf_counter() + 600
+    program.solve(stop, later, lambda paths: 0)
+    listen, flags = program._listen, []
+    program._listen = lambda *args, **kw: (flags.append(kw.get("stop_when_proved", True)), listen(*args, **kw))[1]
+    program.reoptimise([0], np.zeros(problem.words, dtype=np.uint64), -1, stop, later, lambda paths: 10**9)
+    assert flags and not any(flags)

@@ -7,6 +7,7 @@ that path on small boards (PROBE_STEPS = 0), so the reference can say what the o
 """
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -426,3 +427,29 @@ def test_joint_bound_applies_and_bites():
                         for t in problem.company.trains)
             tighter += joint < apart
     assert applies >= 100 and tighter >= 50, (applies, tighter)     # 155 and 146 of 200 when written
+
+
+@settings(max_examples=examples(100), **SETTINGS)
+@given(st.integers(0, 2**31 - 1))
+def test_neighbourhoods_of_a_run_give_legal_runs(monkeypatch, seed):
+    """The integer program's rounds cut short at once (as on a large board's deadline), and its
+    neighbourhood search (revenue.pathbound.neighbourhoods) started from no run at all instead of the
+    best run: each train re-optimised beside the others' routes builds a run (some train earns when the
+    optimum is above 0). Every run reported is legal and no better than the reference's optimum, every
+    bound at least the optimum, and the search still proves it."""
+    from revenue import pathbound
+
+    board_req, company_req, trains = random_board(seed, min_trains=2)
+    expected = _reference(board_req, trains)
+    reached = []
+    with monkeypatch.context() as m:
+        _large_board_path(m)
+        solve_program = pathbound._Program.solve
+        m.setattr(pathbound._Program, "solve",
+                  lambda self, stop, until, better, first_until=None, cut_short=None:
+                  solve_program(self, stop, until, better, time.perf_counter(), cut_short))
+        descend = pathbound._descend
+        m.setattr(pathbound, "_descend", lambda program, search, adj, stop, until, score, chosen, places: reached.append(
+            descend(program, search, adj, stop, until, 0, [None] * len(chosen), places)))
+        _check_anytime(board_req, company_req, expected, False)
+    assert all(0 < score <= expected for score in reached) if expected > 0 else True, (seed, reached)
