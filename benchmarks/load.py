@@ -296,19 +296,24 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
             running = [clients]
             all_done = threading.Event()
 
-            def send(k: int, i: int) -> None:
-                """Client k's calls from its i-th on, until the run's end: each sent when the one before
-                is answered (in the thread that takes that answer)."""
-                while time.perf_counter() < stop_at:
-                    j = pick(i)
-                    i += 1
-                    started = time.perf_counter()
-                    future = solves[k].future(payloads[j], timeout=timeout)
-                    if not future.done():    # as a rule: its answer takes the chain on
-                        future.add_done_callback(
-                            lambda f, j=j, i=i, started=started: (answered(k, j, started, f), send(k, i)))
-                        return
-                    answered(k, j, started, future)
+            def send(k: int, i: int, answer: tuple | None = None) -> None:
+                """Client k's calls from its i-th on, until the run's end, after taking the `answer` (call,
+                start, future) of the one before: each call sent when the one before is answered, in the
+                thread that takes that answer."""
+                try:
+                    if answer is not None:
+                        answered(k, *answer)
+                    while time.perf_counter() < stop_at:
+                        j = pick(i)
+                        i += 1
+                        started = time.perf_counter()
+                        future = solves[k].future(payloads[j], timeout=timeout)
+                        if not future.done():    # as a rule: its answer takes the chain on
+                            future.add_done_callback(lambda f, j=j, i=i, started=started: send(k, i, (j, started, f)))
+                            return
+                        answered(k, j, started, future)
+                except Exception as exc:    # the chain ends (counted), rather than leave the run waiting
+                    errors[k][type(exc).__name__] += 1
                 with board_lock:
                     running[0] -= 1
                     if not running[0]:
