@@ -120,8 +120,8 @@ def _future_calls(target: str, clients: int, seconds: float) -> int:
 def main(server_kind: str, threads: int, client_kind: str, clients: int, seconds: float, rounds: int) -> None:
     """gRPC's floor per call: an echo server and its clients, CPU per call of each."""
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "benchmarks.grpc_floor", "--serve", server_kind,
-                               str(threads), str(port)], cwd=os.path.dirname(os.path.dirname(__file__)) or ".")
+    server = subprocess.Popen([sys.executable, "-m", f"{__package__}.grpc_floor", "--serve", server_kind,
+                               str(threads), str(port)])
     try:
         target = f"127.0.0.1:{port}"
         with grpc.insecure_channel(target) as channel:
