@@ -10,8 +10,8 @@ Each client has its own channel and connection (`--shared-connection`: one conne
 sends Solve calls back to back, cycling through the scenarios from its own starting point. The load
 generator keeps its own CPU use low on a machine it shares with the server: the requests are serialised
 before the run, each gRPC answer sends its client's next call from gRPC's own thread (a chain of
-futures, no event loop), and the timed loop only sends the requests and keeps the answers' bytes. Every answer is then checked against the proved optimum the server gave for
-that scenario in the warm-up pass: a different revenue counts as an error. The report says what CPU the
+futures, no event loop), and the timed loop only sends the requests and keeps the answers' bytes.
+Every answer is then checked against the proved optimum the server gave for that scenario in the warm-up pass: a different revenue counts as an error. The report says what CPU the
 generator took while it ran (`generator_cpu_share`, of all the machine's cores) and, for a server it
 started, the server's CPU per call. With `--http` the clients POST the same
 requests as JSON to /v1/solve (aiohttp's client, one connection per client: it takes a third of the CPU
