@@ -7,17 +7,16 @@ latency percentiles and errors.
                               [--target HOST:PORT] [--json]
 
 Each client has its own channel and connection (`--shared-connection`: one connection for all) and
-sends Solve calls back to back, cycling through the scenarios from its own starting point; the clients
-share one asyncio event loop, which keeps the load generator's own CPU use low on a machine it shares
-with the server: the requests are serialised before the run, and the timed loop only sends them and
-keeps the answers' bytes. Every answer is then checked against the proved optimum the server gave for
-that scenario in the warm-up pass: a different revenue counts as an error. The report says what CPU the
+sends Solve calls back to back, cycling through the scenarios from its own starting point. The load
+generator keeps its own CPU use low on a machine it shares with the server: the requests are serialised
+before the run, each gRPC answer sends its client's next call from gRPC's own thread (a chain of
+futures, no event loop), and the timed loop only sends the requests and keeps the answers' bytes.
+Every answer is then checked against the proved optimum the server gave for that scenario in the warm-up pass: a different revenue counts as an error. The report says what CPU the
 generator took while it ran (`generator_cpu_share`, of all the machine's cores) and, for a server it
 started, the server's CPU per call. With `--http` the clients POST the same
 requests as JSON to /v1/solve (aiohttp's client, one connection per client: it takes a third of the CPU
 per call that httpx does, and the generator shares the machine with the server) and read the JSON
-answers. `run()` is
-what `revenue bench --load` calls.
+answers; its clients share one asyncio event loop. `run()` is what `revenue bench --load` calls.
 
 With `--fresh-boards` every call carries a board the server has not seen, as a game server's calls do
 (the board changes with every tile lay and token): the boards of games grown from the title scenarios
@@ -33,6 +32,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 
@@ -202,12 +202,15 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         answers: dict[int, tuple[int, bool]] = {}     # fresh boards: board -> answer, checked after the run
         next_board = [0]
 
+        board_lock = threading.Lock()
+
         def pick(i: int) -> int:
             """The payload of a client's next call: with fresh boards the next board no call has carried
-            (one event loop: no two clients take the same), else the client's next scenario."""
+            (no two clients take the same), else the client's next scenario."""
             if fresh:
-                next_board[0] += 1
-                return (next_board[0] - 1) % len(payloads)
+                with board_lock:
+                    next_board[0] += 1
+                    return (next_board[0] - 1) % len(payloads)
             return i % len(payloads)
 
         def check(k: int, j: int, revenue: int, optimal: bool, bound: int) -> None:
@@ -236,22 +239,6 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         # The answers as they came (client, payload, bytes), read and checked after the run: the
         # generator shares the machine with the server, so its timed loop only sends and receives.
         received: list[tuple[int, int, bytes]] = []
-
-        async def client(k: int, channel, go: asyncio.Event, stop_at: list[float]) -> None:
-            solve = channel.unary_unary(SOLVE)
-            i = k
-            await go.wait()
-            while time.perf_counter() < stop_at[0]:
-                j = pick(i)
-                i += 1
-                t = time.perf_counter()
-                try:
-                    answer = await solve(payloads[j], timeout=timeout)
-                except grpc.RpcError as exc:
-                    errors[k][exc.code().name] += 1
-                    continue
-                latencies[k].append((j, (time.perf_counter() - t) * 1000))
-                received.append((k, j, answer))
 
         async def http_client(k: int, session, go: asyncio.Event, stop_at: list[float]) -> None:
             i = k
@@ -295,22 +282,65 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
                 await session.close()
             return wall
 
-        async def load() -> float:
-            # All clients in one event loop, so that the load generator itself takes little of the
-            # machine's CPU from the server. Channels to one target share one connection unless each
-            # has a subchannel pool of its own.
+        def grpc_load() -> float:
+            """The gRPC clients, each a chain of calls: a call's answer, on gRPC's own thread, sends the
+            client's next call. Measured on an echo server, this takes the generator 20-25% less CPU per
+            call than awaiting grpc.aio calls in one event loop (0.26-0.31 against 0.33-0.41 ms)."""
+            # Channels to one target share one connection unless each has a subchannel pool of its own.
             options = [] if shared_connection else [("grpc.use_local_subchannel_pool", 1)]
-            channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(clients)]
+            channels = [grpc.insecure_channel(target, options=options) for _ in range(clients)]
             for channel in channels:
-                await asyncio.wait_for(channel.channel_ready(), timeout=10)
-            wall = await drive(client, channels)
+                grpc.channel_ready_future(channel).result(timeout=10)
+            solves = [channel.unary_unary(SOLVE) for channel in channels]
+            stop_at = time.perf_counter() + seconds
+            running = [clients]
+            all_done = threading.Event()
+
+            def send(k: int, i: int, answer: tuple | None = None) -> None:
+                """Client k's calls from its i-th on, until the run's end, after taking the `answer` (call,
+                start, future) of the one before: each call sent when the one before is answered, in the
+                thread that takes that answer."""
+                try:
+                    if answer is not None:
+                        answered(k, *answer)
+                    while time.perf_counter() < stop_at:
+                        j = pick(i)
+                        i += 1
+                        started = time.perf_counter()
+                        future = solves[k].future(payloads[j], timeout=timeout)
+                        if not future.done():    # as a rule: its answer takes the chain on
+                            future.add_done_callback(lambda f, j=j, i=i, started=started: send(k, i, (j, started, f)))
+                            return
+                        answered(k, j, started, future)
+                except Exception as exc:    # the chain ends (counted), rather than leave the run waiting
+                    errors[k][type(exc).__name__] += 1
+                with board_lock:
+                    running[0] -= 1
+                    if not running[0]:
+                        all_done.set()
+
+            def answered(k: int, j: int, started: float, future) -> None:
+                ms = (time.perf_counter() - started) * 1000
+                error = future.exception()
+                if error is not None:
+                    errors[k][error.code().name if isinstance(error, grpc.RpcError) else type(error).__name__] += 1
+                    return
+                latencies[k].append((j, ms))
+                received.append((k, j, future.result()))
+
+            began = time.perf_counter()
+            stop_at = began + seconds
+            for k in range(clients):
+                send(k, k)
+            all_done.wait()
+            wall = time.perf_counter() - began
             for channel in channels:
-                await channel.close()
+                channel.close()
             return wall
 
         cpu = os.times()
         server_cpu = server.cpu_seconds() if server else None
-        wall = asyncio.run(http_load() if http else load())
+        wall = asyncio.run(http_load()) if http else grpc_load()
         # CPU seconds of the run: this process's (all its threads: gRPC's, aiohttp's) and the server's
         generator_cpu = sum(os.times()[:2]) - sum(cpu[:2])
         server_cpu = server.cpu_seconds() - server_cpu if server and server_cpu is not None else None

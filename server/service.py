@@ -269,27 +269,35 @@ class Boards:
 
     def request(self, message) -> dict:
         """`message` as a dict, checked (InputError for a request over the limits)."""
+        return self.request_sized(message)[0]
+
+    def request_sized(self, message) -> tuple[dict, int]:
+        """request(message), and its board's encoded size (0 without a board), which the board's key
+        gives for free (cost_key's, without another pass over the board)."""
         if not message.HasField("board"):
             request = request_dict(message)
             check_limits(request, self.limits, walk=not sizes_fit(message, self.limits))
-            return request
-        board = self.board(message.board)
+            return request, 0
+        board, size = self.board_sized(message.board)
         request = request_dict(message, without="board")
         check_limits(request, self.limits, walk=not sizes_fit(message, self.limits, without="board"))
         request["board"] = board
-        return request
+        return request, size
 
     def board(self, message) -> MappingProxyType:
+        return self.board_sized(message)[0]
+
+    def board_sized(self, message) -> tuple[MappingProxyType, int]:
         key = message.SerializeToString(deterministic=True)
         board = self._boards.get(key)
         if board is not None:
-            return board
+            return board, len(key)
         board = MappingProxyType(request_dict(message))
         fits = len(key) <= min(self.limits.name, self.limits.text, self.limits.entries) or \
             sizes_fit(message, self.limits)
         check_limits({"board": board}, self.limits, walk=not fits)    # an oversized board is not kept
         self._boards.put(key, board, 30_000 + 3 * len(key))
-        return board
+        return board, len(key)
 
 
 # Message types whose dicts hold only what sizes_fit reasons about: strings, numbers, booleans, lists,
@@ -373,10 +381,12 @@ LARGE_STEAM_LINKS = 1000
 LARGE_STEAM_LEVEL = 8
 
 
-def cost_key(request) -> tuple:
+def cost_key(request, board_bytes: int | None = None) -> tuple:
     """What the cost of a Solve is remembered by: the board's title, phase and encoded size, and the
-    trains (cheap to compute; two boards that share it are alike enough for a guess)."""
-    return (request.board.title, request.board.phase, request.board.ByteSize(),
+    trains (cheap to compute; two boards that share it are alike enough for a guess). `board_bytes`: the
+    board's encoded size when it is known (Boards.request_sized): measuring it again took 15 us a board."""
+    board = request.board
+    return (board.title, board.phase, board.ByteSize() if board_bytes is None else board_bytes,
             tuple(t.name for t in request.company.trains))
 
 
@@ -633,12 +643,12 @@ class RouteService:
             limits.append((remaining - min(self.margin.seconds(), remaining * 0.5), "the call's deadline"))
         return min(limits)
 
-    def expect_large(self, request) -> bool:
+    def expect_large(self, request, key: tuple | None = None) -> bool:
         """Whether a Solve is expected to be long (Admission keeps a thread and queue slots from those):
         as its last search of the same board and trains was (longer than LARGE_SECONDS, or stopped
         unproved), else from its shape: a title's board with at most LARGE_TRAINS trains is small (every
         title scenario solves in milliseconds), a custom map beyond SMALL_CUSTOM_HEXES hexes is large."""
-        seconds = self.costs.get(cost_key(request))
+        seconds = self.costs.get(key or cost_key(request))
         if seconds is not None:
             return seconds > LARGE_SECONDS
         trains = len(request.company.trains)
@@ -650,7 +660,7 @@ class RouteService:
 
     def _solve_work(self, request: revenue_pb2.SolveRequest, req: dict, ends: float, call: _Call,
                     cancel: threading.Event, on_improve: Callable[[dict], None] | None = None,
-                    cap: float | None = None) -> dict | None:
+                    cap: float | None = None, key: tuple | None = None) -> dict | None:
         """The search of a Solve or SolveStream, on a compute thread: the result dict. With `cap` (a
         first try on the event loop's thread), at most that long, and None if it was not enough."""
         from revenue.solve import solve
@@ -673,9 +683,9 @@ class RouteService:
             if not result.get("optimal") and (not cancel.is_set() or now >= ends):
                 call.stopped_at = searching + budget
             if result.get("optimal"):
-                self.costs.put(cost_key(request), now - searching, 200)
+                self.costs.put(key or cost_key(request), now - searching, 200)
             elif not cancel.is_set() and budget >= LARGE_SECONDS:    # stopped unproved by a long enough limit
-                self.costs.put(cost_key(request), float("inf"), 200)
+                self.costs.put(key or cost_key(request), float("inf"), 200)
         except InputError:
             raise
         except Exception:
@@ -699,40 +709,42 @@ class RouteService:
                            upper_bound=result.get("upper_bound"))
         return result
 
-    def _prepare(self, request: revenue_pb2.SolveRequest, context, call: _Call) -> tuple[dict, float]:
-        """The request as a dict, checked, and the call's deadline on the perf_counter clock."""
+    def _prepare(self, request: revenue_pb2.SolveRequest, context, call: _Call) -> tuple[dict, float, tuple]:
+        """The request as a dict, checked, the call's deadline on the perf_counter clock, and its
+        cost_key (made once a call)."""
         call.describe(request)
-        req = self.boards.request(request)
+        req, board_bytes = self.boards.request_sized(request)
         if request.deadline_ms < 0:
             raise InputError("deadline_ms", f"{request.deadline_ms} is not >= 0 (0 means no deadline)")
-        return req, time.perf_counter() + _remaining(context)
+        return req, time.perf_counter() + _remaining(context), cost_key(request, board_bytes)
 
     async def _solve(self, request, context, call):
-        req, ends = self._prepare(request, context, call)
+        req, ends, key = self._prepare(request, context, call)
         cancel = Cancel()
         loop = asyncio.get_running_loop()
-        large = self.expect_large(request)
+        large = self.expect_large(request, key)
         # Over HTTP (context.transport) not: measured, its calls then waited some 50 ms each (not understood).
         if not large and HERE_SECONDS > 0 and not getattr(context, "transport", None) \
                 and self._budget(ends, request.deadline_ms)[0] > 2 * HERE_SECONDS:
-            answer = self._solve_here(request, req, ends, call, cancel)
+            answer = self._solve_here(request, req, ends, call, cancel, key)
             if answer is not None:
                 return answer
 
         def work():
-            answer = _to_message(self._solve_work(request, req, ends, call, cancel), revenue_pb2.SolveResponse)
+            answer = _to_message(self._solve_work(request, req, ends, call, cancel, key=key),
+                                 revenue_pb2.SolveResponse)
             self._measure(loop, call)
             return answer
         return await _run(self.admission, cancel, work, large)
 
-    def _solve_here(self, request, req: dict, ends: float, call: _Call, cancel: Cancel):
+    def _solve_here(self, request, req: dict, ends: float, call: _Call, cancel: Cancel, key: tuple):
         """A small Solve answered on this (the event loop's) thread, if a worker is idle and the search
         is proved within HERE_SECONDS; else None, and the call goes to a compute thread as any other.
         Its search is no different: the same limits, errors and log line; only its thread differs."""
         if not self.admission.enter_here():
             return None
         try:
-            result = self._solve_work(request, req, ends, call, cancel, cap=HERE_SECONDS)
+            result = self._solve_work(request, req, ends, call, cancel, cap=HERE_SECONDS, key=key)
             return None if result is None else _to_message(result, revenue_pb2.SolveResponse)
         finally:
             self.admission.leave_here()
@@ -761,7 +773,7 @@ class RouteService:
         call = _Call("SolveStream", context, self.stopping)
         cancel = Cancel()
         try:
-            req, ends = self._prepare(self._decode(request), context, call)
+            req, ends, key = self._prepare(self._decode(request), context, call)
             loop = asyncio.get_running_loop()
             events: asyncio.Queue = asyncio.Queue()
 
@@ -769,14 +781,14 @@ class RouteService:
                 try:
                     answer = _to_message(self._solve_work(
                         request, req, ends, call, cancel,
-                        on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d)),
+                        on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d), key=key),
                         revenue_pb2.SolveResponse)
                     self._measure(loop, call)
                     return answer
                 finally:
                     loop.call_soon_threadsafe(events.put_nowait, None)
 
-            final = asyncio.ensure_future(_run(self.admission, cancel, work, self.expect_large(request)))
+            final = asyncio.ensure_future(_run(self.admission, cancel, work, self.expect_large(request, key)))
             try:
                 best = -1
                 while (value := await events.get()) is not None:

@@ -162,10 +162,21 @@ def test_tiny_deadline_answers_a_legal_run_or_deadline_exceeded(rpc):
 
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     request = heavy_request()
+    # The board's graph and problem built, and its kernels loaded, by a first call (deadline_ms 50 answers
+    # with the heuristic's run): on a busy machine these alone took most of the 1.5 s below when this test
+    # ran first in its server.
+    rpc.Solve(solve_message({**request, "deadline_ms": 50}), timeout=30)
     # The heuristic's first run comes within about 0.1 s on an idle machine, and no search proves this board
     # (its memory cap stops it after about 3 s): 1.5 s leaves room for a busy machine and still ends the
-    # search by its deadline.
-    got = rpc.Solve(solve_message(request), timeout=1.5)    # the answer arrived within the deadline
+    # search by its deadline. On a machine so busy that the answer still misses it, the same call once more
+    # with 2.5 s (still before the memory cap ends the search): the answer must then hold all the same.
+    for timeout in (1.5, 2.5):
+        try:
+            got = rpc.Solve(solve_message(request), timeout=timeout)    # the answer arrived within the deadline
+            break
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED or timeout == 2.5:
+                raise
     assert not got.optimal and got.stats.timed_out and got.routes
     assert got.revenue == sum(r.revenue for r in got.routes) < got.upper_bound
     # The routes are a legal run worth what the server says ...
