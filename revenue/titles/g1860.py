@@ -51,6 +51,7 @@ HOME_FLAG = 2          # flag bit 1: the route visits the company's home token c
 CITIES, TOWNS, HALTS = 0, 1, 2   # rows of an A+B train (HALTS only when halts have a row of their own)
 HALT_SUBSIDY = 10
 LEASE_BASE, LEASE_PER_STOP = 40, 20
+TOWN_KIND = 2       # revenue.graph.NODE_KINDS.index("town") (the graph module imports the titles)
 
 
 def _on(options: dict | None, name: str) -> bool:
@@ -154,6 +155,12 @@ class G1860(Title):
     def _cheap_towns(board, half: bool) -> bool:
         """Whether some town with track pays less than a halt's subsidy (halved or not)."""
         colours = board.phase.colours
+        track = board.track
+        if track is not None:
+            # (the board's track, built with it: its town nodes are the towns with track, their values the
+            # phase's, read at once instead of a walk over every hex's tile)
+            towns = track.node_values(colours)[track.node_columns[0] == TOWN_KIND]
+            return bool((towns // (2 if half else 1) < HALT_SUBSIDY).any())
         return any(revenue.value(colours) // (2 if half else 1) < HALT_SUBSIDY
                    for bh in board.hexes.values() for revenue in bh.tile.town_revenues)
 
