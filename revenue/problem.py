@@ -90,9 +90,18 @@ class Problem:
         return self.chain_keys.shape[1]
 
 
+# Up to this many nodes an array is filled item by item: cheaper than building index arrays (measured
+# 4.4 against 9 us for 6 nodes); beyond, one fancy assignment.
+ITEMWISE = 16
+
+
 def _mask(n: int, members) -> np.ndarray:
     out = np.zeros(n, dtype=np.bool_)
-    out[np.fromiter(members, dtype=np.int64, count=len(members))] = True
+    if len(members) <= ITEMWISE:
+        for v in members:
+            out[v] = True
+    else:
+        out[np.fromiter(members, dtype=np.int64, count=len(members))] = True
     return out
 
 
@@ -287,10 +296,12 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         raise ValueError(f"{title.name}: spill_next needs a spill")
     if sets:
         rule_class = np.full((len(sets), n), -1, dtype=np.int64)
+        at_set, at_node, of_class = [], [], []     # (every set's classes in one assignment)
         for s, classes in enumerate(sets):
-            if classes:
-                rule_class[s, np.fromiter(classes.keys(), dtype=np.int64, count=len(classes))] = np.fromiter(
-                    classes.values(), dtype=np.int64, count=len(classes))
+            at_set += [s] * len(classes)
+            at_node += classes.keys()
+            of_class += classes.values()
+        rule_class[at_set, at_node] = of_class
     else:
         rule_class = fixed.no_classes
     alt_end = _mask(n, rules.alt_ends) if rules.alt_ends else fixed.false
@@ -337,7 +348,10 @@ def _group_bits(grouped, n: int) -> np.ndarray:
 def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
     """int64 [n]: `default`, with values[v] at each node v listed."""
     out = np.full(n, default, dtype=np.int64)
-    if values:
+    if len(values) <= ITEMWISE:
+        for v, value in values.items():
+            out[v] = value
+    else:
         out[np.fromiter(values.keys(), dtype=np.int64, count=len(values))] = np.fromiter(
             values.values(), dtype=np.int64, count=len(values))
     return out
