@@ -17,6 +17,8 @@ from .interop import action_routes, action_trains, read_route, train_name
 from .problem import Problem, TrainSpec, chain_hex_walk, compile_problem, price_route
 from .titles.base import BYPASS_FLAG
 
+NODE_PART = 6     # the tile registry's node table column of a node's part index (revenue.graph.TileGeometry)
+
 
 @dataclass
 class RouteError:
@@ -184,17 +186,32 @@ def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
 
 
 def node_names(graph: Graph, nodes: list[int]) -> list[str]:
-    """Graph.node_name of each node, read from lists made once per graph (an answer names ~10-20 nodes
-    of a graph seen once: numpy scalar reads and method calls per node cost more than the names)."""
-    lists = graph.derived.get("name lists")
-    if lists is None:
-        track = graph.track
-        lists = graph.derived["name lists"] = (track.node_hex.tolist(), track.node_base_list, graph.sides.names,
-                                               track.registry.geometries, track.gid_list)
-    node_hex, node_base, hex_names, geometries, gids = lists
-    # (Track.geometry(h) read inline: a method call and a property per node cost as much as the name)
-    return [f"{hex_names[h]}-{geometries[gids[h]].nodes[v - node_base[h]].part}" for v in nodes
-            for h in (node_hex[v],)]
+    """Graph.node_name of each node, read at these nodes alone: their hexes, and their parts from the tile
+    registry's node table (an answer names ~10-20 nodes of a graph seen once: lists of every node, or a
+    method call per node, cost more than the names; numpy calls on a few nodes more than reading each)."""
+    track = graph.track
+    hex_names, node_hex, node_reg, table = graph.sides.names, track.node_hex, track.node_reg, track.registry.node_table
+    return [f"{hex_names[node_hex.item(v)]}-{table.item(node_reg.item(v), NODE_PART)}" for v in nodes]
+
+
+def chain_connections(graph: Graph, chains: list[int], nodes: list[int]) -> list[list[str]]:
+    """Graph.connection_of(c, v) of each chain c of a route and the node v before it (`nodes`, the route's
+    nodes in visit order), read from the track's chain-id arrays at these chains alone (the arrays
+    Track.ident reads: an 18xx.games chain id is the hexes walked, or "<hex> a.b" for one of several paths
+    inside a hex), not from lists of every chain made for a track seen once."""
+    track = graph.track
+    hex_names, ident_hex, ident_start, ident_parts = graph.sides.names, track.ident_hex, track.ident_start, \
+        track.ident_parts
+    chain_a = graph.chain_a
+    out = []
+    for c, v in zip(chains, nodes):
+        part = ident_parts.item(2 * c)
+        if part >= 0:
+            out.append([f"{hex_names[ident_hex.item(ident_start.item(c))]} {part}.{ident_parts.item(2 * c + 1)}"])
+        else:
+            walked = [hex_names[h] for h in ident_hex[ident_start.item(c):ident_start.item(c + 1)].tolist()]
+            out.append(walked if v == chain_a.item(c) else walked[::-1])
+    return out
 
 
 def plain_result(problem: Problem, spec: TrainSpec, path, nodes: list[int], connections: list[list[str]]) -> dict | None:

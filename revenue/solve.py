@@ -23,7 +23,7 @@ from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_rou
                           sort_routes)
 from .core.track import reachable_nodes
 from .errors import InputError
-from .evaluate import plain_result, route_result
+from .evaluate import chain_connections, plain_result, route_result
 from .graph import graph_for
 from . import bounded
 from .interop import run_routes_action
@@ -118,7 +118,7 @@ class RouteSet:
         spec = problem.specs[self.train]
         path = self.nodes[a:b]
         nodes = path.tolist()
-        connections = [graph.connection_of(c, v) for c, v in zip(self.chains[a + 1:b].tolist(), nodes)]
+        connections = chain_connections(graph, self.chains[a + 1:b].tolist(), nodes)
         if spec.simple and not spec.bonus_names and not spec.rules.bonuses and not spec.rules.subsidy:
             entry = plain_result(problem, spec, path, nodes, connections)
             if entry is not None:     # (Combination.run checks it against the kernel's price)

@@ -255,3 +255,25 @@ def test_solved_routes_read_back_from_their_connections_alone(label, request_):
             assert read["connections"] == solved["connections"]
         else:
             assert read["nodes"] in (solved["nodes"], solved["nodes"][::-1])
+
+
+def test_answer_names_and_connections_read_at_the_routes_nodes_match_the_graphs():
+    """evaluate.node_names and chain_connections (read at an answer's nodes and chains alone) give
+    Graph.node_name and Graph.connection_of, for every node and every chain from either end, on the
+    game-server scenario's boards of every title and on random boards (in-hex path ids among them)."""
+    from benchmarks.scenarios import game_sequences
+    from revenue.evaluate import chain_connections, node_names
+
+    graphs = [graph_for(b.request["board"]) for boards in game_sequences(seed=5).values() for b in boards[::10]]
+    graphs += [graph_for(random_board(seed)[0]) for seed in range(20)]
+    chains_read = 0
+    for graph in graphs:
+        every = list(range(graph.n_nodes))
+        assert node_names(graph, every) == [graph.node_name(v) for v in every]
+        assert node_names(graph, every[::-1]) == [graph.node_name(v) for v in every][::-1]
+        chains = list(range(len(graph.chain_a)))
+        for ends in (graph.chain_a, graph.chain_b):
+            assert chain_connections(graph, chains, ends.tolist()) == [
+                graph.connection_of(c, v) for c, v in zip(chains, ends.tolist())]
+        chains_read += len(chains)
+    assert chains_read > 1000

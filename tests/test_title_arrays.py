@@ -109,6 +109,27 @@ def test_1860_route_rules_subsidy_and_home_flag_match_the_nodes():
     assert checked > 0
 
 
+def test_1860_cheap_towns_read_from_the_track_match_every_hexs_tiles():
+    """G1860._cheap_towns reads the board's track (Board.least_town_revenue): the same answer as the walk
+    over every hex's tile, on the scenario's boards, for owned and halved (leased) values, in every phase."""
+    from revenue.board import _TOWN_KIND
+    from revenue.graph import NODE_KINDS
+    from revenue.titles.g1860 import HALT_SUBSIDY, G1860
+
+    assert NODE_KINDS.index("town") == _TOWN_KIND
+    read = 0
+    for request in boards("1860"):
+        for phase in ("2", "4", "6", "8"):
+            board = graph_for(dict(request["board"], phase=phase)).board
+            colours = board.phase.colours
+            for half in (False, True):
+                walked = any(r.value(colours) // (2 if half else 1) < HALT_SUBSIDY
+                             for bh in board.hexes.values() for r in bh.tile.town_revenues)
+                assert G1860._cheap_towns(board, half) == walked, (phase, half)
+                read += board.track is not None
+    assert read > 0
+
+
 def test_in_hexes_and_kind_is_read_the_nodes():
     for title in ("18rhl", "1860"):
         graph = graph_for(boards(title)[-1]["board"])

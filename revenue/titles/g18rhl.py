@@ -118,10 +118,10 @@ class G18Rhl(Title):
 
     # ---- route-level rules ---------------------------------------------------------------------------
     def route_rules(self, train, company, board, graph) -> RouteRules:
-        # (the nodes read by their ids on the hexes that matter: graph.nodes_in, node_place)
+        # (the nodes on the hexes that matter found by one lookup through the nodes' hex ids, _on_hexes)
         rge = _is_rge(train)
-        metros = graph.nodes_in(METROPOLISES)
-        metro_of = {v: METROPOLISES.index(h) for v, h in zip(metros, _hex_names(graph, metros))}
+        nodes, where = _on_hexes(graph, _RULE_HEXES)
+        metro_of = {v: i for v, i in zip(nodes, where) if i < _RGE_AT}
         rules = RouteRules(metro=dict(metro_of),
                            metro_message="Route cannot consist of only one Rhine metropolis",
                            merge_message="Must use Trajekt for a revisiting route",
@@ -130,25 +130,29 @@ class G18Rhl(Title):
                            token_paid=False)
         # The Trajekt: two consecutive stops in a green metropolis count once, worth 10 less; the 8-train
         # ignores towns, so only cities merge for it.
-        town = graph.kind_is("town")
-        for v in metros:
-            if board.hexes[METROPOLISES[metro_of[v]]].color != "yellow" and not (rge and town[v]):
-                rules.merge[v] = metro_of[v]
+        if metro_of:
+            hexes = board.hexes
+            town = graph.node_arrays().kind == _TOWN_KIND if rge else None
+            merged = [METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow"]
+            for v, m in metro_of.items():
+                if m in merged and not (rge and town[v]):
+                    rules.merge[v] = m
         rules.merge_penalty = 10 if rules.merge else 0
         if rge:
-            rules.end_nodes = set(graph.nodes_in(RGE_HEXES))
+            rules.end_nodes = {v for v, i in zip(nodes, where) if _RGE_AT <= i < _RUHR_AT}
             rules.need_ends = 1
             rules.need_message = "Route for 8 trains must begin/end in an RGE hex"
             rules.alt_ends = set(rules.end_nodes)
-            rules.alt_multiplier = {v: 2 for v in metros}
+            rules.alt_multiplier = dict.fromkeys(metro_of, 2)
             return rules
 
         out = set()
-        tokened = graph.nodes_in(OUT_TOKENED)
-        for v, hex_name in zip(tokened, _hex_names(graph, tokened)):
+        for v, i in zip(nodes, where):
             # (the token test first: node_place reads the node's tile, and these hexes seldom hold one)
-            if any(c != company.id for c in board.tokens.get((hex_name, 0), ())) and graph.node_place(v)[2] == 0:
-                out.add(v)
+            if _TOKENED_AT <= i < _ROERMOND_AT:
+                hex_name = _RULE_HEXES[i]
+                if any(c != company.id for c in board.tokens.get((hex_name, 0), ())) and graph.node_place(v)[2] == 0:
+                    out.add(v)
         if out:
             rules.end_nodes = set(range(graph.n_nodes)) - out
             rules.need_ends = 2
@@ -166,13 +170,15 @@ class G18Rhl(Title):
         if board.options.get("steel"):
             steel_hexes.add(board.options["steel"])
         # Classes are small bit numbers in the kernel: number the icon hexes only.
-        hex_class = {h: i for i, h in enumerate(sorted(coal_hexes | steel_hexes))}
-        east = len(hex_class)       # one more class: the Eastern Ruhr coal or steel side
-        coal_nodes = graph.nodes_in(sorted(coal_hexes))
-        coal = {v: hex_class[h] for v, h in zip(coal_nodes, _hex_names(graph, coal_nodes))}
-        steel_nodes = graph.nodes_in(sorted(steel_hexes))
-        steel = {v: hex_class[h] for v, h in zip(steel_nodes, _hex_names(graph, steel_nodes))}
-        ruhr_nodes = graph.nodes_in(EASTERN_RUHR)
+        icon_hexes = tuple(sorted(coal_hexes | steel_hexes))
+        east = len(icon_hexes)       # one more class: the Eastern Ruhr coal or steel side
+        coal, steel = {}, {}
+        for v, c in zip(*_on_hexes(graph, icon_hexes)):
+            if icon_hexes[c] in coal_hexes:
+                coal[v] = c
+            if icon_hexes[c] in steel_hexes:
+                steel[v] = c
+        ruhr_nodes = [v for v, i in zip(nodes, where) if _RUHR_AT <= i < _TOKENED_AT]
         for v in ruhr_nodes:
             hex_name, part, _ = graph.node_place(v)
             if part == COAL_SIDE[hex_name]:
@@ -180,26 +186,63 @@ class G18Rhl(Title):
             if part == STEEL_SIDE[hex_name]:
                 steel[v] = east
         montan = 40 if int(board.phase.name) >= 5 else 20
-        ruhr = {v: 0 for v in ruhr_nodes}
+        ruhr = dict.fromkeys(ruhr_nodes, 0)
         rules.bonuses.append(RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]))
         rules.bonuses.append(RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)]))
-        links = sum(1 for h, edge in LINK_SIDES if board.hexes[h].local_edge(edge) in board.hexes[h].tile.exits())
+        links = sum(1 for h, edge in LINK_SIDES if board.hexes[h].local_edge(edge) in _exits(board.hexes[h].tile))
         if links and ruhr:
             rules.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
                                             [(ruhr, 1)]))
-        roermond = {v: 0 for v in graph.nodes_in((ROERMOND,))}
+        roermond = {v: 0 for v, i in zip(nodes, where) if i == _ROERMOND_AT}
         if roermond and ruhr:
             rules.bonuses.append(RouteBonus("Iron Rhine", 80, [(roermond, 1), (ruhr, 1)]))
-        ratingen = {v: 0 for v in graph.nodes_in((RATINGEN,))}
+        ratingen = {v: 0 for v, i in zip(nodes, where) if i == _RATINGEN_AT}
         if _on(board.options.get("ratingen_variant")) and ratingen:
             rules.bonuses.append(RouteBonus("Ratingen", 30, [(ratingen, 1), (steel, 1)]))
         return rules
 
 
-def _hex_names(graph, nodes: list[int]) -> list[str]:
-    """The hex of each node (graph.node_place's first field, without reading the nodes' tiles)."""
-    names = graph.sides.names
-    return [names[h] for h in graph.track.node_hex[nodes].tolist()]
+# The hexes route_rules reads, in one tuple (positions in it tell them apart): the metropolises first (a
+# node's position there is its metropolis id), then the RGE hexes, the Eastern Ruhr, the out-tokened
+# off-boards, Roermond and Ratingen.
+_RULE_HEXES = METROPOLISES + RGE_HEXES + EASTERN_RUHR + OUT_TOKENED + (ROERMOND, RATINGEN)
+_RGE_AT = len(METROPOLISES)
+_RUHR_AT = _RGE_AT + len(RGE_HEXES)
+_TOKENED_AT = _RUHR_AT + len(EASTERN_RUHR)
+_ROERMOND_AT = _TOKENED_AT + len(OUT_TOKENED)
+_RATINGEN_AT = _ROERMOND_AT + 1
+_TOWN_KIND = 2      # revenue.graph.NODE_KINDS.index("town") (the graph module imports the titles)
+_HEX_TABLES: dict[tuple[int, tuple[str, ...]], tuple] = {}
+_EXITS: dict[int, tuple] = {}
+
+
+def _on_hexes(graph, hexes: tuple[str, ...]) -> tuple[list[int], list[int]]:
+    """The nodes on `hexes`, ascending, and the position in `hexes` of each one's hex: one lookup through
+    the nodes' hex ids in a table made once per map and tuple of hexes (a few calls per problem, each
+    cheaper than a mask and a list of names per set of hexes)."""
+    sides = graph.sides
+    entry = _HEX_TABLES.get((id(sides), hexes))
+    if entry is None or entry[0] is not sides:
+        if len(_HEX_TABLES) >= 256:
+            _HEX_TABLES.clear()
+        table = np.full(len(sides.names), len(hexes), dtype=np.int64)     # (len(hexes): none of them)
+        for i, h in reversed(list(enumerate(hexes))):
+            if h in sides.index:
+                table[sides.index[h]] = i
+        entry = _HEX_TABLES[(id(sides), hexes)] = (sides, table)
+    at = entry[1][graph.track.node_hex]
+    nodes = (at < len(hexes)).nonzero()[0]
+    return nodes.tolist(), at[nodes].tolist()
+
+
+def _exits(tile) -> set[int]:
+    """tile.exits(), once per tile object (the manifest's tiles are parsed once and shared by every board)."""
+    entry = _EXITS.get(id(tile))
+    if entry is None or entry[0] is not tile:
+        if len(_EXITS) >= 4096:
+            _EXITS.clear()
+        entry = _EXITS[id(tile)] = (tile, tile.exits())
+    return entry[1]
 
 
 def _on(value) -> bool:
