@@ -183,13 +183,27 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 
 
+_VISIT_AT = SPEC_FIELDS.index("row_visit")     # (row_pay follows it)
+assert SPEC_FIELDS[_VISIT_AT + 1] == "row_pay"
+
+
 def kernel_arguments(problem: Problem, train: str, weights: tuple[int, int] = (1, 0)) -> tuple:
-    """(spec arrays, fast, from_ends) of a train type, built once per problem and weights."""
+    """(spec arrays, fast, from_ends) of a train type, built once per problem and weights. Types that share
+    a TrainSpec.walk (copied from one spec for other rows' limits) share every array but those limits: a
+    second such type takes the first one's arrays with its own limits."""
     key = ("kernel arguments", train, weights)
-    if key not in problem.derived:
+    out = problem.derived.get(key)
+    if out is None:
         spec = problem.specs[train]
-        problem.derived[key] = (spec_arrays(spec, weights), fast(spec), from_ends(problem, spec))
-    return problem.derived[key]
+        alike = ("kernel arguments alike", spec.walk, weights)
+        first = problem.derived.get(alike)
+        if first is None:
+            out = problem.derived[alike] = (spec_arrays(spec, weights), fast(spec), from_ends(problem, spec))
+        else:
+            arrays = first[0]
+            out = (arrays[:_VISIT_AT] + (spec.row_visit, spec.row_pay) + arrays[_VISIT_AT + 2:], fast(spec), first[2])
+        problem.derived[key] = out
+    return out
 
 
 LIMITS = ("row_visit", "row_pay")
