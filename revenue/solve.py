@@ -252,53 +252,68 @@ def route_parents(problem: Problem) -> dict[str, str]:
     visit and pay limits, the other's being no lower (1860's 6+3 and 7+4, 1830's 5 and D). Such a type
     is not walked; its routes are the other's that fit it, priced for it (RouteSet.refit). Types with
     merged stops are left out: there the better direction of a route can differ between types."""
-    if "route parents" not in problem.derived:
-        if len(problem.specs) == 1:
-            problem.derived["route parents"] = {}
-            return problem.derived["route parents"]
+    parents = problem.derived.get("route parents")
+    if parents is None:
+        specs = problem.specs
+        parents = problem.derived["route parents"] = _route_parents(specs) if len(specs) > 1 else {}
+    return parents
 
-        def loose(name):
-            rows = problem.specs[name].train.rows      # (the spec's row_visit and row_pay)
-            return -sum(r.visit for r in rows), -sum(r.pay for r in rows), name
 
-        def covers(parent: TrainSpec, spec: TrainSpec) -> bool:
-            """The parent's limits are no lower, row by row."""
-            if len(parent.train.rows) == len(spec.train.rows):
-                return all(p.visit >= r.visit and p.pay >= r.pay for p, r in zip(parent.train.rows, spec.train.rows))
-            return all((getattr(parent, f) >= getattr(spec, f)).all() for f in LIMITS)
-
-        def same_walk(a: str, b: str) -> bool:
-            """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
-            that differs; the same array object, as trains the title treats alike share, is equal). Read
-            from the specs: the kernels' own arguments are scored with the search's weights, made later."""
-            spec_a, spec_b = problem.specs[a], problem.specs[b]
-            if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
-                return True
-            for f in SPEC_FIELDS:
-                x, y = getattr(spec_a, f), getattr(spec_b, f)
-                if x is y or f in LIMITS:
-                    continue
-                if not isinstance(x, np.ndarray):     # (the scalar fields)
-                    if x != y:
-                        return False
-                    continue
-                if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
-                    return False
-            return True
-
-        parents: dict[str, str] = {}
-        roots: list[str] = []
-        for name in sorted(problem.specs, key=loose):
-            spec = problem.specs[name]
-            merges = bool(spec.rules.merge) and bool((spec.merge >= 0).any())
-            parent = None if merges else next(
-                (r for r in roots if covers(problem.specs[r], spec) and same_walk(name, r)), None)
-            if parent is None:
-                roots.append(name)
+def _route_parents(specs: dict[str, TrainSpec]) -> dict[str, str]:
+    parents: dict[str, str] = {}
+    roots: list[str] = []
+    for name in sorted(specs, key=lambda name: _looseness(specs[name], name)):
+        spec = specs[name]
+        if not (spec.rules.merge and (spec.merge >= 0).any()):
+            for root in roots:
+                if _covers(specs[root], spec) and _same_walk(spec, specs[root]):
+                    parents[name] = root
+                    break
             else:
-                parents[name] = parent
-        problem.derived["route parents"] = parents
-    return problem.derived["route parents"]
+                roots.append(name)
+        else:
+            roots.append(name)
+    return parents
+
+
+def _looseness(spec: TrainSpec, name: str) -> tuple[int, int, str]:
+    """The loosest trains first: the most visits, then the most paid stops, over the rows (the spec's
+    row_visit and row_pay)."""
+    visit = pay = 0
+    for row in spec.train.rows:
+        visit += row.visit
+        pay += row.pay
+    return -visit, -pay, name
+
+
+def _covers(parent: TrainSpec, spec: TrainSpec) -> bool:
+    """The parent's limits are no lower, row by row."""
+    parent_rows, rows = parent.train.rows, spec.train.rows
+    if len(parent_rows) == len(rows):
+        for p, r in zip(parent_rows, rows):
+            if p.visit < r.visit or p.pay < r.pay:
+                return False
+        return True
+    return all((getattr(parent, f) >= getattr(spec, f)).all() for f in LIMITS)
+
+
+def _same_walk(spec_a: TrainSpec, spec_b: TrainSpec) -> bool:
+    """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first that
+    differs; the same array object, as trains the title treats alike share, is equal). Read from the
+    specs: the kernels' own arguments are scored with the search's weights, made later."""
+    if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
+        return True
+    for f in SPEC_FIELDS:
+        x, y = getattr(spec_a, f), getattr(spec_b, f)
+        if x is y or f in LIMITS:
+            continue
+        if not isinstance(x, np.ndarray):     # (the scalar fields)
+            if x != y:
+                return False
+            continue
+        if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+            return False
+    return True
 
 
 def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[int, int] = (1, 0), floor: int = -1,
@@ -414,7 +429,9 @@ def reachable(problem: Problem) -> np.ndarray:
     """Nodes that some route through a token city can reach: beyond the token, a walk continues only
     through nodes the company may pass (a blocked node can end a route, never be passed)."""
     adj_start, _, adj_other, _ = adjacency(problem)
-    bypass = max((spec.bypass for spec in problem.specs.values()), default=0)
+    specs = problem.specs
+    bypass = max([spec.bypass for spec in specs.values()], default=0) if len(specs) != 1 else \
+        next(iter(specs.values())).bypass
     return reachable_nodes(adj_start, adj_other, problem.token, problem.blocks, problem.bypassable, bypass)
 
 
@@ -651,16 +668,18 @@ class Combination:
         """The best run the kernel wrote into `progress`: its score and its routes in the order of the
         company's trains."""
         routes, score = [], 0
-        for t in sorted(range(len(self.trains)), key=lambda t: self.position[t]):
-            i = int(progress[4 + t])
+        position = self.position
+        for t in sorted(range(len(position)), key=position.__getitem__):
+            i = progress.item(4 + t)
             if i >= 0:
                 routes_of = self.sets[self.trains[t].name]
                 route = routes_of.route(i)
+                scored = routes_of.rev.item(i)
                 # The kernel priced this route too: the two readings of the rules must agree.
                 wr, ws = routes_of.weights
-                assert wr * route["revenue"] + ws * route["subsidy"] == routes_of.rev[i], (route, "kernel/evaluator")
+                assert wr * route["revenue"] + ws * route["subsidy"] == scored, (route, "kernel/evaluator")
                 routes.append(route)
-                score += int(routes_of.rev[i])
+                score += scored
         return score, routes
 
     def bound(self, progress: np.ndarray, complete: bool) -> int:
@@ -741,10 +760,10 @@ class Search:
     def _work(self) -> None:
         try:
             p = self.problem
-            adj = adjacency(p)
-            if "reachable" not in p.derived:
-                p.derived["reachable"] = reachable(p)
-            allowed = p.derived["reachable"]
+            adj = p.graph.derived["adjacency"]      # (adjacency)
+            allowed = p.derived.get("reachable")
+            if allowed is None:
+                allowed = p.derived["reachable"] = reachable(p)
             # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
             # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
@@ -804,7 +823,7 @@ class Search:
         known."""
         p = self.problem
         parents = route_parents(p)
-        for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+        for name in sorted(p.specs, key=parents.__contains__) if parents else p.specs:   # walked types first
             if name in parents:
                 if self.sets[parents[name]].complete:
                     self.sets[name] = self.sets[parents[name]].refit(name)
