@@ -332,17 +332,18 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
     while True:
         if routes == ROUTE_CAPACITY and nodes == ROUTE_CAPACITY * 8:
             # the first guess fits nearly every real board: this thread's arrays, used again, whole
-            out = _scratch(problem.words)
+            buffers = _scratch(problem.words)
         elif routes <= ROUTE_CAPACITY and nodes <= ROUTE_CAPACITY * 8:
             rev, keys, flags, start, path_nodes, path_chains = _scratch(problem.words)
-            out = rev[:routes], keys[:routes], flags[:routes], start[:routes + 1], path_nodes[:nodes], path_chains[:nodes]
+            buffers = (rev[:routes], keys[:routes], flags[:routes], start[:routes + 1], path_nodes[:nodes],
+                       path_chains[:nodes])
         else:
-            out = (np.empty(routes, dtype=np.int64), np.empty((routes, problem.words), dtype=np.uint64),
-                   np.empty(routes, dtype=np.int64), np.empty(routes + 1, dtype=np.int64),
-                   np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64))
-        rev, keys, flags, start, path_nodes, path_chains = out
+            buffers = (np.empty(routes, dtype=np.int64), np.empty((routes, problem.words), dtype=np.uint64),
+                       np.empty(routes, dtype=np.int64), np.empty(routes + 1, dtype=np.int64),
+                       np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64))
+        rev, keys, flags, start, path_nodes, path_chains = buffers
         limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
-        count, total, stored, complete = enumerate_routes(*graph_arrays, *out, limits, compact)
+        count, total, stored, complete = enumerate_routes(*graph_arrays, *buffers, limits, compact)
         if stored == count or not complete or compact:
             if routes <= ROUTE_CAPACITY and nodes <= ROUTE_CAPACITY * 8:    # (this thread's: copied)
                 used = int(start[stored])     # (RouteSet copies the rest as it sorts the routes)

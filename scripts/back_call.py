@@ -34,7 +34,8 @@ from revenue import solve as S  # noqa: E402
 STAGES = [(S, "graph_for", "graph_for"), (S, "build_company", "company"), (S, "compile_problem", "problem"),
           (S.Search, "__init__", "Search()"), (S.Search, "_work", "_work"), (S.Search, "_current", "answer"),
           (S.Search, "bound", "bound"), (S.Search, "run", "run"), (S, "run_routes_action", "run_routes"),
-          (S, "reachable", "reachable"), (S, "route_parents", "route_parents"), (S, "kernel_arguments", "kernel_arguments"),
+          (S, "reachable", "reachable"), (S, "route_parents", "route_parents"),
+          (S, "kernel_arguments", "kernel_arguments"),
           (S, "enumerate_routes", "route kernel"), (S.RouteSet, "__init__", "RouteSet()"),
           (S.RouteSet, "refit", "refit"), (S.Combination, "__init__", "Combination()"),
           (S.Combination, "search", "combination"), (S.RouteSet, "route", "route entries")]
