@@ -220,11 +220,15 @@ def plain_result(problem: Problem, spec: TrainSpec, path, nodes: list[int], conn
     among them, the route holding one), read from the train's arrays at the route's nodes alone (`path`,
     the nodes as an array), not from lists of every node. None otherwise (route_result decides)."""
     row_pay = spec.row_pay.tolist()
-    count = [0] * len(row_pay)
-    for r in spec.row[path].tolist():
-        count[r] += 1
-    if any(c > p for c, p in zip(count, row_pay)):
-        return None
+    if len(row_pay) == 1:       # (one row: every stop is in it)
+        if len(nodes) > row_pay[0]:
+            return None
+    else:
+        count = [0] * len(row_pay)
+        for r in spec.row[path].tolist():
+            count[r] += 1
+        if any(c > p for c, p in zip(count, row_pay)):
+            return None
     if spec.token_paid and True not in problem.token[path].tolist():    # (ndarray.any: a Python wrapper)
         return None
     values = spec.base[path].tolist()

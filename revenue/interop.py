@@ -137,8 +137,10 @@ def run_routes_action(company: dict, routes: list[dict]) -> dict:
     id taken from `company.trains[].id` in order of the trains of that name, else `<name>-<n>`."""
     ids: dict[str, list[str]] = {}
     for t in company.get("trains") or ():
-        name = t.get("name", "") if isinstance(t, dict) else t
-        ids.setdefault(name, []).append(t.get("id", "") if isinstance(t, dict) else "")
+        if isinstance(t, dict):
+            ids.setdefault(t.get("name", ""), []).append(t.get("id", ""))
+        else:
+            ids.setdefault(t, []).append("")
     used: dict[str, int] = {}
     out = []
     for route in routes:

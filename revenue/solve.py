@@ -27,7 +27,7 @@ from .evaluate import chain_connections, plain_result, route_result
 from .graph import graph_for
 from . import bounded
 from .interop import run_routes_action
-from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, hex_walks, kernel_values, objective_weights,
+from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, kernel_values, objective_weights,
                       split_score)
 from .relax import joint_bound, shared_bounds, type_bounds
 
@@ -76,7 +76,8 @@ class RouteSet:
         # Routes earning at most `floor` may be left out (-1: none is); `best_seen` is the best revenue of
         # any route the walk met, stored or not.
         self.floor = -1
-        self.best_seen = int(self.rev[0]) if len(self.rev) else 0
+        self.top = int(self.rev[0]) if len(self.rev) else 0     # the best route's score (0: none)
+        self.best_seen = self.top
         # nodes/chains are this set's alone (a walk's own arrays, which with_pools may fill beyond the
         # routes), not shared with another set (refit, merge, subset)
         self.own_arrays = False
@@ -113,12 +114,12 @@ class RouteSet:
 
     def route(self, i: int) -> dict:
         """The result entry of the i-th best route."""
-        a, b = int(self.begin[i]), int(self.end[i])
-        problem, graph = self.problem, self.problem.graph
+        a, b = self.begin.item(i), self.end.item(i)
+        problem = self.problem
         spec = problem.specs[self.train]
         path = self.nodes[a:b]
         nodes = path.tolist()
-        connections = chain_connections(graph, self.chains[a + 1:b].tolist(), nodes)
+        connections = chain_connections(problem.graph, self.chains[a + 1:b].tolist(), nodes)
         if spec.simple and not spec.bonus_names and not spec.rules.bonuses and not spec.rules.subsidy:
             entry = plain_result(problem, spec, path, nodes, connections)
             if entry is not None:     # (Combination.run checks it against the kernel's price)
@@ -140,6 +141,7 @@ class RouteSet:
 _SPEC_FIELDS_OF = operator.attrgetter(*SPEC_FIELDS)     # (one call for the 25 fields)
 _SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
     "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next", "token_paid")]
+_SCALARS_OF = operator.itemgetter(*_SCALAR_FIELDS)
 
 
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
@@ -147,21 +149,22 @@ def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
     `weights` (revenue.problem.kernel_values)."""
     scored = kernel_values(spec, weights)
     values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else list(_SPEC_FIELDS_OF(spec))
-    for i in _SCALAR_FIELDS:
-        values[i] = _int64(values[i])
+    for i, x in zip(_SCALAR_FIELDS, _int64s(_SCALARS_OF(values))):
+        values[i] = x
     return tuple(values)
 
 
-_INT64: dict[int, np.int64] = {}
+_INT64: dict[tuple, tuple[np.int64, ...]] = {}
 
 
-def _int64(x) -> np.int64:
-    """np.int64(x), one object per value (the spec's scalars: route_parents finds equal ones by identity)."""
-    out = _INT64.get(x)
+def _int64s(xs: tuple) -> tuple[np.int64, ...]:
+    """np.int64 of each of the spec's scalars (so the kernels' signature is one whatever their Python
+    types), made once per tuple of values."""
+    out = _INT64.get(xs)
     if out is None:
         if len(_INT64) >= 1024:
             _INT64.clear()
-        out = _INT64[x] = np.int64(x)
+        out = _INT64[xs] = tuple(np.int64(x) for x in xs)
     return out
 
 
@@ -180,13 +183,27 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 
 
+_VISIT_AT = SPEC_FIELDS.index("row_visit")     # (row_pay follows it)
+assert SPEC_FIELDS[_VISIT_AT + 1] == "row_pay"
+
+
 def kernel_arguments(problem: Problem, train: str, weights: tuple[int, int] = (1, 0)) -> tuple:
-    """(spec arrays, fast, from_ends) of a train type, built once per problem and weights."""
+    """(spec arrays, fast, from_ends) of a train type, built once per problem and weights. Types that share
+    a TrainSpec.walk (copied from one spec for other rows' limits) share every array but those limits: a
+    second such type takes the first one's arrays with its own limits."""
     key = ("kernel arguments", train, weights)
-    if key not in problem.derived:
+    out = problem.derived.get(key)
+    if out is None:
         spec = problem.specs[train]
-        problem.derived[key] = (spec_arrays(spec, weights), fast(spec), from_ends(problem, spec))
-    return problem.derived[key]
+        alike = ("kernel arguments alike", spec.walk, weights)
+        first = problem.derived.get(alike)
+        if first is None:
+            out = problem.derived[alike] = (spec_arrays(spec, weights), fast(spec), from_ends(problem, spec))
+        else:
+            arrays = first[0]
+            out = (arrays[:_VISIT_AT] + (spec.row_visit, spec.row_pay) + arrays[_VISIT_AT + 2:], fast(spec), first[2])
+        problem.derived[key] = out
+    return out
 
 
 LIMITS = ("row_visit", "row_pay")
@@ -235,53 +252,68 @@ def route_parents(problem: Problem) -> dict[str, str]:
     visit and pay limits, the other's being no lower (1860's 6+3 and 7+4, 1830's 5 and D). Such a type
     is not walked; its routes are the other's that fit it, priced for it (RouteSet.refit). Types with
     merged stops are left out: there the better direction of a route can differ between types."""
-    if "route parents" not in problem.derived:
-        if len(problem.specs) == 1:
-            problem.derived["route parents"] = {}
-            return problem.derived["route parents"]
+    parents = problem.derived.get("route parents")
+    if parents is None:
+        specs = problem.specs
+        parents = problem.derived["route parents"] = _route_parents(specs) if len(specs) > 1 else {}
+    return parents
 
-        def loose(name):
-            rows = problem.specs[name].train.rows      # (the spec's row_visit and row_pay)
-            return -sum(r.visit for r in rows), -sum(r.pay for r in rows), name
 
-        def covers(parent: TrainSpec, spec: TrainSpec) -> bool:
-            """The parent's limits are no lower, row by row."""
-            if len(parent.train.rows) == len(spec.train.rows):
-                return all(p.visit >= r.visit and p.pay >= r.pay for p, r in zip(parent.train.rows, spec.train.rows))
-            return all((getattr(parent, f) >= getattr(spec, f)).all() for f in LIMITS)
-
-        def same_walk(a: str, b: str) -> bool:
-            """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first
-            that differs; the same array object, as trains the title treats alike share, is equal). Read
-            from the specs: the kernels' own arguments are scored with the search's weights, made later."""
-            spec_a, spec_b = problem.specs[a], problem.specs[b]
-            if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
-                return True
-            for f in SPEC_FIELDS:
-                x, y = getattr(spec_a, f), getattr(spec_b, f)
-                if x is y or f in LIMITS:
-                    continue
-                if not isinstance(x, np.ndarray):     # (the scalar fields)
-                    if x != y:
-                        return False
-                    continue
-                if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
-                    return False
-            return True
-
-        parents: dict[str, str] = {}
-        roots: list[str] = []
-        for name in sorted(problem.specs, key=loose):
-            spec = problem.specs[name]
-            merges = bool(spec.rules.merge) and bool((spec.merge >= 0).any())
-            parent = None if merges else next(
-                (r for r in roots if covers(problem.specs[r], spec) and same_walk(name, r)), None)
-            if parent is None:
-                roots.append(name)
+def _route_parents(specs: dict[str, TrainSpec]) -> dict[str, str]:
+    parents: dict[str, str] = {}
+    roots: list[str] = []
+    for name in sorted(specs, key=lambda name: _looseness(specs[name], name)):
+        spec = specs[name]
+        if not (spec.rules.merge and (spec.merge >= 0).any()):
+            for root in roots:
+                if _covers(specs[root], spec) and _same_walk(spec, specs[root]):
+                    parents[name] = root
+                    break
             else:
-                parents[name] = parent
-        problem.derived["route parents"] = parents
-    return problem.derived["route parents"]
+                roots.append(name)
+        else:
+            roots.append(name)
+    return parents
+
+
+def _looseness(spec: TrainSpec, name: str) -> tuple[int, int, str]:
+    """The loosest trains first: the most visits, then the most paid stops, over the rows (the spec's
+    row_visit and row_pay)."""
+    visit = pay = 0
+    for row in spec.train.rows:
+        visit += row.visit
+        pay += row.pay
+    return -visit, -pay, name
+
+
+def _covers(parent: TrainSpec, spec: TrainSpec) -> bool:
+    """The parent's limits are no lower, row by row."""
+    parent_rows, rows = parent.train.rows, spec.train.rows
+    if len(parent_rows) == len(rows):
+        for p, r in zip(parent_rows, rows):
+            if p.visit < r.visit or p.pay < r.pay:
+                return False
+        return True
+    return all((getattr(parent, f) >= getattr(spec, f)).all() for f in LIMITS)
+
+
+def _same_walk(spec_a: TrainSpec, spec_b: TrainSpec) -> bool:
+    """The two trains' kernel arrays but their limits are equal (compared as bytes, to the first that
+    differs; the same array object, as trains the title treats alike share, is equal). Read from the
+    specs: the kernels' own arguments are scored with the search's weights, made later."""
+    if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
+        return True
+    for f in SPEC_FIELDS:
+        x, y = getattr(spec_a, f), getattr(spec_b, f)
+        if x is y or f in LIMITS:
+            continue
+        if not isinstance(x, np.ndarray):     # (the scalar fields)
+            if x != y:
+                return False
+            continue
+        if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+            return False
+    return True
 
 
 def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[int, int] = (1, 0), floor: int = -1,
@@ -295,25 +327,26 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
     routes, nodes = min(ROUTE_CAPACITY, most_routes), min(ROUTE_CAPACITY * 8, most_nodes)
     nodes = max(nodes, problem.graph.n_nodes + 2)
     compact = False
+    graph_arrays = (*adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
+                    *problem.graph.derived["hex_walks"], arrays, is_fast, walk_from_ends, stop)
     while True:
-        scratch = routes <= ROUTE_CAPACITY and nodes <= ROUTE_CAPACITY * 8
-        if scratch:     # the first guess fits nearly every real board: this thread's arrays, used again
+        if routes == ROUTE_CAPACITY and nodes == ROUTE_CAPACITY * 8:
+            # the first guess fits nearly every real board: this thread's arrays, used again, whole
+            buffers = _scratch(problem.words)
+        elif routes <= ROUTE_CAPACITY and nodes <= ROUTE_CAPACITY * 8:
             rev, keys, flags, start, path_nodes, path_chains = _scratch(problem.words)
+            buffers = (rev[:routes], keys[:routes], flags[:routes], start[:routes + 1], path_nodes[:nodes],
+                       path_chains[:nodes])
         else:
-            rev = np.empty(routes, dtype=np.int64)
-            keys = np.empty((routes, problem.words), dtype=np.uint64)
-            flags = np.empty(routes, dtype=np.int64)
-            start = np.empty(routes + 1, dtype=np.int64)
-            path_nodes = np.empty(nodes, dtype=np.int64)
-            path_chains = np.empty(nodes, dtype=np.int64)
+            buffers = (np.empty(routes, dtype=np.int64), np.empty((routes, problem.words), dtype=np.uint64),
+                       np.empty(routes, dtype=np.int64), np.empty(routes + 1, dtype=np.int64),
+                       np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64))
+        rev, keys, flags, start, path_nodes, path_chains = buffers
         limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
-        count, total, stored, complete = enumerate_routes(
-            *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-            *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev[:routes], keys[:routes],
-            flags[:routes], start[:routes + 1], path_nodes[:nodes], path_chains[:nodes], limits, compact)
+        count, total, stored, complete = enumerate_routes(*graph_arrays, *buffers, limits, compact)
         if stored == count or not complete or compact:
-            if scratch:     # (RouteSet copies the rest as it sorts the routes)
-                used = int(start[stored])
+            if routes <= ROUTE_CAPACITY and nodes <= ROUTE_CAPACITY * 8:    # (this thread's: copied)
+                used = int(start[stored])     # (RouteSet copies the rest as it sorts the routes)
                 path_nodes, path_chains = path_nodes[:used].copy(), path_chains[:used].copy()
             out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored],
                            start[1: stored + 1], path_nodes, path_chains, complete, weights)
@@ -331,17 +364,20 @@ _SCRATCH = threading.local()
 def _scratch(words: int) -> tuple[np.ndarray, ...]:
     """This thread's route arrays of the first guess's size (ROUTE_CAPACITY routes, 8 nodes each), made
     once per thread (the keys' again for wider keys): fresh arrays of that size cost a walk of few routes
-    more than the walk itself."""
+    more than the walk itself. The same tuple for the same key width: rev, keys [routes, words], flags,
+    start, path nodes and chains."""
     arrays = getattr(_SCRATCH, "arrays", None)
-    routes = ROUTE_CAPACITY
-    if arrays is None:
-        arrays = _SCRATCH.arrays = [np.empty(routes, dtype=np.int64), np.empty(0, dtype=np.uint64),
-                                    np.empty(routes, dtype=np.int64), np.empty(routes + 1, dtype=np.int64),
-                                    np.empty(routes * 8, dtype=np.int64), np.empty(routes * 8, dtype=np.int64)]
-    if len(arrays[1]) < routes * words:
-        arrays[1] = np.empty(routes * words, dtype=np.uint64)
-    rev, keys, flags, start, path_nodes, path_chains = arrays
-    return rev, keys[:routes * words].reshape(routes, words), flags, start, path_nodes, path_chains
+    if arrays is None or arrays[1].shape[1] != words:
+        routes = ROUTE_CAPACITY
+        keys = getattr(_SCRATCH, "keys", np.empty(0, dtype=np.uint64))
+        if len(keys) < routes * words:
+            keys = _SCRATCH.keys = np.empty(routes * words, dtype=np.uint64)
+        if arrays is None:
+            arrays = (np.empty(routes, dtype=np.int64), None, np.empty(routes, dtype=np.int64),
+                      np.empty(routes + 1, dtype=np.int64), np.empty(routes * 8, dtype=np.int64),
+                      np.empty(routes * 8, dtype=np.int64))
+        arrays = _SCRATCH.arrays = (arrays[0], keys[:routes * words].reshape(routes, words)) + arrays[2:]
+    return arrays
 
 
 INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps
@@ -394,7 +430,9 @@ def reachable(problem: Problem) -> np.ndarray:
     """Nodes that some route through a token city can reach: beyond the token, a walk continues only
     through nodes the company may pass (a blocked node can end a route, never be passed)."""
     adj_start, _, adj_other, _ = adjacency(problem)
-    bypass = max((spec.bypass for spec in problem.specs.values()), default=0)
+    specs = problem.specs
+    bypass = max([spec.bypass for spec in specs.values()], default=0) if len(specs) != 1 else \
+        next(iter(specs.values())).bypass
     return reachable_nodes(adj_start, adj_other, problem.token, problem.blocks, problem.bypassable, bypass)
 
 
@@ -448,7 +486,7 @@ def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], N
         result = _empty_result(started, "the company has no trains")
     else:
         problem = compile_problem(graph, company)
-        if problem.token.any():
+        if np.count_nonzero(problem.token):     # (ndarray.any goes through a Python wrapper)
             result = Search(problem, started, deadline, on_improve, cancel, objective, memory_mb).run()
         else:
             result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
@@ -533,11 +571,14 @@ _compiled = threading.Event()    # set once a search has run the kernels in this
 
 
 _FLAG_LIMITS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+_NO_FLAG_LIMITS = (np.full(FLAG_BITS, -1, dtype=np.int64), np.zeros(FLAG_BITS, dtype=np.int64))
 
 
 def _flag_limits(run) -> tuple[np.ndarray, np.ndarray]:
     """The run rules' flag_max and flag_min as the kernel's arrays (core.combine.FLAG_BITS each), made
     once per rules (the kernel only reads them)."""
+    if not run.flag_max and not run.flag_min:
+        return _NO_FLAG_LIMITS
     key = (tuple(run.flag_max.items()), tuple(run.flag_min.items()))
     out = _FLAG_LIMITS.get(key)
     if out is None:
@@ -552,10 +593,22 @@ def _flag_limits(run) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
-def _no_node_sets(routes: int) -> np.ndarray:
-    """uint64 [routes, 1] of zeros: the node sets the kernel takes, and does not read, without a
-    connected rule."""
-    return np.zeros((routes, 1), dtype=np.uint64)
+# The node sets the kernel takes, and does not read, without a connected rule (core.combine._run_ok and
+# _meets read them only when `connected`): one array for every such search.
+_NO_NODE_SETS = np.zeros((1, 1), dtype=np.uint64)
+_SAME: dict[tuple, np.ndarray] = {}
+
+
+def _same_as_previous(group_of: list[int]) -> np.ndarray:
+    """bool [trains]: train t's group is train t-1's (the kernel only reads it), made once per grouping."""
+    key = tuple(group_of)
+    out = _SAME.get(key)
+    if out is None:
+        if len(_SAME) > 256:
+            _SAME.clear()
+        out = _SAME[key] = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(len(group_of))],
+                                    dtype=np.bool_)
+    return out
 
 
 class Combination:
@@ -567,22 +620,26 @@ class Combination:
         n = len(trains)
         # (built from Python lists, the int64 ones as one array cut in three: a call's few trains and
         # types, each numpy call on them ~0.5-1 us)
-        best_of = {t: int(r.rev[0]) if len(r.rev) else 0 for t, r in sets.items()}
-        names = sorted(sets, key=lambda t: -best_of[t])
-        ordered = [sets[t] for t in names]
-        best = [best_of[t] for t in names]
-        group = {name: g for g, name in enumerate(names)}
-        order = sorted(range(n), key=lambda i: group[trains[i].name])
-        self.trains = [trains[i] for i in order]
-        self.position = order       # each searched train's place in the company's list
-        group_of = [group[t.name] for t in self.trains]
-        starts = [0]
-        for r in ordered:
-            starts.append(starts[-1] + len(r.rev))
-        suffix = [0]
-        for g in reversed(group_of):
-            suffix.append(suffix[-1] + best[g])
-        suffix.reverse()
+        if len(sets) == 1:      # (one type: the trains in their order, one group)
+            ordered = list(sets.values())
+            self.trains, self.position, group_of = list(trains), list(range(n)), [0] * n
+            suffix = [ordered[0].top * (n - i) for i in range(n + 1)]
+            starts = [0, len(ordered[0].rev)]
+        else:
+            names = sorted(sets, key=lambda t: -sets[t].top)      # (stable: ties keep their order)
+            ordered = [sets[t] for t in names]
+            group = {name: g for g, name in enumerate(names)}
+            order = sorted(range(n), key=lambda i: group[trains[i].name])
+            self.trains = [trains[i] for i in order]
+            self.position = order       # each searched train's place in the company's list
+            group_of = [group[t.name] for t in self.trains]
+            starts = [0]
+            for r in ordered:
+                starts.append(starts[-1] + len(r.rev))
+            suffix = [0]
+            for g in reversed(group_of):
+                suffix.append(suffix[-1] + ordered[g].top)
+            suffix.reverse()
         packed = np.array(group_of + starts + suffix, dtype=np.int64)
         self.group_of, self.group_start, self.suffix = packed[:n], packed[n:n + len(starts)], packed[n + len(starts):]
         if len(ordered) == 1:       # (the kernel only reads them: one type's own arrays)
@@ -591,20 +648,16 @@ class Combination:
             self.rev = np.concatenate([r.rev for r in ordered]) if ordered else np.zeros(0, np.int64)
             self.keys = np.concatenate([r.keys for r in ordered]).reshape(len(self.rev), problem.words)
             self.flags = np.concatenate([r.flags for r in ordered])
-        self.same = np.array([i > 0 and group_of[i] == group_of[i - 1] for i in range(n)], dtype=np.bool_)
+        self.same = _same_as_previous(group_of)
         run = problem.run
         self.flag_max, self.flag_min = _flag_limits(run)
         self.connected = run.connected
-        self.node_sets = (np.concatenate([r.node_sets() for r in ordered]) if run.connected
-                          else _no_node_sets(len(self.rev)))
+        self.node_sets = np.concatenate([r.node_sets() for r in ordered]) if run.connected else _NO_NODE_SETS
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     def progress(self, best: int = 0) -> np.ndarray:
         """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
-        progress = np.zeros(4 + len(self.trains), dtype=np.int64)
-        progress[0] = best
-        progress[4:] = -1
-        return progress
+        return np.array([best, 0, 0, 0] + [-1] * len(self.trains), dtype=np.int64)
 
     def search(self, progress: np.ndarray, stop: np.ndarray) -> bool:
         """Run the kernel; True when it finished (nothing better than progress[0] is left)."""
@@ -616,16 +669,18 @@ class Combination:
         """The best run the kernel wrote into `progress`: its score and its routes in the order of the
         company's trains."""
         routes, score = [], 0
-        for t in sorted(range(len(self.trains)), key=lambda t: self.position[t]):
-            i = int(progress[4 + t])
+        position = self.position
+        for t in sorted(range(len(position)), key=position.__getitem__):
+            i = progress.item(4 + t)
             if i >= 0:
                 routes_of = self.sets[self.trains[t].name]
                 route = routes_of.route(i)
+                scored = routes_of.rev.item(i)
                 # The kernel priced this route too: the two readings of the rules must agree.
                 wr, ws = routes_of.weights
-                assert wr * route["revenue"] + ws * route["subsidy"] == routes_of.rev[i], (route, "kernel/evaluator")
+                assert wr * route["revenue"] + ws * route["subsidy"] == scored, (route, "kernel/evaluator")
                 routes.append(route)
-                score += int(routes_of.rev[i])
+                score += scored
         return score, routes
 
     def bound(self, progress: np.ndarray, complete: bool) -> int:
@@ -645,6 +700,20 @@ class Combination:
         return max(int(progress[0]), rest + (k * int(self.rev[self.group_start[g] + i]) if i < count else 0))
 
 
+_NO_PROGRESS: dict[int, np.ndarray] = {}
+
+
+def _no_progress(trains: int) -> np.ndarray:
+    """A progress array of zeros (core.combine) for a search whose combination has not started: read, never
+    written (read-only), one per train count."""
+    out = _NO_PROGRESS.get(trains)
+    if out is None:
+        out = np.zeros(4 + trains, dtype=np.int64)
+        out.flags.writeable = False
+        _NO_PROGRESS[trains] = out
+    return out
+
+
 class Search:
     """One solve: the exact search, and on boards whose routes take long to enumerate, a heuristic first
     run and a storage cap (revenue.bounded). Runs and bounds are kept as the kernels' scores
@@ -662,7 +731,7 @@ class Search:
         self.sets: dict[str, RouteSet] = {}
         self.error: BaseException | None = None
         self.n = len(problem.company.trains)
-        self.progress = np.zeros(4 + self.n, dtype=np.int64)
+        self.progress = _no_progress(self.n)    # (the combination's own, once it starts)
         self.complete = False
         self.combination: Combination | None = None   # set when the combination search starts
         self.incumbent: tuple[int, list[dict]] | None = None   # the heuristic's run
@@ -692,10 +761,10 @@ class Search:
     def _work(self) -> None:
         try:
             p = self.problem
-            adj = adjacency(p)
-            if "reachable" not in p.derived:
-                p.derived["reachable"] = reachable(p)
-            allowed = p.derived["reachable"]
+            adj = p.graph.derived["adjacency"]      # (adjacency)
+            allowed = p.derived.get("reachable")
+            if allowed is None:
+                allowed = p.derived["reachable"] = reachable(p)
             # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
             # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
@@ -755,7 +824,7 @@ class Search:
         known."""
         p = self.problem
         parents = route_parents(p)
-        for name in sorted(p.specs, key=lambda t: t in parents):   # walked types first
+        for name in sorted(p.specs, key=parents.__contains__) if parents else p.specs:   # walked types first
             if name in parents:
                 if self.sets[parents[name]].complete:
                     self.sets[name] = self.sets[parents[name]].refit(name)
@@ -941,20 +1010,22 @@ class Search:
         if finished:
             best = self._current()
         score, routes = best
-        revenue = sum(r["revenue"] for r in routes)
         if self.on_improve and self._sequence() > seen and finished:
             self._report(best)
         bound = self.bound(score)
         # (a run that reaches the integer program's bound is proved whatever the walks left undone)
         optimal = finished and (self.complete or self.path_bound is not None) and bound <= score
-        subsidy = sum(r["subsidy"] for r in routes)
-        stats = {"candidate_routes": int(sum(len(s) for s in self.sets.values())),
-                 "nodes_explored": int(self.progress[2]),
+        revenue = subsidy = 0
+        for r in routes:
+            revenue += r["revenue"]
+            subsidy += r["subsidy"]
+        figure = revenue + subsidy if self.objective == "revenue_and_subsidy" else revenue     # (self.figure)
+        stats = {"candidate_routes": sum([len(s.rev) for s in self.sets.values()]),
+                 "nodes_explored": self.progress.item(2),
                  "elapsed_ms": round((time.perf_counter() - self.started) * 1000, 3),
                  "timed_out": timed_out and not optimal}
-        result = {"revenue": revenue, "subsidy": subsidy, "routes": routes, "optimal": optimal, "stats": stats}
-        result["upper_bound"] = self.figure(routes) if optimal else max(self.figure(None, bound), self.figure(routes))
-        return result
+        return {"revenue": revenue, "subsidy": subsidy, "routes": routes, "optimal": optimal, "stats": stats,
+                "upper_bound": figure if optimal else max(self.figure(None, bound), figure)}
 
     def figure(self, routes: list[dict] | None, score: int = 0) -> int:
         """The objective's figure (the revenue, or revenue plus subsidy) of a run, or the bound it has when

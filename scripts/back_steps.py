@@ -38,6 +38,7 @@ def steps(graph, company, problem, search) -> dict:
 
     def kernel_arguments():
         problem.derived.pop(("kernel arguments", name, (1, 0)), None)
+        problem.derived.pop(("kernel arguments alike", problem.specs[name].walk, (1, 0)), None)
         S.kernel_arguments(problem, name)
 
     return {"problem": lambda: P._compile(graph, company),
