@@ -276,3 +276,43 @@ def test_merge_groups_and_bonus_classes_out_of_the_kernels_bits_are_refused(merg
             assert _compile(graph, company).specs
     finally:
         del title.route_rules
+
+
+def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
+    """18Rhl answers boards that read alike (node numbering, the tiles the rules read, tokens there, icons,
+    options, phase) with the same RouteRules and groups objects, and revenue.problem compiles such an
+    object once: along a whole game (each board after the one before, as a server sees them; phases and
+    coal/steel options varied in turn), for every company with a token and every train, the problem's
+    arrays and rules must be those compiled with nothing remembered."""
+    from revenue import problem as P
+    from revenue.titles import g18rhl as R
+
+    def forget(graph):
+        for memo in (R._RULES, R._GROUPS, P._RULE_ARRAYS, P._GROUP_BITS):
+            memo.clear()
+        graph.track.shared.pop("18rhl facts", None)
+
+    reused = compared = 0
+    seen: dict[int, object] = {}    # every rules object compiled, kept alive (so an id stays its own)
+    variants = [({}, None), ({}, None), ({}, "5"), ({}, "3"), ({"coal": "D11", "steel": "D9"}, None),
+                ({"coal": "J3", "steel": "E6"}, "6")]
+    for k, game in enumerate(game_sequences(seed=3)["18rhl"]):
+        request = game.request["board"]
+        options, phase = variants[k % len(variants)]
+        graph = graph_for(dict(request, options={**(request.get("options") or {}), **options},
+                               phase=phase or request["phase"]))
+        board = graph.board
+        for company_id in sorted({c for cs in board.tokens.values() for c in cs} | {game.request["company"]["id"]}):
+            names = sorted({t.name for t in trains(graph)})
+            company = build_company({"id": company_id, "trains": [{"name": n} for n in names]}, board)
+            remembered = P._compile(graph, company)
+            reused += sum(id(s.rules) in seen for s in remembered.specs.values())
+            forget(graph)
+            fresh = P._compile(graph, company)
+            assert remembered.blocks.tolist() == fresh.blocks.tolist()
+            for name, spec in remembered.specs.items():
+                assert spec_fields(spec) == spec_fields(fresh.specs[name]), (company_id, name)
+                assert spec.rules == fresh.specs[name].rules, (company_id, name)
+                compared += 1
+            seen.update((id(s.rules), s.rules) for p in (remembered, fresh) for s in p.specs.values())
+    assert compared > 0 and reused > compared // 4, (reused, compared)

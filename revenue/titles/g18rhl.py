@@ -72,7 +72,7 @@ class G18Rhl(Title):
         return super().node_blocks(node, company, board)
 
     def node_blocks_all(self, company, board, graph, blocks):
-        green = [h for h in METROPOLISES if h in board.hexes and board.hexes[h].color == "green"]
+        green = _map_facts(graph, board).green
         if not green:
             return blocks
         blocks = blocks.copy()
@@ -100,12 +100,22 @@ class G18Rhl(Title):
         return ~graph.in_hexes(tuple(sorted(self._red()))) | graph.in_hexes(RGE_HEXES)
 
     def node_groups_all(self, train, graph):
-        groups = dict(graph.node_arrays().groups)
+        # (one list per node numbering and tile groups: the same object for boards that have them alike)
+        tile_groups = graph.node_arrays().groups
+        key = (id(graph.sides), _is_rge(train), graph.track.node_hex.tobytes(), tuple(tile_groups))
+        entry = _GROUPS.get(key)
+        if entry is not None and entry[0] is graph.sides:
+            return entry[1]
+        groups = dict(tile_groups)
         if not _is_rge(train):
             for hexes, label in ((EASTERN_RUHR, "EasternRuhr"), (("L11", "L13"), "South")):
                 for v in graph.in_hexes(hexes).nonzero()[0].tolist():
                     groups[v] = tuple(groups.get(v, ())) + (label,)
-        return sorted(groups.items())
+        out = sorted(groups.items())
+        if len(_GROUPS) >= MEMO_SIZE:
+            _GROUPS.clear()
+        _GROUPS[key] = (graph.sides, out)
+        return out
 
     def node_groups(self, train, node):
         groups = tuple(node.groups)
@@ -118,8 +128,30 @@ class G18Rhl(Title):
 
     # ---- route-level rules ---------------------------------------------------------------------------
     def route_rules(self, train, company, board, graph) -> RouteRules:
-        # (the nodes on the hexes that matter found by one lookup through the nodes' hex ids, _on_hexes)
+        """The rules of this train on this board: one RouteRules object per distinct reading (the same
+        object for boards whose node numbering, tiles on the hexes that matter, tokens there, icons,
+        options and phase read alike, as most boards of one game do; nothing changes a RouteRules)."""
         rge = _is_rge(train)
+        facts = _map_facts(graph, board)
+        if rge:
+            key = (True, facts.key)
+        else:
+            tokens = board.tokens
+            options = board.options
+            key = (False, facts.key, tuple(any(c != company.id for c in tokens.get((h, 0), ())) for h in OUT_TOKENED),
+                   options.get("coal") or None, options.get("steel") or None, _on(options.get("ratingen_variant")),
+                   int(board.phase.name) >= 5)
+        entry = _RULES.get(key)
+        if entry is not None and entry[0] is facts.sides and entry[1] is facts.registry:
+            return entry[2]
+        rules = self._route_rules(rge, company, board, graph, facts)
+        if len(_RULES) >= MEMO_SIZE:
+            _RULES.clear()
+        _RULES[key] = (facts.sides, facts.registry, rules)
+        return rules
+
+    def _route_rules(self, rge, company, board, graph, facts) -> RouteRules:
+        # (the nodes on the hexes that matter found by one lookup through the nodes' hex ids, _on_hexes)
         nodes, where = _on_hexes(graph, _RULE_HEXES)
         metro_of = {v: i for v, i in zip(nodes, where) if i < _RGE_AT}
         rules = RouteRules(metro=dict(metro_of),
@@ -131,9 +163,8 @@ class G18Rhl(Title):
         # The Trajekt: two consecutive stops in a green metropolis count once, worth 10 less; the 8-train
         # ignores towns, so only cities merge for it.
         if metro_of:
-            hexes = board.hexes
             town = graph.node_arrays().kind == _TOWN_KIND if rge else None
-            merged = [METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow"]
+            merged = facts.merged
             for v, m in metro_of.items():
                 if m in merged and not (rge and town[v]):
                     rules.merge[v] = m
@@ -158,13 +189,7 @@ class G18Rhl(Title):
             rules.need_ends = 2
             rules.need_message = "Route to out-tokened off-board hex not allowed"
 
-        coal_hexes, steel_hexes = set(), set()
-        for h, bh in board.hexes.items():      # (one pass; most hexes have no icon)
-            if bh.icons:
-                if "K" in bh.icons:
-                    coal_hexes.add(h)
-                if "S" in bh.icons:
-                    steel_hexes.add(h)
+        coal_hexes, steel_hexes = set(facts.coal), set(facts.steel)
         if board.options.get("coal"):
             coal_hexes.add(board.options["coal"])
         if board.options.get("steel"):
@@ -189,7 +214,7 @@ class G18Rhl(Title):
         ruhr = dict.fromkeys(ruhr_nodes, 0)
         rules.bonuses.append(RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]))
         rules.bonuses.append(RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)]))
-        links = sum(1 for h, edge in LINK_SIDES if board.hexes[h].local_edge(edge) in _exits(board.hexes[h].tile))
+        links = facts.links
         if links and ruhr:
             rules.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
                                             [(ruhr, 1)]))
@@ -214,6 +239,46 @@ _RATINGEN_AT = _ROERMOND_AT + 1
 _TOWN_KIND = 2      # revenue.graph.NODE_KINDS.index("town") (the graph module imports the titles)
 _HEX_TABLES: dict[tuple[int, tuple[str, ...]], tuple] = {}
 _EXITS: dict[int, tuple] = {}
+# route_rules' and node_groups_all's answers by what they read (MEMO_SIZE readings each, then cleared)
+MEMO_SIZE = 1024
+_RULES: dict[tuple, tuple] = {}
+_GROUPS: dict[tuple, tuple] = {}
+
+
+class _MapFacts:
+    """What the rules read of a board's tiles, once per track (the tiles laid; tokens and phase aside):
+    the metropolises that merge stops (not yellow) and those whose tokens are neutral (green), the coal
+    and steel icon hexes, the Eastern Ruhr links built, and `key`, which holds all a reading of the rules
+    depends on through the track: the node numbering and kinds, and the tiles (geometry ids) on the hexes
+    the rules read (those of _RULE_HEXES and LINK_SIDES)."""
+
+    def __init__(self, graph, board):
+        track = graph.track
+        hexes = board.hexes
+        self.sides, self.registry = graph.sides, track.registry
+        self.merged = tuple(METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow")
+        self.green = tuple(h for h in METROPOLISES if h in hexes and hexes[h].color == "green")
+        coal, steel = set(), set()
+        for h, bh in hexes.items():      # (one pass; most hexes have no icon)
+            if bh.icons:
+                if "K" in bh.icons:
+                    coal.add(h)
+                if "S" in bh.icons:
+                    steel.add(h)
+        self.coal, self.steel = frozenset(coal), frozenset(steel)
+        self.links = sum(1 for h, edge in LINK_SIDES if hexes[h].local_edge(edge) in _exits(hexes[h].tile))
+        index = self.sides.index
+        read = [index[h] for h in _RULE_HEXES + tuple(h for h, _ in LINK_SIDES) if h in index]
+        self.key = (id(self.sides), id(self.registry), track.node_hex.tobytes(), graph.node_arrays().kind.tobytes(),
+                    track.gids[read].tobytes(), self.merged, self.coal, self.steel, self.links)
+
+
+def _map_facts(graph, board) -> _MapFacts:
+    shared = graph.track.shared
+    facts = shared.get("18rhl facts")
+    if facts is None:
+        facts = shared["18rhl facts"] = _MapFacts(graph, board)
+    return facts
 
 
 def _on_hexes(graph, hexes: tuple[str, ...]) -> tuple[list[int], list[int]]:
