@@ -288,7 +288,7 @@ def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
     from revenue.titles import g18rhl as R
 
     def forget(graph):
-        for memo in (R._RULES, R._GROUPS, P._RULE_ARRAYS, P._GROUP_BITS):
+        for memo in (R._READINGS, P._RULE_ARRAYS, P._GROUP_BITS):
             memo.clear()
         graph.track.shared.pop("18rhl facts", None)
 

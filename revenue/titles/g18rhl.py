@@ -91,30 +91,36 @@ class G18Rhl(Title):
     def visit_allowed(self, train, node) -> bool:
         return not _is_rge(train) or node.hex not in self._red() or node.hex in RGE_HEXES
 
+    # (the array hooks answer once per reading of the node numbering and tiles, _Reading: the same objects
+    # for the boards that read alike, which nothing changes)
     def end_allowed_all(self, train, graph):
-        return np.ones(graph.n_nodes, dtype=np.bool_) if _is_rge(train) else ~graph.kind_is("town")
+        rge = _is_rge(train)
+        answers = _reading(graph).end
+        out = answers.get(rge)
+        if out is None:
+            out = answers[rge] = np.ones(graph.n_nodes, dtype=np.bool_) if rge else ~graph.kind_is("town")
+        return out
 
     def visit_allowed_all(self, train, graph):
-        if not _is_rge(train):
-            return np.ones(graph.n_nodes, dtype=np.bool_)
-        return ~graph.in_hexes(tuple(sorted(self._red()))) | graph.in_hexes(RGE_HEXES)
+        rge = _is_rge(train)
+        answers = _reading(graph).visit
+        out = answers.get(rge)
+        if out is None:
+            out = answers[rge] = np.ones(graph.n_nodes, dtype=np.bool_) if not rge else \
+                ~graph.in_hexes(tuple(sorted(self._red()))) | graph.in_hexes(RGE_HEXES)
+        return out
 
     def node_groups_all(self, train, graph):
-        # (one list per node numbering and tile groups: the same object for boards that have them alike)
-        tile_groups = graph.node_arrays().groups
-        key = (id(graph.sides), _is_rge(train), graph.track.node_hex.tobytes(), tuple(tile_groups))
-        entry = _GROUPS.get(key)
-        if entry is not None and entry[0] is graph.sides:
-            return entry[1]
-        groups = dict(tile_groups)
-        if not _is_rge(train):
-            for hexes, label in ((EASTERN_RUHR, "EasternRuhr"), (("L11", "L13"), "South")):
-                for v in graph.in_hexes(hexes).nonzero()[0].tolist():
-                    groups[v] = tuple(groups.get(v, ())) + (label,)
-        out = sorted(groups.items())
-        if len(_GROUPS) >= MEMO_SIZE:
-            _GROUPS.clear()
-        _GROUPS[key] = (graph.sides, out)
+        rge = _is_rge(train)
+        answers = _reading(graph).groups
+        out = answers.get(rge)
+        if out is None:
+            groups = dict(graph.node_arrays().groups)
+            if not rge:
+                for hexes, label in ((EASTERN_RUHR, "EasternRuhr"), (("L11", "L13"), "South")):
+                    for v in graph.in_hexes(hexes).nonzero()[0].tolist():
+                        groups[v] = tuple(groups.get(v, ())) + (label,)
+            out = answers[rge] = sorted(groups.items())
         return out
 
     def node_groups(self, train, node):
@@ -134,20 +140,17 @@ class G18Rhl(Title):
         rge = _is_rge(train)
         facts = _map_facts(graph, board)
         if rge:
-            key = (True, facts.key)
+            key = True
         else:
             tokens = board.tokens
             options = board.options
-            key = (False, facts.key, tuple(any(c != company.id for c in tokens.get((h, 0), ())) for h in OUT_TOKENED),
+            key = (tuple(any(c != company.id for c in tokens.get((h, 0), ())) for h in OUT_TOKENED),
                    options.get("coal") or None, options.get("steel") or None, _on(options.get("ratingen_variant")),
                    int(board.phase.name) >= 5)
-        entry = _RULES.get(key)
-        if entry is not None and entry[0] is facts.sides and entry[1] is facts.registry:
-            return entry[2]
-        rules = self._route_rules(rge, company, board, graph, facts)
-        if len(_RULES) >= MEMO_SIZE:
-            _RULES.clear()
-        _RULES[key] = (facts.sides, facts.registry, rules)
+        answers = facts.reading.rules
+        rules = answers.get(key)
+        if rules is None:
+            rules = answers[key] = self._route_rules(rge, company, board, graph, facts)
         return rules
 
     def _route_rules(self, rge, company, board, graph, facts) -> RouteRules:
@@ -239,38 +242,49 @@ _RATINGEN_AT = _ROERMOND_AT + 1
 _TOWN_KIND = 2      # revenue.graph.NODE_KINDS.index("town") (the graph module imports the titles)
 _HEX_TABLES: dict[tuple[int, tuple[str, ...]], tuple] = {}
 _EXITS: dict[int, tuple] = {}
-# route_rules' and node_groups_all's answers by what they read (MEMO_SIZE readings each, then cleared)
+# The readings remembered (MEMO_SIZE, then all let go), by what they read (_MapFacts.key).
 MEMO_SIZE = 1024
-_RULES: dict[tuple, tuple] = {}
-_GROUPS: dict[tuple, tuple] = {}
+_READINGS: dict[tuple, tuple] = {}
+
+
+class _Reading:
+    """The hooks' answers for one reading of a board's node numbering and tiles (_MapFacts.key), made when
+    first asked and shared by every board that reads alike: per train kind (the 8-train or not) the
+    visit and end masks and the groups, and the route rules per reading of the tokens, options and phase."""
+
+    def __init__(self) -> None:
+        self.visit: dict[bool, np.ndarray] = {}
+        self.end: dict[bool, np.ndarray] = {}
+        self.groups: dict[bool, list] = {}
+        self.rules: dict[object, RouteRules] = {}
 
 
 class _MapFacts:
     """What the rules read of a board's tiles, once per track (the tiles laid; tokens and phase aside):
     the metropolises that merge stops (not yellow) and those whose tokens are neutral (green), the coal
     and steel icon hexes, the Eastern Ruhr links built, and `key`, which holds all a reading of the rules
-    depends on through the track: the node numbering and kinds, and the tiles (geometry ids) on the hexes
-    the rules read (those of _RULE_HEXES and LINK_SIDES)."""
+    depends on through the track: the node numbering, kinds and tile groups, and the tiles (geometry
+    ids) on the hexes the rules read (those of _RULE_HEXES and LINK_SIDES); `reading`, its _Reading."""
 
     def __init__(self, graph, board):
         track = graph.track
         hexes = board.hexes
-        self.sides, self.registry = graph.sides, track.registry
+        sides, registry = graph.sides, track.registry
         self.merged = tuple(METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow")
         self.green = tuple(h for h in METROPOLISES if h in hexes and hexes[h].color == "green")
-        coal, steel = set(), set()
-        for h, bh in hexes.items():      # (one pass; most hexes have no icon)
-            if bh.icons:
-                if "K" in bh.icons:
-                    coal.add(h)
-                if "S" in bh.icons:
-                    steel.add(h)
-        self.coal, self.steel = frozenset(coal), frozenset(steel)
+        with_icons = [(h, bh.icons) for h, bh in hexes.items() if bh.icons]     # (most hexes have none)
+        self.coal = frozenset(h for h, icons in with_icons if "K" in icons)
+        self.steel = frozenset(h for h, icons in with_icons if "S" in icons)
         self.links = sum(1 for h, edge in LINK_SIDES if hexes[h].local_edge(edge) in _exits(hexes[h].tile))
-        index = self.sides.index
-        read = [index[h] for h in _RULE_HEXES + tuple(h for h, _ in LINK_SIDES) if h in index]
-        self.key = (id(self.sides), id(self.registry), track.node_hex.tobytes(), graph.node_arrays().kind.tobytes(),
-                    track.gids[read].tobytes(), self.merged, self.coal, self.steel, self.links)
+        key = (id(sides), id(registry), track.node_hex.tobytes(), graph.node_arrays().kind.tobytes(),
+               tuple(graph.node_arrays().groups), track.gids[_read_hexes(sides)].tobytes(), self.merged, self.coal,
+               self.steel, self.links)
+        entry = _READINGS.get(key)
+        if entry is None or entry[0] is not sides or entry[1] is not registry:
+            if len(_READINGS) >= MEMO_SIZE:
+                _READINGS.clear()
+            entry = _READINGS[key] = (sides, registry, _Reading())
+        self.reading = entry[2]
 
 
 def _map_facts(graph, board) -> _MapFacts:
@@ -279,6 +293,23 @@ def _map_facts(graph, board) -> _MapFacts:
     if facts is None:
         facts = shared["18rhl facts"] = _MapFacts(graph, board)
     return facts
+
+
+def _reading(graph) -> _Reading:
+    return _map_facts(graph, graph.board).reading
+
+
+_READ_HEXES: dict[int, tuple] = {}
+
+
+def _read_hexes(sides) -> np.ndarray:
+    """The map indices of the hexes whose tiles the rules read (_RULE_HEXES and LINK_SIDES), once per map."""
+    entry = _READ_HEXES.get(id(sides))
+    if entry is None or entry[0] is not sides:
+        index = sides.index
+        entry = _READ_HEXES[id(sides)] = (sides, np.array(
+            [index[h] for h in _RULE_HEXES + tuple(h for h, _ in LINK_SIDES) if h in index], dtype=np.int64))
+    return entry[1]
 
 
 def _on_hexes(graph, hexes: tuple[str, ...]) -> tuple[list[int], list[int]]:
