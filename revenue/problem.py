@@ -117,13 +117,12 @@ _CLASS_HOOKS: dict[type, frozenset[str]] = {}
 def _overridden(title) -> frozenset[str]:
     """The hooks the title answers itself (HOOKS, node_value, train_rules_key): its class's, found once
     per class, and any set on the instance (as tests do)."""
-    names = HOOKS + ("node_value", "train_rules_key")
     by_class = _CLASS_HOOKS.get(type(title))
     if by_class is None:
         by_class = _CLASS_HOOKS[type(title)] = frozenset(
-            h for h in names if getattr(type(title), h) is not getattr(Title, h))
-    own = title.__dict__
-    return by_class.union(h for h in names if h in own) if any(h in own for h in names) else by_class
+            h for h in _HOOK_NAMES if getattr(type(title), h) is not getattr(Title, h))
+    own = _HOOK_NAMES.intersection(title.__dict__)      # (the instance's few attributes)
+    return by_class | own if own else by_class
 
 
 # the hooks that take a train (Title.train_rules_key)
@@ -394,8 +393,10 @@ def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
     return out
 
 
+_PASS_KIND = NODE_KINDS.index("pass")    # (city and pass: the kinds a token blocks, NODE_KINDS order)
 _LOCK = threading.Lock()
 HOOKS = ("node_blocks", "end_allowed", "visit_allowed", "node_groups", "stop_bonuses", "route_rules", "run_rules")
+_HOOK_NAMES = frozenset(HOOKS + ("node_value", "train_rules_key"))     # (_overridden)
 PROBLEMS_PER_GRAPH = 16
 
 
@@ -418,24 +419,33 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
 
 def _compile(graph: Graph, company: Company) -> Problem:
     board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
-    token = np.zeros(graph.n_nodes, dtype=np.bool_)
-    for v, companies in arrays.tokens.items():     # (a few: cheaper than one fancy assignment)
-        if company.id in companies:
-            token[v] = True
-    masks = graph.derived.get("problem masks")
-    if masks is None:       # (of the graph alone: once per graph, not per company)
-        city = arrays.kind <= NODE_KINDS.index("pass")
-        masks = graph.derived["problem masks"] = (
-            city, arrays.kind == NODE_KINDS.index("offboard"), city & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
-    city, offboard, full = masks
-    # Title.node_blocks for every node at once: off-boards, and cities full of other companies' tokens
-    blocks = offboard | (full & ~token)
+    n = graph.n_nodes
+    token = np.zeros(n, dtype=np.bool_)
+    # Title.node_blocks for every node at once: off-boards, and cities full of other companies' tokens (read
+    # from the few tokened nodes, not over all nodes)
+    others_full = []
+    if arrays.tokens:
+        kind, slots, company_id = arrays.kind, arrays.slots, company.id
+        for v, companies in arrays.tokens.items():
+            if company_id in companies:
+                token[v] = True
+            elif companies and len(companies) >= slots[v] and kind[v] <= _PASS_KIND:
+                others_full.append(v)
+    offboard = graph.derived.get("offboard mask")
+    if offboard is None:        # (of the graph alone: once per graph, not per company)
+        offboard = graph.derived["offboard mask"] = arrays.kind == NODE_KINDS.index("offboard")
+    if others_full:
+        blocks = offboard.copy()
+        blocks[others_full] = True
+        bypassable = _mask(n, others_full)      # (the blocked cities: no off-board is a city)
+    else:
+        blocks, bypassable = offboard, _constants(n).false
     hooks = _overridden(title)
     if "node_blocks" in hooks:
         by_title = title.node_blocks_all(company.id, board, graph, blocks)
         blocks = by_title if by_title is not None else np.array(
             [title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
-    bypassable = blocks & city
+        bypassable = blocks & (arrays.kind <= _PASS_KIND)
     cost = arrays.cost
     specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)

@@ -363,3 +363,29 @@ def test_1860_rules_remembered_between_boards_match_rules_read_afresh(options):
                     compared += 1
                 seen.update((id(s.rules), s.rules) for p in (remembered, fresh) for s in p.specs.values())
     assert compared > 0 and reused > compared // 2, (reused, compared)
+
+
+@pytest.mark.parametrize("title", ["1830", "steam_over_holland", "1860"])
+def test_base_blocks_read_from_the_tokened_nodes_match_node_blocks(title):
+    """revenue.problem reads the base rule's blocked nodes from the few tokened nodes: off-boards, and
+    cities full of other companies' tokens; the bypassable ones are the blocked cities. They must be what
+    Title.node_blocks says node by node, for every company on the board and one with no token."""
+    from revenue.problem import compile_problem
+
+    blocked = 0
+    for request in boards(title):
+        graph = graph_for(request["board"])
+        board, rules = graph.board, graph.board.title
+        for company_id in sorted({c for cs in board.tokens.values() for c in cs}) + ["NONE"]:
+            company = build_company({"id": company_id, "trains": [{"name": rules_train(graph)}]}, board)
+            problem = compile_problem(graph, company)
+            expected = [rules.node_blocks(nd, company_id, board) for nd in graph.nodes]
+            assert problem.blocks.tolist() == expected
+            assert problem.bypassable.tolist() == [b and nd.kind in ("city", "pass")
+                                                   for b, nd in zip(expected, graph.nodes)]
+            blocked += sum(b and nd.kind != "offboard" for b, nd in zip(expected, graph.nodes))
+    assert blocked > 0
+
+
+def rules_train(graph) -> str:
+    return sorted(t.name for t in trains(graph) if not t.leased)[0]
