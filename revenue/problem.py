@@ -393,7 +393,6 @@ def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
     return out
 
 
-_PASS_KIND = NODE_KINDS.index("pass")    # (city and pass: the kinds a token blocks, NODE_KINDS order)
 _LOCK = threading.Lock()
 HOOKS = ("node_blocks", "end_allowed", "visit_allowed", "node_groups", "stop_bonuses", "route_rules", "run_rules")
 _HOOK_NAMES = frozenset(HOOKS + ("node_value", "train_rules_key"))     # (_overridden)
@@ -419,33 +418,24 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
 
 def _compile(graph: Graph, company: Company) -> Problem:
     board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
-    n = graph.n_nodes
-    token = np.zeros(n, dtype=np.bool_)
-    # Title.node_blocks for every node at once: off-boards, and cities full of other companies' tokens (read
-    # from the few tokened nodes, not over all nodes)
-    others_full = []
-    if arrays.tokens:
-        kind, slots, company_id = arrays.kind, arrays.slots, company.id
-        for v, companies in arrays.tokens.items():
-            if company_id in companies:
-                token[v] = True
-            elif companies and len(companies) >= slots[v] and kind[v] <= _PASS_KIND:
-                others_full.append(v)
-    offboard = graph.derived.get("offboard mask")
-    if offboard is None:        # (of the graph alone: once per graph, not per company)
-        offboard = graph.derived["offboard mask"] = arrays.kind == NODE_KINDS.index("offboard")
-    if others_full:
-        blocks = offboard.copy()
-        blocks[others_full] = True
-        bypassable = _mask(n, others_full)      # (the blocked cities: no off-board is a city)
-    else:
-        blocks, bypassable = offboard, _constants(n).false
+    token = np.zeros(graph.n_nodes, dtype=np.bool_)
+    for v, companies in arrays.tokens.items():     # (a few: cheaper than one fancy assignment)
+        if company.id in companies:
+            token[v] = True
+    masks = graph.derived.get("problem masks")
+    if masks is None:       # (of the graph alone: once per graph, not per company)
+        city = arrays.kind <= NODE_KINDS.index("pass")
+        masks = graph.derived["problem masks"] = (
+            city, arrays.kind == NODE_KINDS.index("offboard"), city & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
+    city, offboard, full = masks
+    # Title.node_blocks for every node at once: off-boards, and cities full of other companies' tokens
+    blocks = offboard | (full & ~token)
     hooks = _overridden(title)
     if "node_blocks" in hooks:
         by_title = title.node_blocks_all(company.id, board, graph, blocks)
         blocks = by_title if by_title is not None else np.array(
             [title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
-        bypassable = blocks & (arrays.kind <= _PASS_KIND)
+    bypassable = blocks & city
     cost = arrays.cost
     specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)
