@@ -207,7 +207,16 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     if "visit_allowed" in hooks:
         allowed = title.visit_allowed_all(train, graph)
         if allowed is not None:
-            row = np.where(allowed, row_by_kind[kinds], -1)
+            # (remembered by the answer's object: a title answering alike boards with one array has it once)
+            key = (id(allowed), id(row_by_kind), kinds.tobytes())
+            entry = _ROWS.get(key)
+            if entry is not None and entry[0] is allowed and entry[1] is row_by_kind:
+                row = entry[2]
+            else:
+                row = np.where(allowed, row_by_kind[kinds], -1)
+                if len(_ROWS) >= RULE_ARRAYS_SIZE:
+                    _ROWS.clear()
+                _ROWS[key] = (allowed, row_by_kind, row)
         else:
             row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in graph.nodes],
                            dtype=np.int64)
@@ -260,22 +269,24 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
             -1, rules.token_paid, fixed.zeros, rules, names, simple=pays_all)
     rules = title.route_rules(train, company, board, graph)
     (need, alt_mult, alt_end, merge, metro, rule_class, rule_amount, rule_set, rule_min, flag_on, sub, spill_from,
-     spill_to, spill_next) = _rule_arrays(rules, n, title.name)
+     spill_to, spill_next, rules_simple) = _rule_arrays(rules, n, title.name)
     spec = TrainSpec(
         train, row, base, bonus, end_ok, groups, row_visit, row_pay, need, rules.need_ends, alt_mult, alt_end, merge,
         rules.merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, rules.bypass, flag_on, spill_from,
         spill_to, rules.no_reentry, spill_next, rules.token_paid, sub, rules, names)
-    spec.simple = pays_all and _rules_simple(spec)
+    spec.simple = pays_all and rules_simple
     return spec
 
 
 _RULE_ARRAYS: dict[int, tuple] = {}
+_ROWS: dict[tuple, tuple] = {}      # _spec's rows of a visit_allowed_all answer
 RULE_ARRAYS_SIZE = 1024     # RouteRules objects whose arrays are remembered (then all let go)
 
 
 def _rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
     """The arrays of a train's route rules over n nodes (need, alt_mult, alt_end, merge, metro, rule_class,
-    rule_amount, rule_set, rule_min, flag_on, sub) and the spill's rows (spill_from, spill_to, spill_next),
+    rule_amount, rule_set, rule_min, flag_on, sub), the spill's rows (spill_from, spill_to, spill_next) and
+    whether the rules leave a route's revenue a plain sum (_rules_simple),
     remembered by the rules object: a title that answers alike boards with the same RouteRules object
     (nothing changes one) has them compiled once."""
     entry = _RULE_ARRAYS.get(id(rules))
@@ -329,7 +340,10 @@ def _rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
     spill_from, spill_to = rules.spill or (-1, -1)
     out = (_mask(n, rules.end_nodes) if rules.end_nodes else fixed.false, alt_mult, alt_end, merge, metro, rule_class,
            rule_amount, rule_set, rule_min, flag_on, sub, spill_from, spill_to,
-           -1 if rules.spill_next is None else rules.spill_next)
+           -1 if rules.spill_next is None else rules.spill_next,
+           # _rules_simple's answer
+           rules.merge_penalty == 0 and not (rules.merge and (merge >= 0).any())
+           and not (rules.alt_ends and alt_end.any()) and spill_from < 0)
     if len(_RULE_ARRAYS) >= RULE_ARRAYS_SIZE:
         _RULE_ARRAYS.clear()
     _RULE_ARRAYS[id(rules)] = (rules, n, out)
