@@ -230,7 +230,8 @@ class G1860(Title):
         if entry is None or entry[0] is not graph.sides:
             if len(_HOME_CITIES) >= MEMO_SIZE:
                 _HOME_CITIES.clear()
-            entry = _HOME_CITIES[key] = (graph.sides, (graph.in_hexes((home,)) & graph.kind_is("city")).nonzero()[0].tolist())
+            cities = (graph.in_hexes((home,)) & graph.kind_is("city")).nonzero()[0].tolist()
+            entry = _HOME_CITIES[key] = (graph.sides, cities)
         return {v: HOME_FLAG for v in entry[1] if company_id in tokens.get(v, ())}
 
     def run_rules(self, company, board, graph) -> RunRules:

@@ -262,9 +262,9 @@ class _Reading:
 class _MapFacts:
     """What the rules read of a board's tiles, once per track (the tiles laid; tokens and phase aside):
     the metropolises that merge stops (not yellow) and those whose tokens are neutral (green), the coal
-    and steel icon hexes, the Eastern Ruhr links built, and `key`, which holds all a reading of the rules
-    depends on through the track: the node numbering, kinds and tile groups, and the tiles (geometry
-    ids) on the hexes the rules read (those of _RULE_HEXES and LINK_SIDES); `reading`, its _Reading."""
+    and steel icon hexes, the Eastern Ruhr links built; and `reading`, the _Reading of the key that holds
+    all the hooks' answers depend on through the track: the node numbering, kinds and tile groups, the
+    tiles (geometry ids) on the hexes the rules read (_RULE_HEXES and LINK_SIDES), and the facts above."""
 
     def __init__(self, graph, board):
         track = graph.track
