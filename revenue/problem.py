@@ -4,7 +4,6 @@ a title by name; titles answer through their hooks (revenue.titles.base.Title).
 """
 from __future__ import annotations
 
-import copy
 import threading
 from dataclasses import dataclass, field
 
@@ -118,13 +117,12 @@ _CLASS_HOOKS: dict[type, frozenset[str]] = {}
 def _overridden(title) -> frozenset[str]:
     """The hooks the title answers itself (HOOKS, node_value, train_rules_key): its class's, found once
     per class, and any set on the instance (as tests do)."""
-    names = HOOKS + ("node_value", "train_rules_key")
     by_class = _CLASS_HOOKS.get(type(title))
     if by_class is None:
         by_class = _CLASS_HOOKS[type(title)] = frozenset(
-            h for h in names if getattr(type(title), h) is not getattr(Title, h))
-    own = title.__dict__
-    return by_class.union(h for h in names if h in own) if any(h in own for h in names) else by_class
+            h for h in _HOOK_NAMES if getattr(type(title), h) is not getattr(Title, h))
+    own = _HOOK_NAMES.intersection(title.__dict__)      # (the instance's few attributes)
+    return by_class | own if own else by_class
 
 
 # the hooks that take a train (Title.train_rules_key)
@@ -209,7 +207,16 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     if "visit_allowed" in hooks:
         allowed = title.visit_allowed_all(train, graph)
         if allowed is not None:
-            row = np.where(allowed, row_by_kind[kinds], -1)
+            # (remembered by the answer's object: a title answering alike boards with one array has it once)
+            key = (id(allowed), id(row_by_kind), kinds.tobytes())
+            entry = _ROWS.get(key)
+            if entry is not None and entry[0] is allowed and entry[1] is row_by_kind:
+                row = entry[2]
+            else:
+                row = np.where(allowed, row_by_kind[kinds], -1)
+                if len(_ROWS) >= RULE_ARRAYS_SIZE:
+                    _ROWS.clear()
+                _ROWS[key] = (allowed, row_by_kind, row)
         else:
             row = np.array([train.row_of(nd.kind) if title.visit_allowed(train, nd) else -1 for nd in graph.nodes],
                            dtype=np.int64)
@@ -243,7 +250,7 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         node_groups = title.node_groups_all(train, graph)
         if node_groups is None:
             node_groups = [(nd.id, title.node_groups(train, nd)) for nd in graph.nodes]
-        groups = _group_bits(node_groups, n)
+        groups = _remembered_group_bits(node_groups, n)
     else:
         groups = shared.get("groups")
         if groups is None:
@@ -261,10 +268,35 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
             fixed.minus_ones, 0, fixed.minus_ones, fixed.no_classes, *_NO_BONUSES, 0, fixed.zeros, -1, -1, False,
             -1, rules.token_paid, fixed.zeros, rules, names, simple=pays_all)
     rules = title.route_rules(train, company, board, graph)
+    (need, alt_mult, alt_end, merge, metro, rule_class, rule_amount, rule_set, rule_min, flag_on, sub, spill_from,
+     spill_to, spill_next, rules_simple) = _rule_arrays(rules, n, title.name)
+    spec = TrainSpec(
+        train, row, base, bonus, end_ok, groups, row_visit, row_pay, need, rules.need_ends, alt_mult, alt_end, merge,
+        rules.merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, rules.bypass, flag_on, spill_from,
+        spill_to, rules.no_reentry, spill_next, rules.token_paid, sub, rules, names)
+    spec.simple = pays_all and rules_simple
+    return spec
+
+
+_RULE_ARRAYS: dict[int, tuple] = {}
+_ROWS: dict[tuple, tuple] = {}      # _spec's rows of a visit_allowed_all answer
+RULE_ARRAYS_SIZE = 1024     # RouteRules objects whose arrays are remembered (then all let go)
+
+
+def _rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
+    """The arrays of a train's route rules over n nodes (need, alt_mult, alt_end, merge, metro, rule_class,
+    rule_amount, rule_set, rule_min, flag_on, sub), the spill's rows (spill_from, spill_to, spill_next) and
+    whether the rules leave a route's revenue a plain sum (_rules_simple),
+    remembered by the rules object: a title that answers alike boards with the same RouteRules object
+    (nothing changes one) has them compiled once."""
+    entry = _RULE_ARRAYS.get(id(rules))
+    if entry is not None and entry[0] is rules and entry[1] == n:
+        return entry[2]
+    fixed = _constants(n)
     # The kernels keep merge groups and bonus classes as bits of one int64.
     numbers = [d.values() for d in [rules.merge] + [classes for b in rules.bonuses for classes, _ in b.clauses] if d]
     if numbers and not (0 <= min(min(x) for x in numbers) and max(max(x) for x in numbers) < 62):
-        raise ValueError(f"{title.name}: merge groups and bonus classes must be numbered 0..61")
+        raise ValueError(f"{title_name}: merge groups and bonus classes must be numbered 0..61")
     alt_mult = _filled(n, rules.alt_multiplier, 1) if rules.alt_multiplier else fixed.ones
     merge = _filled(n, rules.merge, -1) if rules.merge else fixed.minus_ones
     metro = _filled(n, rules.metro, -1) if rules.metro else fixed.minus_ones
@@ -291,9 +323,9 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         flag_on = fixed.zeros
     sub = _filled(n, rules.subsidy, 0) if rules.subsidy else fixed.zeros
     if rules.subsidy and (rules.merge or rules.alt_multiplier and (alt_mult != 1).any()) and sub.any():
-        raise ValueError(f"{title.name}: subsidies do not combine with merged stops or alternative multipliers")
+        raise ValueError(f"{title_name}: subsidies do not combine with merged stops or alternative multipliers")
     if rules.spill_next is not None and rules.spill is None:
-        raise ValueError(f"{title.name}: spill_next needs a spill")
+        raise ValueError(f"{title_name}: spill_next needs a spill")
     if sets:
         rule_class = np.full((len(sets), n), -1, dtype=np.int64)
         at_set, at_node, of_class = [], [], []     # (every set's classes in one assignment)
@@ -305,22 +337,24 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     else:
         rule_class = fixed.no_classes
     alt_end = _mask(n, rules.alt_ends) if rules.alt_ends else fixed.false
-    merge_penalty = rules.merge_penalty
     spill_from, spill_to = rules.spill or (-1, -1)
-    spec = TrainSpec(
-        train, row, base, bonus, end_ok, groups, row_visit, row_pay,
-        _mask(n, rules.end_nodes) if rules.end_nodes else fixed.false, rules.need_ends, alt_mult,
-        alt_end, merge, merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min,
-        rules.bypass, flag_on, spill_from, spill_to, rules.no_reentry,
-        -1 if rules.spill_next is None else rules.spill_next, rules.token_paid, sub, rules, names)
-    spec.simple = pays_all and _rules_simple(spec)
-    return spec
+    out = (_mask(n, rules.end_nodes) if rules.end_nodes else fixed.false, alt_mult, alt_end, merge, metro, rule_class,
+           rule_amount, rule_set, rule_min, flag_on, sub, spill_from, spill_to,
+           -1 if rules.spill_next is None else rules.spill_next,
+           # _rules_simple's answer
+           rules.merge_penalty == 0 and not (rules.merge and (merge >= 0).any())
+           and not (rules.alt_ends and alt_end.any()) and spill_from < 0)
+    if len(_RULE_ARRAYS) >= RULE_ARRAYS_SIZE:
+        _RULE_ARRAYS.clear()
+    _RULE_ARRAYS[id(rules)] = (rules, n, out)
+    return out
 
 
 def _with_limits(spec: TrainSpec, train: TrainType, row_visit: np.ndarray, row_pay: np.ndarray,
                  pays_all: bool) -> TrainSpec:
     """`spec` for another train whose arrays differ only in the rows' limits (Title.train_rules_key)."""
-    out = copy.copy(spec)
+    out = object.__new__(TrainSpec)     # (a shallow copy: copy.copy's reduce protocol costs more)
+    out.__dict__.update(spec.__dict__)
     out.train, out.row_visit, out.row_pay = train, row_visit, row_pay
     out.simple = pays_all and _rules_simple(spec)
     return out
@@ -345,6 +379,22 @@ def _group_bits(grouped, n: int) -> np.ndarray:
     return out
 
 
+_GROUP_BITS: dict[int, tuple] = {}
+
+
+def _remembered_group_bits(grouped: list, n: int) -> np.ndarray:
+    """_group_bits of a title's node_groups_all answer, remembered by the answer's object (a title that
+    answers alike boards with the same list has it made once; nothing changes the list)."""
+    entry = _GROUP_BITS.get(id(grouped))
+    if entry is not None and entry[0] is grouped and entry[1] == n:
+        return entry[2]
+    out = _group_bits(grouped, n)
+    if len(_GROUP_BITS) >= RULE_ARRAYS_SIZE:
+        _GROUP_BITS.clear()
+    _GROUP_BITS[id(grouped)] = (grouped, n, out)
+    return out
+
+
 def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
     """int64 [n]: `default`, with values[v] at each node v listed."""
     out = np.full(n, default, dtype=np.int64)
@@ -359,6 +409,7 @@ def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
 
 _LOCK = threading.Lock()
 HOOKS = ("node_blocks", "end_allowed", "visit_allowed", "node_groups", "stop_bonuses", "route_rules", "run_rules")
+_HOOK_NAMES = frozenset(HOOKS + ("node_value", "train_rules_key"))     # (_overridden)
 PROBLEMS_PER_GRAPH = 16
 
 

@@ -276,3 +276,116 @@ def test_merge_groups_and_bonus_classes_out_of_the_kernels_bits_are_refused(merg
             assert _compile(graph, company).specs
     finally:
         del title.route_rules
+
+
+def compiled_afresh(graph, company, memos):
+    """revenue.problem._compile with these memos empty (and put back after), and no 18Rhl track facts."""
+    from revenue import problem as P
+
+    kept = [dict(m) for m in memos]
+    facts = graph.track.shared.pop("18rhl facts", None)
+    for m in memos:
+        m.clear()
+    try:
+        return P._compile(graph, company)
+    finally:
+        for m, saved in zip(memos, kept):
+            m.clear()
+            m.update(saved)
+        if facts is not None:
+            graph.track.shared["18rhl facts"] = facts
+
+
+def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
+    """18Rhl answers boards that read alike (node numbering, the tiles the rules read, tokens there, icons,
+    options, phase) with the same RouteRules and groups objects, and revenue.problem compiles such an
+    object once: along a whole game (each board after the one before, as a server sees them; phases and
+    coal/steel options varied in turn), for every company with a token and every train, the problem's
+    arrays and rules must be those compiled with nothing remembered."""
+    from revenue import problem as P
+    from revenue.titles import g18rhl as R
+
+    reused = compared = 0
+    seen: dict[int, object] = {}    # every rules object compiled, kept alive (so an id stays its own)
+    variants = [({}, None), ({}, None), ({}, "5"), ({}, "3"), ({"coal": "D11", "steel": "D9"}, None),
+                ({"coal": "J3", "steel": "E6"}, "6")]
+    for k, game in enumerate(game_sequences(seed=3)["18rhl"]):
+        request = game.request["board"]
+        options, phase = variants[k % len(variants)]
+        graph = graph_for(dict(request, options={**(request.get("options") or {}), **options},
+                               phase=phase or request["phase"]))
+        board = graph.board
+        for company_id in sorted({c for cs in board.tokens.values() for c in cs} | {game.request["company"]["id"]}):
+            names = sorted({t.name for t in trains(graph)})
+            company = build_company({"id": company_id, "trains": [{"name": n} for n in names]}, board)
+            remembered = P._compile(graph, company)
+            reused += sum(id(s.rules) in seen for s in remembered.specs.values())
+            fresh = compiled_afresh(graph, company, (R._READINGS, P._RULE_ARRAYS, P._GROUP_BITS))
+            assert remembered.blocks.tolist() == fresh.blocks.tolist()
+            for name, spec in remembered.specs.items():
+                assert spec_fields(spec) == spec_fields(fresh.specs[name]), (company_id, name)
+                assert spec.rules == fresh.specs[name].rules, (company_id, name)
+                compared += 1
+            seen.update((id(s.rules), s.rules) for p in (remembered, fresh) for s in p.specs.values())
+    assert compared > 0 and reused > compared // 2, (reused, compared)
+
+
+@pytest.mark.parametrize("options", [{}, {"nationalization": "true"}, {"southern_formed": "true"},
+                                     {"re_enter_hexes": "true", "no_skip_towns": "true"}])
+def test_1860_rules_remembered_between_boards_match_rules_read_afresh(options):
+    """1860 answers boards that read alike (the options' rules, the train's rows, where the halts and the
+    home city are, the home token) with the same RouteRules object: along a whole game, for every company
+    with a token, owned and leased trains, the problem's arrays and rules must be those compiled with
+    nothing remembered."""
+    from revenue import problem as P
+    from revenue.titles import g1860 as G
+
+    reused = compared = 0
+    seen: dict[int, object] = {}    # every rules object compiled, kept alive (so an id stays its own)
+    for game in game_sequences(seed=3)["1860"]:
+        request = game.request["board"]
+        graph = graph_for(dict(request, options={**(request.get("options") or {}), **options}))
+        board = graph.board
+        names = sorted({t.name for t in trains(graph)})
+        for company_id in sorted({c for cs in board.tokens.values() for c in cs}):
+            for leased in (False, True):
+                try:
+                    company = build_company({"id": company_id, "trains": [{"name": n, "leased": leased}
+                                                                          for n in names]}, board)
+                except InputError:      # (leased trains of a company that may not lease, say)
+                    continue
+                remembered = P._compile(graph, company)
+                reused += sum(id(s.rules) in seen for s in remembered.specs.values())
+                fresh = compiled_afresh(graph, company, (G._RULES, G._HOME_CITIES, P._RULE_ARRAYS, P._GROUP_BITS))
+                for name, spec in remembered.specs.items():
+                    assert spec_fields(spec) == spec_fields(fresh.specs[name]), (company_id, name)
+                    assert spec.rules == fresh.specs[name].rules, (company_id, name)
+                    compared += 1
+                seen.update((id(s.rules), s.rules) for p in (remembered, fresh) for s in p.specs.values())
+    assert compared > 0 and reused > compared // 2, (reused, compared)
+
+
+@pytest.mark.parametrize("title", ["1830", "steam_over_holland", "1860"])
+def test_base_blocks_read_from_the_tokened_nodes_match_node_blocks(title):
+    """revenue.problem reads the base rule's blocked nodes from the few tokened nodes: off-boards, and
+    cities full of other companies' tokens; the bypassable ones are the blocked cities. They must be what
+    Title.node_blocks says node by node, for every company on the board and one with no token."""
+    from revenue.problem import compile_problem
+
+    blocked = 0
+    for request in boards(title):
+        graph = graph_for(request["board"])
+        board, rules = graph.board, graph.board.title
+        for company_id in sorted({c for cs in board.tokens.values() for c in cs}) + ["NONE"]:
+            company = build_company({"id": company_id, "trains": [{"name": rules_train(graph)}]}, board)
+            problem = compile_problem(graph, company)
+            expected = [rules.node_blocks(nd, company_id, board) for nd in graph.nodes]
+            assert problem.blocks.tolist() == expected
+            assert problem.bypassable.tolist() == [b and nd.kind in ("city", "pass")
+                                                   for b, nd in zip(expected, graph.nodes)]
+            blocked += sum(b and nd.kind != "offboard" for b, nd in zip(expected, graph.nodes))
+    assert blocked > 0
+
+
+def rules_train(graph) -> str:
+    return sorted(t.name for t in trains(graph) if not t.leased)[0]

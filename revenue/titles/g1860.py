@@ -51,6 +51,10 @@ HOME_FLAG = 2          # flag bit 1: the route visits the company's home token c
 CITIES, TOWNS, HALTS = 0, 1, 2   # rows of an A+B train (HALTS only when halts have a row of their own)
 HALT_SUBSIDY = 10
 LEASE_BASE, LEASE_PER_STOP = 40, 20
+# route_rules' answers and the home hexes' cities, by what they read (MEMO_SIZE of each, then all let go)
+MEMO_SIZE = 1024
+_RULES: dict[tuple, RouteRules] = {}
+_HOME_CITIES: dict[tuple, tuple] = {}
 
 
 def _on(options: dict | None, name: str) -> bool:
@@ -189,20 +193,30 @@ class G1860(Title):
         return ~graph.kind_is("halt")
 
     def route_rules(self, train, company, board, graph) -> RouteRules:
+        """One RouteRules object per distinct reading (the options' rules, the train's rows, the halts'
+        nodes, the home flag's nodes): boards that read alike share it (nothing changes a RouteRules)."""
         options = _options(board.options)
-        home = self._home(company.id)
         apart = len(train.rows) > HALTS
         halts_count = not _on(options, "southern_formed")
         leased_new = _leased_new(train, options)
         use_all_towns = _on(options, "nationalization") or _on(options, "no_skip_towns")
-        return RouteRules(
-            bypass=1, spill=(CITIES, TOWNS), spill_next=HALTS if apart and halts_count else None,
-            request_pool=apart and halts_count and not use_all_towns and not leased_new,
-            subsidy=dict.fromkeys(graph.kind_is("halt").nonzero()[0].tolist(), HALT_SUBSIDY)
-            if halts_count and not leased_new else {},
-            bonuses=[RouteBonus("leased train", LEASE_BASE, [])] if leased_new else [],
-            no_reentry=not _on(options, "re_enter_hexes"),
-            flags=self._home_flags(home, company.id, graph))
+        kinds = graph.node_arrays().kind.tobytes()     # (where the halts are, and how many nodes)
+        flags = self._home_flags(self._home(company.id), company.id, graph)
+        key = (kinds, apart, halts_count, leased_new, use_all_towns, _on(options, "re_enter_hexes"),
+               tuple(flags.items()))
+        rules = _RULES.get(key)
+        if rules is None:
+            rules = RouteRules(
+                bypass=1, spill=(CITIES, TOWNS), spill_next=HALTS if apart and halts_count else None,
+                request_pool=apart and halts_count and not use_all_towns and not leased_new,
+                subsidy=dict.fromkeys(graph.kind_is("halt").nonzero()[0].tolist(), HALT_SUBSIDY)
+                if halts_count and not leased_new else {},
+                bonuses=[RouteBonus("leased train", LEASE_BASE, [])] if leased_new else [],
+                no_reentry=not _on(options, "re_enter_hexes"), flags=flags)
+            if len(_RULES) >= MEMO_SIZE:
+                _RULES.clear()
+            _RULES[key] = rules
+        return rules
 
     @staticmethod
     def _home_flags(home: str | None, company_id: str, graph) -> dict[int, int]:
@@ -210,8 +224,15 @@ class G1860(Title):
         if home is None:
             return {}
         tokens = graph.node_arrays().tokens
-        cities = (graph.in_hexes((home,)) & graph.kind_is("city")).nonzero()[0].tolist()
-        return {v: HOME_FLAG for v in cities if company_id in tokens.get(v, ())}
+        # (the home hex's cities by node numbering and kinds, remembered: most boards of a game share them)
+        key = (id(graph.sides), home, graph.track.node_hex.tobytes(), graph.node_arrays().kind.tobytes())
+        entry = _HOME_CITIES.get(key)
+        if entry is None or entry[0] is not graph.sides:
+            if len(_HOME_CITIES) >= MEMO_SIZE:
+                _HOME_CITIES.clear()
+            cities = (graph.in_hexes((home,)) & graph.kind_is("city")).nonzero()[0].tolist()
+            entry = _HOME_CITIES[key] = (graph.sides, cities)
+        return {v: HOME_FLAG for v in entry[1] if company_id in tokens.get(v, ())}
 
     def run_rules(self, company, board, graph) -> RunRules:
         return RunRules(flag_max={BYPASS_FLAG.bit_length() - 1: 1}, flag_min={HOME_FLAG.bit_length() - 1: 1},
@@ -221,4 +242,9 @@ class G1860(Title):
                             "connected": "Routes must intersect with each other"})
 
     def _home(self, company_id: str) -> str | None:
-        return next((c["coordinates"] for c in self.raw().get("corporations", ()) if c["id"] == company_id), None)
+        homes = self.__dict__.get("_homes")
+        if homes is None:
+            homes = self._homes = {}
+            for c in reversed(self.raw().get("corporations", ())):     # (the first of an id wins)
+                homes[c["id"]] = c.get("coordinates")
+        return homes.get(company_id)

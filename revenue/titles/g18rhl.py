@@ -72,7 +72,7 @@ class G18Rhl(Title):
         return super().node_blocks(node, company, board)
 
     def node_blocks_all(self, company, board, graph, blocks):
-        green = [h for h in METROPOLISES if h in board.hexes and board.hexes[h].color == "green"]
+        green = _map_facts(graph, board).green
         if not green:
             return blocks
         blocks = blocks.copy()
@@ -91,21 +91,37 @@ class G18Rhl(Title):
     def visit_allowed(self, train, node) -> bool:
         return not _is_rge(train) or node.hex not in self._red() or node.hex in RGE_HEXES
 
+    # (the array hooks answer once per reading of the node numbering and tiles, _Reading: the same objects
+    # for the boards that read alike, which nothing changes)
     def end_allowed_all(self, train, graph):
-        return np.ones(graph.n_nodes, dtype=np.bool_) if _is_rge(train) else ~graph.kind_is("town")
+        rge = _is_rge(train)
+        answers = _reading(graph).end
+        out = answers.get(rge)
+        if out is None:
+            out = answers[rge] = np.ones(graph.n_nodes, dtype=np.bool_) if rge else ~graph.kind_is("town")
+        return out
 
     def visit_allowed_all(self, train, graph):
-        if not _is_rge(train):
-            return np.ones(graph.n_nodes, dtype=np.bool_)
-        return ~graph.in_hexes(tuple(sorted(self._red()))) | graph.in_hexes(RGE_HEXES)
+        rge = _is_rge(train)
+        answers = _reading(graph).visit
+        out = answers.get(rge)
+        if out is None:
+            out = answers[rge] = np.ones(graph.n_nodes, dtype=np.bool_) if not rge else \
+                ~graph.in_hexes(tuple(sorted(self._red()))) | graph.in_hexes(RGE_HEXES)
+        return out
 
     def node_groups_all(self, train, graph):
-        groups = dict(graph.node_arrays().groups)
-        if not _is_rge(train):
-            for hexes, label in ((EASTERN_RUHR, "EasternRuhr"), (("L11", "L13"), "South")):
-                for v in graph.in_hexes(hexes).nonzero()[0].tolist():
-                    groups[v] = tuple(groups.get(v, ())) + (label,)
-        return sorted(groups.items())
+        rge = _is_rge(train)
+        answers = _reading(graph).groups
+        out = answers.get(rge)
+        if out is None:
+            groups = dict(graph.node_arrays().groups)
+            if not rge:
+                for hexes, label in ((EASTERN_RUHR, "EasternRuhr"), (("L11", "L13"), "South")):
+                    for v in graph.in_hexes(hexes).nonzero()[0].tolist():
+                        groups[v] = tuple(groups.get(v, ())) + (label,)
+            out = answers[rge] = sorted(groups.items())
+        return out
 
     def node_groups(self, train, node):
         groups = tuple(node.groups)
@@ -118,8 +134,27 @@ class G18Rhl(Title):
 
     # ---- route-level rules ---------------------------------------------------------------------------
     def route_rules(self, train, company, board, graph) -> RouteRules:
-        # (the nodes on the hexes that matter found by one lookup through the nodes' hex ids, _on_hexes)
+        """The rules of this train on this board: one RouteRules object per distinct reading (the same
+        object for boards whose node numbering, tiles on the hexes that matter, tokens there, icons,
+        options and phase read alike, as most boards of one game do; nothing changes a RouteRules)."""
         rge = _is_rge(train)
+        facts = _map_facts(graph, board)
+        if rge:
+            key = True
+        else:
+            tokens = board.tokens
+            options = board.options
+            key = (tuple(any(c != company.id for c in tokens.get((h, 0), ())) for h in OUT_TOKENED),
+                   options.get("coal") or None, options.get("steel") or None, _on(options.get("ratingen_variant")),
+                   int(board.phase.name) >= 5)
+        answers = facts.reading.rules
+        rules = answers.get(key)
+        if rules is None:
+            rules = answers[key] = self._route_rules(rge, company, board, graph, facts)
+        return rules
+
+    def _route_rules(self, rge, company, board, graph, facts) -> RouteRules:
+        # (the nodes on the hexes that matter found by one lookup through the nodes' hex ids, _on_hexes)
         nodes, where = _on_hexes(graph, _RULE_HEXES)
         metro_of = {v: i for v, i in zip(nodes, where) if i < _RGE_AT}
         rules = RouteRules(metro=dict(metro_of),
@@ -131,9 +166,8 @@ class G18Rhl(Title):
         # The Trajekt: two consecutive stops in a green metropolis count once, worth 10 less; the 8-train
         # ignores towns, so only cities merge for it.
         if metro_of:
-            hexes = board.hexes
             town = graph.node_arrays().kind == _TOWN_KIND if rge else None
-            merged = [METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow"]
+            merged = facts.merged
             for v, m in metro_of.items():
                 if m in merged and not (rge and town[v]):
                     rules.merge[v] = m
@@ -158,13 +192,7 @@ class G18Rhl(Title):
             rules.need_ends = 2
             rules.need_message = "Route to out-tokened off-board hex not allowed"
 
-        coal_hexes, steel_hexes = set(), set()
-        for h, bh in board.hexes.items():      # (one pass; most hexes have no icon)
-            if bh.icons:
-                if "K" in bh.icons:
-                    coal_hexes.add(h)
-                if "S" in bh.icons:
-                    steel_hexes.add(h)
+        coal_hexes, steel_hexes = set(facts.coal), set(facts.steel)
         if board.options.get("coal"):
             coal_hexes.add(board.options["coal"])
         if board.options.get("steel"):
@@ -189,7 +217,7 @@ class G18Rhl(Title):
         ruhr = dict.fromkeys(ruhr_nodes, 0)
         rules.bonuses.append(RouteBonus("Montan", montan, [(coal, 1), (steel, 1)]))
         rules.bonuses.append(RouteBonus("Montan doubled", montan, [(coal, 2), (steel, 2)]))
-        links = sum(1 for h, edge in LINK_SIDES if board.hexes[h].local_edge(edge) in _exits(board.hexes[h].tile))
+        links = facts.links
         if links and ruhr:
             rules.bonuses.append(RouteBonus(f"Eastern Ruhr ({links} link{'s' if links > 1 else ''})", 10 * links,
                                             [(ruhr, 1)]))
@@ -214,6 +242,74 @@ _RATINGEN_AT = _ROERMOND_AT + 1
 _TOWN_KIND = 2      # revenue.graph.NODE_KINDS.index("town") (the graph module imports the titles)
 _HEX_TABLES: dict[tuple[int, tuple[str, ...]], tuple] = {}
 _EXITS: dict[int, tuple] = {}
+# The readings remembered (MEMO_SIZE, then all let go), by what they read (_MapFacts.key).
+MEMO_SIZE = 1024
+_READINGS: dict[tuple, tuple] = {}
+
+
+class _Reading:
+    """The hooks' answers for one reading of a board's node numbering and tiles (_MapFacts.key), made when
+    first asked and shared by every board that reads alike: per train kind (the 8-train or not) the
+    visit and end masks and the groups, and the route rules per reading of the tokens, options and phase."""
+
+    def __init__(self) -> None:
+        self.visit: dict[bool, np.ndarray] = {}
+        self.end: dict[bool, np.ndarray] = {}
+        self.groups: dict[bool, list] = {}
+        self.rules: dict[object, RouteRules] = {}
+
+
+class _MapFacts:
+    """What the rules read of a board's tiles, once per track (the tiles laid; tokens and phase aside):
+    the metropolises that merge stops (not yellow) and those whose tokens are neutral (green), the coal
+    and steel icon hexes, the Eastern Ruhr links built; and `reading`, the _Reading of the key that holds
+    all the hooks' answers depend on through the track: the node numbering, kinds and tile groups, the
+    tiles (geometry ids) on the hexes the rules read (_RULE_HEXES and LINK_SIDES), and the facts above."""
+
+    def __init__(self, graph, board):
+        track = graph.track
+        hexes = board.hexes
+        sides, registry = graph.sides, track.registry
+        self.merged = tuple(METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow")
+        self.green = tuple(h for h in METROPOLISES if h in hexes and hexes[h].color == "green")
+        with_icons = [(h, bh.icons) for h, bh in hexes.items() if bh.icons]     # (most hexes have none)
+        self.coal = frozenset(h for h, icons in with_icons if "K" in icons)
+        self.steel = frozenset(h for h, icons in with_icons if "S" in icons)
+        self.links = sum(1 for h, edge in LINK_SIDES if hexes[h].local_edge(edge) in _exits(hexes[h].tile))
+        key = (id(sides), id(registry), track.node_hex.tobytes(), graph.node_arrays().kind.tobytes(),
+               tuple(graph.node_arrays().groups), track.gids[_read_hexes(sides)].tobytes(), self.merged, self.coal,
+               self.steel, self.links)
+        entry = _READINGS.get(key)
+        if entry is None or entry[0] is not sides or entry[1] is not registry:
+            if len(_READINGS) >= MEMO_SIZE:
+                _READINGS.clear()
+            entry = _READINGS[key] = (sides, registry, _Reading())
+        self.reading = entry[2]
+
+
+def _map_facts(graph, board) -> _MapFacts:
+    shared = graph.track.shared
+    facts = shared.get("18rhl facts")
+    if facts is None:
+        facts = shared["18rhl facts"] = _MapFacts(graph, board)
+    return facts
+
+
+def _reading(graph) -> _Reading:
+    return _map_facts(graph, graph.board).reading
+
+
+_READ_HEXES: dict[int, tuple] = {}
+
+
+def _read_hexes(sides) -> np.ndarray:
+    """The map indices of the hexes whose tiles the rules read (_RULE_HEXES and LINK_SIDES), once per map."""
+    entry = _READ_HEXES.get(id(sides))
+    if entry is None or entry[0] is not sides:
+        index = sides.index
+        entry = _READ_HEXES[id(sides)] = (sides, np.array(
+            [index[h] for h in _RULE_HEXES + tuple(h for h, _ in LINK_SIDES) if h in index], dtype=np.int64))
+    return entry[1]
 
 
 def _on_hexes(graph, hexes: tuple[str, ...]) -> tuple[list[int], list[int]]:
