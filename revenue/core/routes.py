@@ -233,10 +233,46 @@ def sort_routes(rev, keys, flags, begin, end):
 
 
 @njit(cache=True, nogil=True)
+def _order_desc(rev):
+    """The positions of rev by value, largest first, equal values in their order: what np.argsort(-rev,
+    kind="mergesort") gives, by a stable radix sort of hi - rev a byte at a time (two or three passes for
+    the scores of real boards: several times faster than Numba's merge sort)."""
+    m = rev.shape[0]
+    order = np.arange(m)
+    if m < 2:
+        return order
+    lo, hi = rev[0], rev[0]
+    for i in range(1, m):
+        x = rev[i]
+        if x < lo:
+            lo = x
+        elif x > hi:
+            hi = x
+    span = np.uint64(hi) - np.uint64(lo)     # (wraps right for any int64 range)
+    spare = np.empty(m, dtype=np.int64)
+    at = np.empty(257, dtype=np.int64)
+    shift = np.uint64(0)
+    while shift < np.uint64(64) and (span >> shift) != np.uint64(0):
+        at[:] = 0
+        for i in range(m):
+            at[((np.uint64(hi) - np.uint64(rev[i])) >> shift & np.uint64(255)) + np.uint64(1)] += 1
+        for b in range(1, 257):
+            at[b] += at[b - 1]
+        for i in range(m):
+            k = order[i]
+            b = (np.uint64(hi) - np.uint64(rev[k])) >> shift & np.uint64(255)
+            spare[at[b]] = k
+            at[b] += 1
+        order, spare = spare, order
+        shift += np.uint64(8)
+    return order
+
+
+@njit(cache=True, nogil=True)
 def sort_picked_routes(rev, picked, keys, flags, begin, end):
     """sort_routes of the routes at rows `picked` of keys, flags, begin and end, earning rev (one per
     picked row): the gather and the sort in one call."""
-    order = np.argsort(-rev, kind="mergesort")
+    order = _order_desc(rev)
     m = order.shape[0]
     words = keys.shape[1]
     out_rev = np.empty(m, dtype=rev.dtype)
