@@ -20,6 +20,7 @@ SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay
                "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
                "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry", "spill_next",
                "token_paid")
+RADIX_MIN = 64      # routes from which sort_routes orders them by radix sort
 BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
 
 
@@ -236,11 +237,12 @@ def sort_routes(rev, keys, flags, begin, end):
 def _order_desc(rev):
     """The positions of rev by value, largest first, equal values in their order: what np.argsort(-rev,
     kind="mergesort") gives, by a stable radix sort of hi - rev a byte at a time (two or three passes for
-    the scores of real boards: several times faster than Numba's merge sort)."""
+    the scores of real boards: several times faster than Numba's merge sort; a few routes are merge
+    sorted, a radix pass costing more). (-rev wraps at the lowest int64, which no score is.)"""
     m = rev.shape[0]
+    if m < RADIX_MIN:
+        return np.argsort(-rev, kind="mergesort")
     order = np.arange(m)
-    if m < 2:
-        return order
     lo, hi = rev[0], rev[0]
     for i in range(1, m):
         x = rev[i]
