@@ -24,7 +24,7 @@ RADIX_MIN = 64      # routes from which sort_routes orders them by radix sort
 BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sort_desc(values, k):
     """Sort values[:k] in place, largest first (insertion sort: k is a route's stop count, and this
     allocates nothing)."""
@@ -307,7 +307,7 @@ def priced_by_rows(need_ends, rule_amount, merge, alt_end, metro):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def spares(count, row_pay, spill_from, spill_to, spill_next):
     """What row spill_from leaves unpaid (lent to spill_to), and what spill_to then leaves unpaid (lent to
     spill_next), for a route with count[r] stops in row r."""
@@ -318,7 +318,7 @@ def spares(count, row_pay, spill_from, spill_to, spill_next):
     return spare, spare_next
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def best_rows_revenue(path, length, row, value, token, count, total, has_token, row_pay, spill_from, spill_to,
                       spill_next, token_paid, scratch):
     """price() of a route that priced_by_rows allows, from each distance row's stop count, value sum and
