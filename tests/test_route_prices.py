@@ -65,3 +65,49 @@ def test_stored_routes_earn_their_price_on_game_boards():
             for objective in ("revenue", "revenue_and_subsidy") if title == "1860" else ("revenue",):
                 compared += check_prices(board.request["board"], board.request["company"], objective)
     assert compared > 10_000
+
+
+def test_rows_revenue_decides_as_the_route_read_does():
+    """core.routes.rows_revenue (from the rows' counts and sums; rows of at most two values) says what
+    best_rows_revenue (which reads the route's stops) says, wherever it decides; random routes over
+    rows of one value, two values and more, with tokens and spills."""
+    from numba import njit
+
+    from revenue.core.routes import UNDECIDED, best_rows_revenue, rows_revenue, two_valued
+
+    @njit
+    def rows_revenue_call(count, total, has_token, row_pay, spill_from, spill_to, spill_next, token_paid, low, high):
+        return rows_revenue(count, total, has_token, row_pay, spill_from, spill_to, spill_next, token_paid, low, high)
+
+    rng = np.random.default_rng(17)
+    decided = undecided = 0
+    for _ in range(3000):
+        n_rows = int(rng.integers(1, 4))
+        n = int(rng.integers(4, 30))
+        row = rng.integers(0, n_rows, n)
+        levels = [rng.choice([10, 20, 30, 40, 50, 60], size=int(rng.integers(1, 4)), replace=False)
+                  for _ in range(n_rows)]
+        value = np.array([rng.choice(levels[r]) for r in row], dtype=np.int64)
+        token = rng.random(n) < 0.2
+        row_pay = rng.integers(0, 5, n_rows)
+        spill = n_rows >= 2 and rng.random() < 0.5
+        spill_from, spill_to = (0, 1) if spill else (-1, -1)
+        spill_next = 2 if spill and n_rows == 3 and rng.random() < 0.5 else -1
+        token_paid = np.int64(rng.random() < 0.7)
+        path = rng.permutation(n)[:int(rng.integers(1, n + 1))].astype(np.int64)
+        count = np.bincount(row[path], minlength=n_rows).astype(np.int64)
+        total = np.bincount(row[path], weights=value[path], minlength=n_rows).astype(np.int64)
+        has_token = np.array([token[path][row[path] == r].any() for r in range(n_rows)])
+        low, high = two_valued(row, value, n_rows)
+        args = (count, total, has_token, row_pay, np.int64(spill_from), np.int64(spill_to), np.int64(spill_next),
+                token_paid)
+        got = rows_revenue_call(*args, low, high)
+        want = best_rows_revenue(path, len(path), row, value, token, *args[:3], row_pay, *args[4:],
+                                 np.empty(n + 1, dtype=np.int64))
+        if got == UNDECIDED:
+            undecided += 1
+            assert any(len(lv) > 2 for lv in levels) or has_token.any()
+        else:
+            decided += 1
+            assert got == want
+    assert decided > 1000 and undecided > 100

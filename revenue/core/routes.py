@@ -20,10 +20,11 @@ SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay
                "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
                "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry", "spill_next",
                "token_paid")
+RADIX_MIN = 64      # routes from which sort_routes orders them by radix sort
 BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sort_desc(values, k):
     """Sort values[:k] in place, largest first (insertion sort: k is a route's stop count, and this
     allocates nothing)."""
@@ -233,10 +234,47 @@ def sort_routes(rev, keys, flags, begin, end):
 
 
 @njit(cache=True, nogil=True)
+def _order_desc(rev):
+    """The positions of rev by value, largest first, equal values in their order: what np.argsort(-rev,
+    kind="mergesort") gives, by a stable radix sort of hi - rev a byte at a time (two or three passes for
+    the scores of real boards: several times faster than Numba's merge sort; a few routes are merge
+    sorted, a radix pass costing more). (-rev wraps at the lowest int64, which no score is.)"""
+    m = rev.shape[0]
+    if m < RADIX_MIN:
+        return np.argsort(-rev, kind="mergesort")
+    order = np.arange(m)
+    lo, hi = rev[0], rev[0]
+    for i in range(1, m):
+        x = rev[i]
+        if x < lo:
+            lo = x
+        elif x > hi:
+            hi = x
+    span = np.uint64(hi) - np.uint64(lo)     # (wraps right for any int64 range)
+    spare = np.empty(m, dtype=np.int64)
+    at = np.empty(257, dtype=np.int64)
+    shift = np.uint64(0)
+    while shift < np.uint64(64) and (span >> shift) != np.uint64(0):
+        at[:] = 0
+        for i in range(m):
+            at[((np.uint64(hi) - np.uint64(rev[i])) >> shift & np.uint64(255)) + np.uint64(1)] += 1
+        for b in range(1, 257):
+            at[b] += at[b - 1]
+        for i in range(m):
+            k = order[i]
+            b = (np.uint64(hi) - np.uint64(rev[k])) >> shift & np.uint64(255)
+            spare[at[b]] = k
+            at[b] += 1
+        order, spare = spare, order
+        shift += np.uint64(8)
+    return order
+
+
+@njit(cache=True, nogil=True)
 def sort_picked_routes(rev, picked, keys, flags, begin, end):
     """sort_routes of the routes at rows `picked` of keys, flags, begin and end, earning rev (one per
     picked row): the gather and the sort in one call."""
-    order = np.argsort(-rev, kind="mergesort")
+    order = _order_desc(rev)
     m = order.shape[0]
     words = keys.shape[1]
     out_rev = np.empty(m, dtype=rev.dtype)
@@ -269,7 +307,7 @@ def priced_by_rows(need_ends, rule_amount, merge, alt_end, metro):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def spares(count, row_pay, spill_from, spill_to, spill_next):
     """What row spill_from leaves unpaid (lent to spill_to), and what spill_to then leaves unpaid (lent to
     spill_next), for a route with count[r] stops in row r."""
@@ -278,6 +316,25 @@ def spares(count, row_pay, spill_from, spill_to, spill_next):
     spare = max(row_pay[spill_from] - count[spill_from], 0)
     spare_next = max(row_pay[spill_to] + spare - count[spill_to], 0) if spill_next >= 0 else 0
     return spare, spare_next
+
+
+@njit(cache=True, nogil=True)
+def two_valued(row, value, n_rows):
+    """(low, high) per distance row: the lowest and highest value of its nodes where they have at most
+    two values, else low > high (no node: low > high too). rows_revenue pays such a row's best stops
+    from its count and sum, without reading the route."""
+    low = np.full(n_rows, np.iinfo(np.int64).max, dtype=np.int64)
+    high = np.full(n_rows, np.iinfo(np.int64).min, dtype=np.int64)
+    for v in range(row.shape[0]):
+        r = row[v]
+        if r >= 0:
+            low[r] = min(low[r], value[v])
+            high[r] = max(high[r], value[v])
+    for v in range(row.shape[0]):
+        r = row[v]
+        if r >= 0 and low[r] <= high[r] and value[v] != low[r] and value[v] != high[r]:
+            low[r], high[r] = 1, 0
+    return low, high
 
 
 @njit(cache=True, nogil=True)
@@ -304,6 +361,40 @@ def best_rows_revenue(path, length, row, value, token, count, total, has_token, 
     return paid if tokened or not token_paid else -1
 
 
+UNDECIDED = -2      # rows_revenue: a row's best stops need the route read (best_rows_revenue)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rows_revenue(count, total, has_token, row_pay, spill_from, spill_to, spill_next, token_paid, low, high):
+    """best_rows_revenue from the rows' counts, sums and tokens alone, or UNDECIDED where that needs the
+    route read: a row holding more stops than it pays is decided here when its nodes have at most two
+    values (two_valued: the higher ones are paid first, and how many there are follows from the row's
+    count and sum), unless it must also say whether a tokened stop of the higher value is paid. Kept
+    apart from the reading of the route, which inlined into the walk's loop made every route's pricing
+    slower, read or not."""
+    spare, spare_next = spares(count, row_pay, spill_from, spill_to, spill_next)
+    paid, tokened = 0, False
+    for r in range(row_pay.shape[0]):
+        pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
+        if count[r] <= pay:
+            paid += total[r]
+            tokened = tokened or has_token[r]
+            continue
+        if pay == 0:
+            continue
+        if low[r] > high[r]:
+            return UNDECIDED
+        tops = (total[r] - count[r] * low[r]) // (high[r] - low[r]) if high[r] > low[r] else count[r]
+        # the lowest paid value is low[r] (every tokened stop of the row is as good as a paid one)
+        # unless only higher ones are paid: which of them holds the token needs the route
+        lowest_paid_low = tops < pay or high[r] == low[r]
+        if has_token[r] and not tokened and not lowest_paid_low:
+            return UNDECIDED
+        paid += high[r] * min(tops, pay) + low[r] * max(pay - tops, 0)
+        tokened = tokened or (has_token[r] and lowest_paid_low)
+    return paid if tokened or not token_paid else -1
+
+
 @njit(cache=True, nogil=True)
 def refit_routes(spec, cost, token, begin, end, nodes):
     """The routes (nodes[begin[i]:end[i]]) of a looser train type that this train may run too, priced
@@ -326,6 +417,7 @@ def refit_routes(spec, cost, token, begin, end, nodes):
     rev = np.empty(routes, dtype=np.int64)
     by_rows = priced_by_rows(need_ends, rule_amount, merge, alt_end, metro)
     value = base + bonus
+    low, high = two_valued(row, value, n_rows)
     m = 0
     for i in range(routes):
         usage[:] = 0
@@ -352,8 +444,11 @@ def refit_routes(spec, cost, token, begin, end, nodes):
             continue
         revenue = -1
         if by_rows:
-            revenue = best_rows_revenue(path, length, row, value, token, row_count, row_sum, row_token, row_pay,
-                                        spill_from, spill_to, spill_next, token_paid, scratch)
+            revenue = rows_revenue(row_count, row_sum, row_token, row_pay, spill_from, spill_to, spill_next,
+                                   token_paid, low, high)
+            if revenue == UNDECIDED:
+                revenue = best_rows_revenue(path, length, row, value, token, row_count, row_sum, row_token, row_pay,
+                                            spill_from, spill_to, spill_next, token_paid, scratch)
         if revenue < 0:
             revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
         if revenue >= 0:
@@ -461,6 +556,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     mergeable[v] = True
     # Each distance row's stop count, value sum and tokens kept along the walk price most routes.
     by_rows = not fast and priced_by_rows(need_ends, rule_amount, merge, alt_end, metro)
+    low, high = two_valued(row, value, n_rows)
     rcount = np.zeros((max_depth, n_rows), dtype=np.int64)
     rsum = np.zeros((max_depth, n_rows), dtype=np.int64)
     rtoken = np.zeros((max_depth, n_rows), dtype=np.bool_)
@@ -703,8 +799,11 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             if fast:
                 revenue = vsum[d]
             elif by_rows:
-                revenue = best_rows_revenue(path, length, row, value, token, rcount[d], rsum[d], rtoken[d], row_pay,
-                                            spill_from, spill_to, spill_next, token_paid, scratch)
+                revenue = rows_revenue(rcount[d], rsum[d], rtoken[d], row_pay, spill_from, spill_to, spill_next,
+                                       token_paid, low, high)
+                if revenue == UNDECIDED:
+                    revenue = best_rows_revenue(path, length, row, value, token, rcount[d], rsum[d], rtoken[d],
+                                                row_pay, spill_from, spill_to, spill_next, token_paid, scratch)
                 if revenue < 0:
                     revenue = price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token)
             else:
