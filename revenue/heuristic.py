@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from .core.detours import best_detours
 from .core.routes import enumerate_routes
 from .problem import Problem, hex_walks
 
@@ -36,6 +37,12 @@ RESTART_SEED = 16       # restarts are the same from call to call (answers repea
 # gains came within 2 restarts of the last, 0.1-0.3 s each, and the phase's time ended them; on a small
 # board the walks end by themselves and restarts find nothing new: this ends them within milliseconds)
 RESTARTS_WITHOUT_GAIN = 16
+# Route-local moves (detour_moves): a detour has at most this many chains, the walk from each of a route's
+# nodes at most this many steps, and of a route's positive detours the best this many are priced
+DETOUR_CHAINS = 6
+DETOUR_STEPS = 20_000
+DETOURS_PRICED = 4
+DETOUR_WALK_SECONDS = 0.05     # a walk of a detour's chains ends by itself within milliseconds
 
 
 def sorted_adjacency(problem: Problem, train: str, adj) -> tuple[np.ndarray, ...]:
@@ -191,6 +198,98 @@ def _local_moves(search, found, trains: list, best, until: float, on_better):
     return best
 
 
+def detour_moves(search, found: "Pools", score: int, chosen: list, until: float, on_better=None) -> tuple[int, list]:
+    """Route-local moves from the run `chosen` (per train its route as a RouteSet of one, or None) scoring
+    `score`: for each train in turn, the richest detours of its route that avoid the others' track
+    (revenue.core.detours: a stretch replaced, a detour inserted between two stops, an end moved or
+    extended), each walked by the route kernel on the route's chains and the detour's and combined with
+    the others' routes by the combination kernel (so every route and run rule holds), the first better run
+    taken; until no train's route improves, or `until`. `on_better(run)` gets each run better than the
+    search's incumbent. The score and routes of the run reached (routes kept as `chosen` is)."""
+    from .pathbound import only_chains
+
+    problem = search.problem
+    trains = [t.name for t in problem.company.trains]
+    adj = found.adj
+    settled = k = 0
+    while settled < len(trains) and time.perf_counter() < until and not search.stop[0]:
+        i, k, settled = k % len(trains), k + 1, settled + 1
+        name, routes = trains[i], chosen[i]
+        if routes is None:
+            continue
+        others = [(trains[j], r) for j, r in enumerate(chosen) if j != i and r is not None]
+        taken = np.zeros(problem.words, dtype=np.uint64)
+        for _, other in others:
+            taken |= other.keys[0]
+        a, b = int(routes.begin[0]), int(routes.end[0])
+        nodes, chains = routes.nodes[a:b].copy(), routes.chains[a + 1:b].copy()
+        for added in _proposals(problem, name, adj, found.allowed, taken, nodes, chains)[:DETOURS_PRICED]:
+            if time.perf_counter() >= until:
+                break
+            walked = found.walk(name, taken, min(until, time.perf_counter() + DETOUR_WALK_SECONDS),
+                                only_chains(adj, np.concatenate([chains, added])), keep=False)
+            pools: dict[str, list] = {}
+            for other_name, other in others + [(name, walked)]:
+                pools.setdefault(other_name, []).append(other)
+            run = found.best(max(until, time.perf_counter() + 0.05), pools)
+            if run is not None and run[0] > score:
+                found.pools[name].append(walked)
+                score, chosen, settled = run[0], list(found.chosen), 0
+                if on_better is not None and (search.incumbent is None or run[0] > search.incumbent[0]):
+                    on_better(run)
+                break
+    return score, chosen
+
+
+def polish(search, until: float) -> None:
+    """detour_moves from the best run of the heuristic's pools (the search's incumbent), by `until`; each
+    better run becomes the incumbent (Search._better)."""
+    found = search.pools
+    if found is None:
+        return
+    run = found.best(until)
+    if run is not None:
+        detour_moves(search, found, run[0], list(found.chosen), until, search._better)
+
+
+def _proposals(problem: Problem, name: str, adj, allowed, taken, nodes, chains) -> list[np.ndarray]:
+    """The chains of a route's best detours (revenue.core.detours, from both of its ends), the largest
+    estimated gain first: per detour, the chains it adds."""
+    from .relax import _worth_and_stops, passable
+
+    key = ("detour arrays", name)
+    if key not in problem.derived:
+        spec = problem.specs[name]
+        worth, stops, _ = _worth_and_stops(problem, spec, allowed, (1, 0))
+        usable = allowed & (spec.row >= 0)
+        counts = (problem.cost > 0).astype(np.int64)
+        # (one distance row: its stops bound the visits; several rows: no estimate, the kernel decides)
+        limit = int(stops[0]) if len(stops) == 1 else len(nodes) + len(allowed)
+        problem.derived[key] = (worth.astype(np.int64), counts, usable, passable(problem, allowed), limit)
+    worth, counts, usable, through, limit = problem.derived[key]
+    limit = max(limit, int(counts[nodes].sum()))
+    start, chain, other, flags = sorted_adjacency(problem, name, adj)
+    found = []
+    for forward in (True, False):
+        route_nodes, route_chains = (nodes, chains) if forward else (nodes[::-1].copy(), chains[::-1].copy())
+        pairs = (len(route_nodes)) * (len(route_nodes) + 1)
+        gain = np.zeros(pairs, dtype=np.int64)
+        length = np.zeros(pairs, dtype=np.int64)
+        detour = np.zeros((pairs, DETOUR_CHAINS), dtype=np.int64)
+        best_detours(start, chain, other, flags, problem.chain_keys, worth, counts, usable, through,
+                     problem.token, taken, route_nodes, route_chains, limit, DETOUR_CHAINS, DETOUR_STEPS,
+                     gain, length, detour)
+        for entry in np.nonzero(gain > 0)[0]:
+            found.append((int(gain[entry]), detour[entry, :length[entry]].copy()))
+    found.sort(key=lambda g: -g[0])
+    seen, out = set(), []
+    for _, added in found:
+        if tuple(sorted(added.tolist())) not in seen:
+            seen.add(tuple(sorted(added.tolist())))
+            out.append(added)
+    return out
+
+
 class Pools:
     """The routes the heuristic's walks kept, per train type, and the best run among them (the exact
     combination kernel, so the run obeys every route and run rule)."""
@@ -202,10 +301,10 @@ class Pools:
         # per train (company order), the last best run's route as a RouteSet of one route, or None
         self.chosen: list = [None] * len(search.problem.company.trains)
 
-    def walk(self, name: str, used: np.ndarray, until: float, adj=None):
+    def walk(self, name: str, used: np.ndarray, until: float, adj=None, keep: bool = True):
         """The best routes of train type `name` that share no key with `used`, met by `until` (past the
         search's deadline a walk still takes its first few thousand steps), walking the track in the
-        order of `adj` (default: sorted_adjacency)."""
+        order of `adj` (default: sorted_adjacency); they join the pools when `keep`."""
         from .solve import WATCHDOG
 
         search, problem = self.search, self.search.problem
@@ -216,7 +315,8 @@ class Pools:
             routes = kept_routes(problem, name, walk, self.allowed, stop, KEPT_ROUTES, weights=search.weights)
         finally:
             WATCHDOG.release(ticket, search.cancel)
-        self.pools[name].append(routes)
+        if keep:
+            self.pools[name].append(routes)
         return routes
 
     def best(self, until: float, pools: dict[str, list] | None = None) -> tuple[int, list[dict]] | None:
