@@ -43,6 +43,12 @@ DETOUR_CHAINS = 6
 DETOUR_STEPS = 20_000
 DETOURS_PRICED = 4
 DETOUR_WALK_SECONDS = 0.05     # a walk of a detour's chains ends by itself within milliseconds
+# Perturbed moves (perturbed_moves): this many trains walk again, for at most this long each
+PERTURBED_TRAINS = 2
+PERTURBED_WALK_SECONDS = 0.01
+# and it ends after this many perturbations in a row without a better run (without a deadline: on a small
+# board each takes a millisecond or so)
+PERTURBED_WITHOUT_GAIN = 200
 
 
 def sorted_adjacency(problem: Problem, train: str, adj) -> tuple[np.ndarray, ...]:
@@ -173,6 +179,8 @@ def improve_run(search, adj, allowed, until: float, on_better) -> None:
             if run[0] > search.incumbent[0]:
                 on_better(run)
             best = _local_moves(search, found, trains, best, until, on_better)
+    if time.perf_counter() < until and not search.stop[0]:
+        perturbed_moves(search, until, on_better)
 
 
 def _local_moves(search, found, trains: list, best, until: float, on_better):
@@ -205,7 +213,7 @@ def detour_moves(search, found: "Pools", score: int, chosen: list, until: float,
     extended), each walked by the route kernel on the route's chains and the detour's and combined with
     the others' routes by the combination kernel (so every route and run rule holds), the first better run
     taken; until no train's route improves, or `until`. `on_better(run)` gets each run better than the
-    search's incumbent. The score and routes of the run reached (routes kept as `chosen` is)."""
+    search's incumbent (its routes join the pools). The score and routes of the run reached (as `chosen`)."""
     from .pathbound import only_chains
 
     problem = search.problem
@@ -223,7 +231,7 @@ def detour_moves(search, found: "Pools", score: int, chosen: list, until: float,
             taken |= other.keys[0]
         a, b = int(routes.begin[0]), int(routes.end[0])
         nodes, chains = routes.nodes[a:b].copy(), routes.chains[a + 1:b].copy()
-        for added in _proposals(problem, name, adj, found.allowed, taken, nodes, chains)[:DETOURS_PRICED]:
+        for added, _ in _proposals(problem, name, adj, found.allowed, taken, nodes, chains)[:DETOURS_PRICED]:
             if time.perf_counter() >= until:
                 break
             walked = found.walk(name, taken, min(until, time.perf_counter() + DETOUR_WALK_SECONDS),
@@ -233,12 +241,82 @@ def detour_moves(search, found: "Pools", score: int, chosen: list, until: float,
                 pools.setdefault(other_name, []).append(other)
             run = found.best(max(until, time.perf_counter() + 0.05), pools)
             if run is not None and run[0] > score:
-                found.pools[name].append(walked)
                 score, chosen, settled = run[0], list(found.chosen), 0
                 if on_better is not None and (search.incumbent is None or run[0] > search.incumbent[0]):
+                    _keep(found, trains, chosen)
                     on_better(run)
                 break
     return score, chosen
+
+
+def _keep(found: "Pools", trains: list[str], chosen: list) -> None:
+    """The routes `chosen` (per train a RouteSet of one, or None) join the pools: the pools' best run is
+    the search's incumbent (pathbound.neighbourhoods starts from it), and the final combination takes
+    them. (The moves' other walks do not: a run of many moves would fill the pools with routes no run
+    took.)"""
+    from .solve import RouteSet
+
+    for name, r in zip(trains, chosen):
+        if r is not None:
+            # (a route of a merged set: its own arrays, or every merge after would copy the whole set's)
+            a, b = int(r.begin[0]), int(r.end[0])
+            found.pools[name].append(RouteSet(r.problem, name, r.rev[:1].copy(), r.keys[:1].copy(), r.flags[:1].copy(),
+                                              np.zeros(1, dtype=np.int64), np.array([b - a], dtype=np.int64),
+                                              r.nodes[a:b].copy(), r.chains[a:b].copy(), False, r.weights))
+
+
+def _run_of(found: "Pools", trains: list[str], chosen: list, until: float):
+    """The run of the routes `chosen` (per train a RouteSet of one, or None), priced by the combination."""
+    pools: dict[str, list] = {}
+    for name, r in zip(trains, chosen):
+        if r is not None:
+            pools.setdefault(name, []).append(r)
+    return found.best(max(until, time.perf_counter() + 0.05), pools)
+
+
+def perturbed_moves(search, until: float, on_better, seed: int = RESTART_SEED) -> None:
+    """An iterated local search from the best run of the pools, by `until`: PERTURBED_TRAINS trains (at
+    random) give up their routes and walk again in a random order on shuffled track (shuffled_adjacency)
+    around the others' routes, then detour_moves from that run; a run no worse than the current one
+    becomes current, each better than the incumbent is reported (`on_better`) and its routes join the
+    pools; until `until`, or PERTURBED_WITHOUT_GAIN perturbations in a row without a better run."""
+    found = search.pools
+    problem = search.problem
+    trains = [t.name for t in problem.company.trains]
+    run = None if found is None else found.best(until)
+    if run is None:
+        return
+    best = current = detour_moves(search, found, run[0], list(found.chosen), until, on_better)
+    rng = np.random.default_rng(seed)
+    idle = 0
+    while time.perf_counter() < until and not search.stop[0] and idle < PERTURBED_WITHOUT_GAIN:
+        idle += 1
+        score, chosen = current
+        drop = set(int(q) for q in rng.choice(len(trains), size=min(PERTURBED_TRAINS, len(trains)), replace=False))
+        pools: dict[str, list] = {}
+        used = np.zeros(problem.words, dtype=np.uint64)
+        for q, r in enumerate(chosen):
+            if q not in drop and r is not None:
+                pools.setdefault(trains[q], []).append(r)
+                used |= r.keys[0]
+        for q in rng.permutation(sorted(drop)):
+            walk = shuffled_adjacency(problem, trains[q], found.adj, rng)
+            routes = found.walk(trains[q], used, min(until, time.perf_counter() + PERTURBED_WALK_SECONDS), walk,
+                                keep=False)
+            if len(routes):
+                used |= routes.keys[0]
+            pools.setdefault(trains[q], []).append(routes)
+        run = found.best(max(until, time.perf_counter() + 0.05), pools)
+        if run is None:
+            continue
+        moved = detour_moves(search, found, run[0], list(found.chosen), until)
+        if moved[0] >= score:
+            current = moved
+        if moved[0] > best[0]:
+            best, idle = moved, 0
+            if search.incumbent is None or moved[0] > search.incumbent[0]:
+                _keep(found, trains, moved[1])
+                on_better(_run_of(found, trains, moved[1], until))
 
 
 def polish(search, until: float) -> None:
@@ -252,9 +330,9 @@ def polish(search, until: float) -> None:
         detour_moves(search, found, run[0], list(found.chosen), until, search._better)
 
 
-def _proposals(problem: Problem, name: str, adj, allowed, taken, nodes, chains) -> list[np.ndarray]:
-    """The chains of a route's best detours (revenue.core.detours, from both of its ends), the largest
-    estimated gain first: per detour, the chains it adds."""
+def _proposals(problem: Problem, name: str, adj, allowed, taken, nodes, chains) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A route's best detours (revenue.core.detours, walked from both of its ends), the largest estimated
+    gain first: per detour, the chains it adds and the chains of the route it makes."""
     from .relax import _worth_and_stops, passable
 
     key = ("detour arrays", name)
@@ -264,29 +342,33 @@ def _proposals(problem: Problem, name: str, adj, allowed, taken, nodes, chains) 
         usable = allowed & (spec.row >= 0)
         counts = (problem.cost > 0).astype(np.int64)
         # (one distance row: its stops bound the visits; several rows: no estimate, the kernel decides)
-        limit = int(stops[0]) if len(stops) == 1 else len(nodes) + len(allowed)
+        limit = int(stops[0]) if len(stops) == 1 else len(allowed)
         problem.derived[key] = (worth.astype(np.int64), counts, usable, passable(problem, allowed), limit)
     worth, counts, usable, through, limit = problem.derived[key]
     limit = max(limit, int(counts[nodes].sum()))
     start, chain, other, flags = sorted_adjacency(problem, name, adj)
     found = []
+    k = len(nodes) - 1
     for forward in (True, False):
         route_nodes, route_chains = (nodes, chains) if forward else (nodes[::-1].copy(), chains[::-1].copy())
-        pairs = (len(route_nodes)) * (len(route_nodes) + 1)
-        gain = np.zeros(pairs, dtype=np.int64)
-        length = np.zeros(pairs, dtype=np.int64)
-        detour = np.zeros((pairs, DETOUR_CHAINS), dtype=np.int64)
+        gain = np.zeros((k + 1) * (k + 2), dtype=np.int64)
+        length = np.zeros_like(gain)
+        detour = np.zeros((len(gain), DETOUR_CHAINS), dtype=np.int64)
         best_detours(start, chain, other, flags, problem.chain_keys, worth, counts, usable, through,
                      problem.token, taken, route_nodes, route_chains, limit, DETOUR_CHAINS, DETOUR_STEPS,
                      gain, length, detour)
         for entry in np.nonzero(gain > 0)[0]:
-            found.append((int(gain[entry]), detour[entry, :length[entry]].copy()))
+            i, m = divmod(int(entry), k + 2)
+            added = detour[entry, :length[entry]].copy()
+            # c_1 .. c_i, the detour, c_{m+1} .. c_k (m = k + 1: the route ends with the detour)
+            made = np.concatenate([route_chains[:i], added, route_chains[m:] if m <= k else added[:0]])
+            found.append((int(gain[entry]), added, made))
     found.sort(key=lambda g: -g[0])
     seen, out = set(), []
-    for _, added in found:
-        if tuple(sorted(added.tolist())) not in seen:
-            seen.add(tuple(sorted(added.tolist())))
-            out.append(added)
+    for _, added, made in found:
+        if tuple(sorted(made.tolist())) not in seen:
+            seen.add(tuple(sorted(made.tolist())))
+            out.append((added, made))
     return out
 
 
