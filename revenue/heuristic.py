@@ -46,9 +46,11 @@ DETOUR_WALK_SECONDS = 0.05     # a walk of a detour's chains ends by itself with
 # Perturbed moves (perturbed_moves): this many trains walk again, for at most this long each
 PERTURBED_TRAINS = 2
 PERTURBED_WALK_SECONDS = 0.01
-# and it ends after this many perturbations in a row without a better run (without a deadline: on a small
-# board each takes a millisecond or so)
+# and it ends after this many perturbations in a row without a better run (without a deadline), or this
+# many when the walks end by themselves (a small board: each sees every route around the others', and the
+# 200 took 35 ms a solve on the random boards of the tests)
 PERTURBED_WITHOUT_GAIN = 200
+PERTURBED_COMPLETE_WITHOUT_GAIN = 20
 
 
 def sorted_adjacency(problem: Problem, train: str, adj) -> tuple[np.ndarray, ...]:
@@ -279,7 +281,8 @@ def perturbed_moves(search, until: float, on_better, seed: int = RESTART_SEED) -
     random) give up their routes and walk again in a random order on shuffled track (shuffled_adjacency)
     around the others' routes, then detour_moves from that run; a run no worse than the current one
     becomes current, each better than the incumbent is reported (`on_better`) and its routes join the
-    pools; until `until`, or PERTURBED_WITHOUT_GAIN perturbations in a row without a better run."""
+    pools; until `until`, or PERTURBED_WITHOUT_GAIN perturbations in a row without a better run (fewer when
+    the walks end by themselves)."""
     found = search.pools
     problem = search.problem
     trains = [t.name for t in problem.company.trains]
@@ -288,9 +291,10 @@ def perturbed_moves(search, until: float, on_better, seed: int = RESTART_SEED) -
         return
     best = current = detour_moves(search, found, run[0], list(found.chosen), until, on_better)
     rng = np.random.default_rng(seed)
-    idle = 0
-    while time.perf_counter() < until and not search.stop[0] and idle < PERTURBED_WITHOUT_GAIN:
+    idle, most = 0, PERTURBED_WITHOUT_GAIN
+    while time.perf_counter() < until and not search.stop[0] and idle < most:
         idle += 1
+        most = PERTURBED_COMPLETE_WITHOUT_GAIN
         score, chosen = current
         drop = set(int(q) for q in rng.choice(len(trains), size=min(PERTURBED_TRAINS, len(trains)), replace=False))
         pools: dict[str, list] = {}
@@ -305,6 +309,8 @@ def perturbed_moves(search, until: float, on_better, seed: int = RESTART_SEED) -
                                 keep=False)
             if len(routes):
                 used |= routes.keys[0]
+            if not routes.complete:
+                most = PERTURBED_WITHOUT_GAIN
             pools.setdefault(trains[q], []).append(routes)
         run = found.best(max(until, time.perf_counter() + 0.05), pools)
         if run is None:
