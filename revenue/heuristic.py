@@ -221,6 +221,7 @@ def detour_moves(search, found: "Pools", score: int, chosen: list, until: float,
     problem = search.problem
     trains = [t.name for t in problem.company.trains]
     adj = found.adj
+    chosen = [_own(r) for r in chosen]
     settled = k = 0
     while settled < len(trains) and time.perf_counter() < until and not search.stop[0]:
         i, k, settled = k % len(trains), k + 1, settled + 1
@@ -243,7 +244,7 @@ def detour_moves(search, found: "Pools", score: int, chosen: list, until: float,
                 pools.setdefault(other_name, []).append(other)
             run = found.best(max(until, time.perf_counter() + 0.05), pools)
             if run is not None and run[0] > score:
-                score, chosen, settled = run[0], list(found.chosen), 0
+                score, chosen, settled = run[0], [_own(r) for r in found.chosen], 0
                 if on_better is not None and (search.incumbent is None or run[0] > search.incumbent[0]):
                     _keep(found, trains, chosen)
                     on_better(run)
@@ -256,15 +257,23 @@ def _keep(found: "Pools", trains: list[str], chosen: list) -> None:
     the search's incumbent (pathbound.neighbourhoods starts from it), and the final combination takes
     them. (The moves' other walks do not: a run of many moves would fill the pools with routes no run
     took.)"""
-    from .solve import RouteSet
-
     for name, r in zip(trains, chosen):
         if r is not None:
-            # (a route of a merged set: its own arrays, or every merge after would copy the whole set's)
-            a, b = int(r.begin[0]), int(r.end[0])
-            found.pools[name].append(RouteSet(r.problem, name, r.rev[:1].copy(), r.keys[:1].copy(), r.flags[:1].copy(),
-                                              np.zeros(1, dtype=np.int64), np.array([b - a], dtype=np.int64),
-                                              r.nodes[a:b].copy(), r.chains[a:b].copy(), False, r.weights))
+            found.pools[name].append(_own(r))
+
+
+def _own(routes):
+    """A RouteSet of one route (or None) with arrays of its own: a route of a merged set (Pools.chosen)
+    keeps the whole set's arrays alive, and a merge of it copies them up to the route (on the 144-hex
+    6 6 6 stress board, 9 MB each: the iterated moves held 250 MB of them)."""
+    from .solve import RouteSet
+
+    if routes is None:
+        return None
+    a, b = int(routes.begin[0]), int(routes.end[0])
+    return RouteSet(routes.problem, routes.train, routes.rev[:1].copy(), routes.keys[:1].copy(),
+                    routes.flags[:1].copy(), np.zeros(1, dtype=np.int64), np.array([b - a], dtype=np.int64),
+                    routes.nodes[a:b].copy(), routes.chains[a:b].copy(), False, routes.weights)
 
 
 def _run_of(found: "Pools", trains: list[str], chosen: list, until: float):
