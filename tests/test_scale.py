@@ -553,6 +553,8 @@ def _moves_case(seed: int) -> bool:
                                           reported.append)
     assert start[0] <= score
     check(score, moved)
+    # each route with arrays of its own, not a merged set's (which a long search of moves kept alive)
+    assert all(r is None or len(r.nodes) == int(r.end[0] - r.begin[0]) for r in moved)
     search.incumbent = start
     heuristic.perturbed_moves(search, time.perf_counter() + 0.2, reported.append)
     for run in reported:
