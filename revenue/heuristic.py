@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from .core.detours import best_detours
 from .core.routes import enumerate_routes
 from .problem import Problem, hex_walks
 
@@ -36,6 +37,20 @@ RESTART_SEED = 16       # restarts are the same from call to call (answers repea
 # gains came within 2 restarts of the last, 0.1-0.3 s each, and the phase's time ended them; on a small
 # board the walks end by themselves and restarts find nothing new: this ends them within milliseconds)
 RESTARTS_WITHOUT_GAIN = 16
+# Route-local moves (detour_moves): a detour has at most this many chains, the walk from each of a route's
+# nodes at most this many steps, and of a route's positive detours the best this many are priced
+DETOUR_CHAINS = 6
+DETOUR_STEPS = 20_000
+DETOURS_PRICED = 4
+DETOUR_WALK_SECONDS = 0.05     # a walk of a detour's chains ends by itself within milliseconds
+# Perturbed moves (perturbed_moves): this many trains walk again, for at most this long each
+PERTURBED_TRAINS = 2
+PERTURBED_WALK_SECONDS = 0.01
+# and it ends after this many perturbations in a row without a better run (without a deadline), or this
+# many when the walks end by themselves (a small board: each sees every route around the others', and the
+# 200 took 35 ms a solve on the random boards of the tests)
+PERTURBED_WITHOUT_GAIN = 200
+PERTURBED_COMPLETE_WITHOUT_GAIN = 20
 
 
 def sorted_adjacency(problem: Problem, train: str, adj) -> tuple[np.ndarray, ...]:
@@ -166,6 +181,8 @@ def improve_run(search, adj, allowed, until: float, on_better) -> None:
             if run[0] > search.incumbent[0]:
                 on_better(run)
             best = _local_moves(search, found, trains, best, until, on_better)
+    if time.perf_counter() < until and not search.stop[0]:
+        perturbed_moves(search, until, on_better)
 
 
 def _local_moves(search, found, trains: list, best, until: float, on_better):
@@ -191,6 +208,185 @@ def _local_moves(search, found, trains: list, best, until: float, on_better):
     return best
 
 
+def detour_moves(search, found: "Pools", score: int, chosen: list, until: float, on_better=None) -> tuple[int, list]:
+    """Route-local moves from the run `chosen` (per train its route as a RouteSet of one, or None) scoring
+    `score`: for each train in turn, the richest detours of its route that avoid the others' track
+    (revenue.core.detours: a stretch replaced, a detour inserted between two stops, an end moved or
+    extended), each walked by the route kernel on the route's chains and the detour's and combined with
+    the others' routes by the combination kernel (so every route and run rule holds), the first better run
+    taken; until no train's route improves, or `until`. `on_better(run)` gets each run better than the
+    search's incumbent (its routes join the pools). The score and routes of the run reached (as `chosen`)."""
+    from .pathbound import only_chains
+
+    problem = search.problem
+    trains = [t.name for t in problem.company.trains]
+    adj = found.adj
+    chosen = [_own(r) for r in chosen]
+    settled = k = 0
+    while settled < len(trains) and time.perf_counter() < until and not search.stop[0]:
+        i, k, settled = k % len(trains), k + 1, settled + 1
+        name, routes = trains[i], chosen[i]
+        if routes is None:
+            continue
+        others = [(trains[j], r) for j, r in enumerate(chosen) if j != i and r is not None]
+        taken = np.zeros(problem.words, dtype=np.uint64)
+        for _, other in others:
+            taken |= other.keys[0]
+        a, b = int(routes.begin[0]), int(routes.end[0])
+        nodes, chains = routes.nodes[a:b].copy(), routes.chains[a + 1:b].copy()
+        for added, _ in _proposals(problem, name, adj, found.allowed, taken, nodes, chains)[:DETOURS_PRICED]:
+            if time.perf_counter() >= until:
+                break
+            walked = found.walk(name, taken, min(until, time.perf_counter() + DETOUR_WALK_SECONDS),
+                                only_chains(adj, np.concatenate([chains, added])), keep=False)
+            pools: dict[str, list] = {}
+            for other_name, other in others + [(name, walked)]:
+                pools.setdefault(other_name, []).append(other)
+            run = found.best(max(until, time.perf_counter() + 0.05), pools)
+            if run is not None and run[0] > score:
+                score, chosen, settled = run[0], [_own(r) for r in found.chosen], 0
+                if on_better is not None and (search.incumbent is None or run[0] > search.incumbent[0]):
+                    _keep(found, trains, chosen)
+                    on_better(run)
+                break
+    return score, chosen
+
+
+def _keep(found: "Pools", trains: list[str], chosen: list) -> None:
+    """The routes `chosen` (per train a RouteSet of one, or None) join the pools: the pools' best run is
+    the search's incumbent (pathbound.neighbourhoods starts from it), and the final combination takes
+    them. (The moves' other walks do not: a run of many moves would fill the pools with routes no run
+    took.)"""
+    for name, r in zip(trains, chosen):
+        if r is not None:
+            found.pools[name].append(_own(r))
+
+
+def _own(routes):
+    """A RouteSet of one route (or None) with arrays of its own: a route of a merged set (Pools.chosen)
+    keeps the whole set's arrays alive, and a merge of it copies them up to the route (on the 144-hex
+    6 6 6 stress board, 9 MB each: the iterated moves held 250 MB of them)."""
+    from .solve import RouteSet
+
+    if routes is None:
+        return None
+    a, b = int(routes.begin[0]), int(routes.end[0])
+    return RouteSet(routes.problem, routes.train, routes.rev[:1].copy(), routes.keys[:1].copy(),
+                    routes.flags[:1].copy(), np.zeros(1, dtype=np.int64), np.array([b - a], dtype=np.int64),
+                    routes.nodes[a:b].copy(), routes.chains[a:b].copy(), False, routes.weights)
+
+
+def _run_of(found: "Pools", trains: list[str], chosen: list, until: float):
+    """The run of the routes `chosen` (per train a RouteSet of one, or None), priced by the combination."""
+    pools: dict[str, list] = {}
+    for name, r in zip(trains, chosen):
+        if r is not None:
+            pools.setdefault(name, []).append(r)
+    return found.best(max(until, time.perf_counter() + 0.05), pools)
+
+
+def perturbed_moves(search, until: float, on_better, seed: int = RESTART_SEED) -> None:
+    """An iterated local search from the best run of the pools, by `until`: PERTURBED_TRAINS trains (at
+    random) give up their routes and walk again in a random order on shuffled track (shuffled_adjacency)
+    around the others' routes, then detour_moves from that run; a run no worse than the current one
+    becomes current, each better than the incumbent is reported (`on_better`) and its routes join the
+    pools; until `until`, or PERTURBED_WITHOUT_GAIN perturbations in a row without a better run (fewer when
+    the walks end by themselves)."""
+    found = search.pools
+    problem = search.problem
+    trains = [t.name for t in problem.company.trains]
+    run = None if found is None else found.best(until)
+    if run is None:
+        return
+    best = current = detour_moves(search, found, run[0], list(found.chosen), until, on_better)
+    rng = np.random.default_rng(seed)
+    idle, most = 0, PERTURBED_WITHOUT_GAIN
+    while time.perf_counter() < until and not search.stop[0] and idle < most:
+        idle += 1
+        most = PERTURBED_COMPLETE_WITHOUT_GAIN
+        score, chosen = current
+        drop = set(int(q) for q in rng.choice(len(trains), size=min(PERTURBED_TRAINS, len(trains)), replace=False))
+        pools: dict[str, list] = {}
+        used = np.zeros(problem.words, dtype=np.uint64)
+        for q, r in enumerate(chosen):
+            if q not in drop and r is not None:
+                pools.setdefault(trains[q], []).append(r)
+                used |= r.keys[0]
+        for q in rng.permutation(sorted(drop)):
+            walk = shuffled_adjacency(problem, trains[q], found.adj, rng)
+            routes = found.walk(trains[q], used, min(until, time.perf_counter() + PERTURBED_WALK_SECONDS), walk,
+                                keep=False)
+            if len(routes):
+                used |= routes.keys[0]
+            if not routes.complete:
+                most = PERTURBED_WITHOUT_GAIN
+            pools.setdefault(trains[q], []).append(routes)
+        run = found.best(max(until, time.perf_counter() + 0.05), pools)
+        if run is None:
+            continue
+        moved = detour_moves(search, found, run[0], list(found.chosen), until)
+        if moved[0] >= score:
+            current = moved
+        if moved[0] > best[0]:
+            best, idle = moved, 0
+            if search.incumbent is None or moved[0] > search.incumbent[0]:
+                _keep(found, trains, moved[1])
+                on_better(_run_of(found, trains, moved[1], until))
+
+
+def polish(search, until: float) -> None:
+    """detour_moves from the best run of the heuristic's pools (the search's incumbent), by `until`; each
+    better run becomes the incumbent (Search._better)."""
+    found = search.pools
+    if found is None:
+        return
+    run = found.best(until)
+    if run is not None:
+        detour_moves(search, found, run[0], list(found.chosen), until, search._better)
+
+
+def _proposals(problem: Problem, name: str, adj, allowed, taken, nodes, chains) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A route's best detours (revenue.core.detours, walked from both of its ends), the largest estimated
+    gain first: per detour, the chains it adds and the chains of the route it makes."""
+    from .relax import _worth_and_stops, passable
+
+    key = ("detour arrays", name)
+    if key not in problem.derived:
+        spec = problem.specs[name]
+        worth, stops, _ = _worth_and_stops(problem, spec, allowed, (1, 0))
+        usable = allowed & (spec.row >= 0)
+        counts = (problem.cost > 0).astype(np.int64)
+        # (one distance row: its stops bound the visits; several rows: no estimate, the kernel decides)
+        limit = int(stops[0]) if len(stops) == 1 else len(allowed)
+        problem.derived[key] = (worth.astype(np.int64), counts, usable, passable(problem, allowed), limit)
+    worth, counts, usable, through, limit = problem.derived[key]
+    limit = max(limit, int(counts[nodes].sum()))
+    start, chain, other, flags = sorted_adjacency(problem, name, adj)
+    found = []
+    k = len(nodes) - 1
+    for forward in (True, False):
+        route_nodes, route_chains = (nodes, chains) if forward else (nodes[::-1].copy(), chains[::-1].copy())
+        gain = np.zeros((k + 1) * (k + 2), dtype=np.int64)
+        length = np.zeros_like(gain)
+        detour = np.zeros((len(gain), DETOUR_CHAINS), dtype=np.int64)
+        best_detours(start, chain, other, flags, problem.chain_keys, worth, counts, usable, through,
+                     problem.token, taken, route_nodes, route_chains, limit, DETOUR_CHAINS, DETOUR_STEPS,
+                     gain, length, detour)
+        for entry in np.nonzero(gain > 0)[0]:
+            i, m = divmod(int(entry), k + 2)
+            added = detour[entry, :length[entry]].copy()
+            # c_1 .. c_i, the detour, c_{m+1} .. c_k (m = k + 1: the route ends with the detour)
+            made = np.concatenate([route_chains[:i], added, route_chains[m:] if m <= k else added[:0]])
+            found.append((int(gain[entry]), added, made))
+    found.sort(key=lambda g: -g[0])
+    seen, out = set(), []
+    for _, added, made in found:
+        if tuple(sorted(made.tolist())) not in seen:
+            seen.add(tuple(sorted(made.tolist())))
+            out.append((added, made))
+    return out
+
+
 class Pools:
     """The routes the heuristic's walks kept, per train type, and the best run among them (the exact
     combination kernel, so the run obeys every route and run rule)."""
@@ -202,10 +398,10 @@ class Pools:
         # per train (company order), the last best run's route as a RouteSet of one route, or None
         self.chosen: list = [None] * len(search.problem.company.trains)
 
-    def walk(self, name: str, used: np.ndarray, until: float, adj=None):
+    def walk(self, name: str, used: np.ndarray, until: float, adj=None, keep: bool = True):
         """The best routes of train type `name` that share no key with `used`, met by `until` (past the
         search's deadline a walk still takes its first few thousand steps), walking the track in the
-        order of `adj` (default: sorted_adjacency)."""
+        order of `adj` (default: sorted_adjacency); they join the pools when `keep`."""
         from .solve import WATCHDOG
 
         search, problem = self.search, self.search.problem
@@ -216,7 +412,8 @@ class Pools:
             routes = kept_routes(problem, name, walk, self.allowed, stop, KEPT_ROUTES, weights=search.weights)
         finally:
             WATCHDOG.release(ticket, search.cancel)
-        self.pools[name].append(routes)
+        if keep:
+            self.pools[name].append(routes)
         return routes
 
     def best(self, until: float, pools: dict[str, list] | None = None) -> tuple[int, list[dict]] | None:

@@ -60,6 +60,15 @@ BYTES_PER_NONZERO = 250
 # A walk of a solution's chains takes at most this (they are few: it ends by itself within milliseconds)
 SOLUTION_WALK_SECONDS = 0.3
 
+# The route-local moves (revenue.heuristic.detour_moves) from a run take at most this long (they settle in
+# 1-70 ms on the 81- to 144-hex stress boards)
+DETOUR_SECONDS = 0.2
+
+# Of the program's time left when its rounds end unproved, this share goes to the iterated moves
+# (revenue.heuristic.perturbed_moves) before the neighbourhoods: on the 144-hex D D 8 stress boards they
+# reach in 3 s what the neighbourhoods reach in 10 (the rounds' solutions hold loops there)
+PERTURBED_SHARE = 0.25
+
 # A neighbourhood of the best run (neighbourhoods) is re-optimised for at most this long
 NEIGHBOURHOOD_SECONDS = 1.0
 SEEDS = 4       # the program's last solutions whose runs the neighbourhoods start from
@@ -688,9 +697,17 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
     heuristic's pools) by `until`: its bound becomes search.path_bound; each solution's paths join the
     pools (each walked by the route kernel on its own chains, so a run obeys every rule) and their best
     run is reported when better. True when the search's run reaches the bound."""
+    from .heuristic import detour_moves, perturbed_moves, polish
+
     problem = search.problem
     if search.pools is None or not applies(problem, allowed, search.weights):
         return False
+    # The heuristic's run moved to its local optimum first (reported at once). The first round's cutoff
+    # stays the run's score before the moves: the round then follows the same path as without them (a
+    # higher cutoff sent HiGHS elsewhere: 100-hex D D 8 #2, which main proves at 1.3 s in 5 of 6 solves,
+    # was proved in 1 of 7 solves with it, in 4 of 4 without)
+    first_cutoff = [search.incumbent[0] if search.incumbent is not None else 0]
+    polish(search, min(until, time.perf_counter() + DETOUR_SECONDS))
     program = new_program(problem, allowed, adj)
     if program.h.getNumNz() * BYTES_PER_NONZERO > search.memory_mb * 2**20:
         program.h.clear()
@@ -710,14 +727,21 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
                                                only_chains(adj, chains))
                     found.setdefault(name, []).append(routes)
             run = search.pools.best(max(until, time.perf_counter() + 0.05), found)
-            if run is not None:
-                seeds.append((run[0], list(search.pools.chosen)))
             if run is not None and (search.incumbent is None or run[0] > search.incumbent[0]):
                 search._better(run)
+            if run is not None:
+                # (a solution's loops walk into a poor run, whose routes the moves may lengthen)
+                seeds.append(detour_moves(search, search.pools, run[0], list(search.pools.chosen),
+                                          min(until, time.perf_counter() + DETOUR_SECONDS), search._better))
+        elif first_cutoff:
+            return first_cutoff.pop()
         return search.incumbent[0] if search.incumbent is not None else 0
 
     def repair() -> None:
+        # the iterated moves first, from the best run (its seeds' runs moved to their local optima), then
         # the solutions' runs, before the relaxation takes the time left
+        now = time.perf_counter()
+        perturbed_moves(search, now + PERTURBED_SHARE * max(until - now, 0.0), search._better)
         neighbourhoods(program, search, adj, stop, until, seeds[-SEEDS:], start_from_best=False)
 
     try:
@@ -725,6 +749,10 @@ def path_program(search, adj, allowed, until: float, first_until: float | None =
         if not stop[0] and time.perf_counter() < until and (
                 program.bound is None or search.incumbent is None or search.incumbent[0] < program.bound):
             neighbourhoods(program, search, adj, stop, until, [])
+        if not stop[0] and time.perf_counter() < until and (
+                program.bound is None or search.incumbent is None or search.incumbent[0] < program.bound):
+            # the neighbourhoods settled: the rest of the share to the iterated moves
+            perturbed_moves(search, until, search._better)
     finally:
         from .solve import WATCHDOG
 
@@ -765,6 +793,8 @@ def _descend(program: _Program, search, adj, stop: np.ndarray, until: float, sco
     """From the run `chosen` (per train its route as a RouteSet of one, or None) scoring `score`:
     re-optimise the trains `places` (each a list of train indexes) in turn, taking every better run,
     until each in a row was solved to the end without one, or `until`; the score of the run reached."""
+    from .heuristic import detour_moves
+
     pools, problem = search.pools, search.problem
     k = settled = 0
     while not stop[0] and time.perf_counter() < until and settled < len(places):
@@ -801,6 +831,9 @@ def _descend(program: _Program, search, adj, stop: np.ndarray, until: float, sco
         solved, _ = program.reoptimise(free, taken, floor, stop,
                                        min(until, time.perf_counter() + NEIGHBOURHOOD_SECONDS), better)
         if score > before:
+            # the other trains' routes may take the track the free ones left
+            score, chosen = detour_moves(search, pools, score, chosen, min(until, time.perf_counter() + DETOUR_SECONDS),
+                                         search._better)
             settled = 0
         elif solved:
             settled += 1

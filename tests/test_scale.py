@@ -453,3 +453,124 @@ def test_neighbourhoods_of_a_run_give_legal_runs(monkeypatch, seed):
             descend(program, search, adj, stop, until, 0, [None] * len(chosen), places)))
         _check_anytime(board_req, company_req, expected, False)
     assert all(0 < score <= expected for score in reached) if expected > 0 else True, (seed, reached)
+
+
+def _search_with_pools(problem, allowed, adj):
+    """A large-board Search of `problem` without a deadline, with empty heuristic pools."""
+    search = solve_module.Search(problem, time.perf_counter(), None, None, None)
+    search.pools = heuristic.Pools(search, adj, allowed)
+    return search
+
+
+def _detours_case(seed: int) -> int:
+    """Each detour proposed for a route (revenue.core.detours through heuristic._proposals) makes a path:
+    its chains join one after the other, no node twice, no two chains sharing a track key, none sharing
+    one with the other trains' track; it keeps a token city and the train's stop limit, and its nodes are
+    worth more than the route's (the estimate orders the proposals). The number of proposals checked."""
+    from revenue.pathbound import usable_chains
+    from revenue.relax import _worth_and_stops
+
+    case = _walk_case(seed)
+    if case is None:
+        return 0
+    problem, allowed, adj, stop = case
+    ends = usable_chains(problem, allowed, adj)
+    rng = np.random.default_rng(seed)
+    proposed = 0
+    for name, spec in problem.specs.items():
+        routes = kept_routes(problem, name, heuristic.sorted_adjacency(problem, name, adj), allowed, stop, 64)
+        worth, stops, _ = _worth_and_stops(problem, spec, allowed, (1, 0))
+        for i in rng.permutation(len(routes))[:6]:
+            a, b = int(routes.begin[i]), int(routes.end[i])
+            nodes, chains = routes.nodes[a:b].copy(), routes.chains[a + 1:b].copy()
+            # the other trains' track: another route's keys that this one does not share, or none
+            other = routes.keys[int(rng.integers(len(routes)))]
+            taken = other if not (other & routes.keys[i]).any() else np.zeros(problem.words, dtype=np.uint64)
+            for added, made in heuristic._proposals(problem, name, adj, allowed, taken, nodes, chains):
+                proposed += 1
+                assert set(added.tolist()) <= set(made.tolist())
+                keys = problem.chain_keys[made]
+                assert not (keys & taken).any()
+                assert all(not (keys[p] & keys[q]).any() for p in range(len(made)) for q in range(p))
+                degree: dict[int, int] = {}
+                for c in made.tolist():
+                    for v in ends[c]:
+                        degree[v] = degree.get(v, 0) + 1
+                # a path: n nodes joined by n - 1 chains, two of them ends (so no cycle, one piece)
+                assert len(degree) == len(made) + 1 and sorted(degree.values())[-1] <= 2, (seed, made)
+                assert sum(1 for d in degree.values() if d == 1) == 2
+                visited = np.array(sorted(degree))
+                assert problem.token[visited].any()
+                if len(stops) == 1:
+                    assert (problem.cost[visited] > 0).sum() <= max(stops[0], (problem.cost[nodes] > 0).sum())
+                assert worth[visited].sum() > worth[nodes].sum(), (seed, nodes, visited)
+    return proposed
+
+
+@settings(max_examples=examples(80), **SETTINGS)
+@given(st.integers(0, 2**31 - 1))
+def test_detours_are_richer_paths_that_avoid_the_taken_track(seed):
+    _detours_case(seed)
+
+
+def _moves_case(seed: int) -> bool:
+    """From a poor run (each train the poorest route that fits beside the others'), the detour moves and the
+    perturbed moves (revenue.heuristic) give runs that the evaluator finds legal and priced alike, no better
+    than the reference's optimum, never below the run they start from. Whether the detour moves raised it."""
+    board_req, company_req, trains = random_board(seed, min_trains=2)
+    graph = graph_for(board_req)
+    problem = compile_problem(graph, build_company(company_req, graph.board))
+    if not problem.token.any():
+        return False
+    expected = _reference(board_req, trains)
+    allowed, adj = reachable(problem), adjacency(problem)
+    search = _search_with_pools(problem, allowed, adj)
+    found = search.pools
+    names = [t.name for t in problem.company.trains]
+    used = np.zeros(problem.words, dtype=np.uint64)
+    chosen = []
+    for name in names:
+        routes = found.walk(name, used, time.perf_counter() + 5)
+        fits = [i for i in range(len(routes)) if not (routes.keys[i] & used).any()]
+        if not fits:
+            chosen.append(None)
+            continue
+        poorest = fits[-1]
+        used |= routes.keys[poorest]
+        chosen.append(routes.subset(np.arange(len(routes)) == poorest))
+    start = heuristic._run_of(found, names, chosen, time.perf_counter() + 5)
+    if start is None:
+        return False
+    reported = []
+
+    def check(score, picked):
+        run = heuristic._run_of(found, names, picked, time.perf_counter() + 5)
+        assert run[0] == score
+        assert _legal(board_req, company_req, {"routes": run[1], "revenue": sum(r["revenue"] for r in run[1])}) \
+            == score <= expected
+
+    score, moved = heuristic.detour_moves(search, found, start[0], list(found.chosen), time.perf_counter() + 5,
+                                          reported.append)
+    assert start[0] <= score
+    check(score, moved)
+    # each route with arrays of its own, not a merged set's (which a long search of moves kept alive)
+    assert all(r is None or len(r.nodes) == int(r.end[0] - r.begin[0]) for r in moved)
+    search.incumbent = start
+    heuristic.perturbed_moves(search, time.perf_counter() + 0.2, reported.append)
+    for run in reported:
+        assert _legal(board_req, company_req, {"routes": run[1], "revenue": sum(r["revenue"] for r in run[1])}) \
+            == run[0] <= expected
+    return score > start[0]
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.integers(0, 2**31 - 1))
+def test_moves_raise_a_poor_run_to_legal_runs(seed):
+    _moves_case(seed)
+
+
+def test_detours_and_moves_bite():
+    """The detours are proposed, and the moves raise the poor run, on many random boards."""
+    proposed = sum(_detours_case(seed) > 0 for seed in range(60))
+    raised = sum(_moves_case(seed) for seed in range(60))
+    assert proposed >= 10 and raised >= 6, (proposed, raised)     # 16 and 12 of 60 when written
