@@ -151,9 +151,9 @@ def test_solutions_found_during_a_round_are_priced_at_once():
 
 def test_the_relaxation_after_a_long_round_gets_its_own_time():
     """HiGHS times a linear program from the solver's first run: the relaxation after a round cut short
-    (4 s) with 3 s left stopped at once, and left no bound. The 81-hex D D 8 stress board (seed 1),
-    whose program is not solved within 4 s."""
-    request = stress_board(9, 1, "D D 8").request
+    (4 s) with 3 s left stopped at once, and left no bound. The 100-hex D D 8 stress board (seed 1),
+    whose program is not solved within 8 s even on a quiet machine (the 81-hex board's took 2.7 s there)."""
+    request = stress_board(10, 1, "D D 8").request
     graph = graph_for(request["board"])
     problem = compile_problem(graph, build_company(request["company"], graph.board))
     allowed = reachable(problem)
@@ -162,7 +162,8 @@ def test_the_relaxation_after_a_long_round_gets_its_own_time():
     program.h.run()
     assert program.h.getRunTime() > 3.0
     program._relaxation_bound(0, [time.perf_counter() + 3.0])
-    assert program.bound is not None and program.bound >= 1480     # (the optimum, proved in 16 s)
+    # (2040: a legal run that 10 s solves of this board found, docs/performance.md)
+    assert program.bound is not None and program.bound >= 2040
 
 
 def test_an_error_pricing_a_solution_within_a_round_is_raised_by_solve():
