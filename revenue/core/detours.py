@@ -20,6 +20,17 @@ from numba import njit
 TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _keep(gain, length, detour, entry, g, d, st_chain, c):
+    """Keep for `entry` the detour st_chain[1 .. d] then chain c when it gains more than the one kept."""
+    if g > gain[entry]:
+        gain[entry] = g
+        length[entry] = d + 1
+        for q in range(d):
+            detour[entry, q] = st_chain[q + 1]
+        detour[entry, d] = c
+
+
 @njit(cache=True, nogil=True)
 def best_detours(adj_start, adj_chain, adj_other, adj_flags, chain_keys, worth, counts, usable, through, token,
                  taken, nodes, chains, limit, max_depth, max_steps, gain, length, detour):
@@ -110,27 +121,15 @@ def best_detours(adj_start, adj_chain, adj_other, adj_flags, chain_keys, worth, 
                 visits = count_to[k] - (count_to[m - 1] - count_to[i]) + st_count[d]
                 if clash or visits > limit or not (token_to[i] or st_token[d] or token_from[m]):
                     continue
-                g = st_worth[d] - (worth_to[m - 1] - worth_to[i])
-                entry = i * (k + 2) + m
-                if g > gain[entry]:
-                    gain[entry] = g
-                    length[entry] = d + 1
-                    for q in range(d):
-                        detour[entry, q] = st_chain[q + 1]
-                    detour[entry, d] = c
+                _keep(gain, length, detour, i * (k + 2) + m, st_worth[d] - (worth_to[m - 1] - worth_to[i]), d,
+                      st_chain, c)
                 continue
             new_worth = st_worth[d] + worth[w]
             new_count = st_count[d] + counts[w]
             new_token = st_token[d] or token[w]
             if count_to[i] + new_count <= limit and (token_to[i] or new_token):
-                g = new_worth - (worth_to[k] - worth_to[i])
-                entry = i * (k + 2) + k + 1
-                if g > gain[entry]:
-                    gain[entry] = g
-                    length[entry] = d + 1
-                    for q in range(d):
-                        detour[entry, q] = st_chain[q + 1]
-                    detour[entry, d] = c
+                _keep(gain, length, detour, i * (k + 2) + k + 1, new_worth - (worth_to[k] - worth_to[i]), d,
+                      st_chain, c)
             # (a detour of at most max_depth chains: one more frame while it has room for another)
             if d < max_depth - 1 and through[w] and not (f & TERM_THERE) and count_to[i] + new_count < limit:
                 d += 1
