@@ -296,6 +296,23 @@ def compiled_afresh(graph, company, memos):
             graph.track.shared["18rhl facts"] = facts
 
 
+def remembered_matches_afresh(graph, company, memos, seen: dict) -> tuple[int, int]:
+    """Compile with the memos and with them empty; every array and rule must agree. Returns (specs whose
+    rules object was seen before, specs compared); `seen` keeps every rules object alive (an id stays its
+    own)."""
+    from revenue import problem as P
+
+    remembered = P._compile(graph, company)
+    reused = sum(id(s.rules) in seen for s in remembered.specs.values())
+    fresh = compiled_afresh(graph, company, memos)
+    assert remembered.blocks.tolist() == fresh.blocks.tolist()
+    for name, spec in remembered.specs.items():
+        assert spec_fields(spec) == spec_fields(fresh.specs[name]), (company.id, name)
+        assert spec.rules == fresh.specs[name].rules, (company.id, name)
+    seen.update((id(s.rules), s.rules) for p in (remembered, fresh) for s in p.specs.values())
+    return reused, len(remembered.specs)
+
+
 def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
     """18Rhl answers boards that read alike (node numbering, the tiles the rules read, tokens there, icons,
     options, phase) with the same RouteRules and groups objects, and revenue.problem compiles such an
@@ -318,15 +335,8 @@ def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
         for company_id in sorted({c for cs in board.tokens.values() for c in cs} | {game.request["company"]["id"]}):
             names = sorted({t.name for t in trains(graph)})
             company = build_company({"id": company_id, "trains": [{"name": n} for n in names]}, board)
-            remembered = P._compile(graph, company)
-            reused += sum(id(s.rules) in seen for s in remembered.specs.values())
-            fresh = compiled_afresh(graph, company, (R._READINGS, P._RULE_ARRAYS, P._GROUP_BITS))
-            assert remembered.blocks.tolist() == fresh.blocks.tolist()
-            for name, spec in remembered.specs.items():
-                assert spec_fields(spec) == spec_fields(fresh.specs[name]), (company_id, name)
-                assert spec.rules == fresh.specs[name].rules, (company_id, name)
-                compared += 1
-            seen.update((id(s.rules), s.rules) for p in (remembered, fresh) for s in p.specs.values())
+            r, c = remembered_matches_afresh(graph, company, (R._READINGS, P._RULE_ARRAYS, P._GROUP_BITS), seen)
+            reused, compared = reused + r, compared + c
     assert compared > 0 and reused > compared // 2, (reused, compared)
 
 
@@ -354,14 +364,9 @@ def test_1860_rules_remembered_between_boards_match_rules_read_afresh(options):
                                                                           for n in names]}, board)
                 except InputError:      # (leased trains of a company that may not lease, say)
                     continue
-                remembered = P._compile(graph, company)
-                reused += sum(id(s.rules) in seen for s in remembered.specs.values())
-                fresh = compiled_afresh(graph, company, (G._RULES, G._HOME_CITIES, P._RULE_ARRAYS, P._GROUP_BITS))
-                for name, spec in remembered.specs.items():
-                    assert spec_fields(spec) == spec_fields(fresh.specs[name]), (company_id, name)
-                    assert spec.rules == fresh.specs[name].rules, (company_id, name)
-                    compared += 1
-                seen.update((id(s.rules), s.rules) for p in (remembered, fresh) for s in p.specs.values())
+                r, c = remembered_matches_afresh(
+                    graph, company, (G._RULES, G._HOME_CITIES, P._RULE_ARRAYS, P._GROUP_BITS), seen)
+                reused, compared = reused + r, compared + c
     assert compared > 0 and reused > compared // 2, (reused, compared)
 
 
