@@ -1,6 +1,6 @@
-"""Assembly of the server: RouteService over gRPC (with health, reflection, bearer-token auth and TLS)
-and over HTTP/JSON (server/http.py, served by uvicorn on the same event loop), logging, and graceful
-shutdown."""
+"""Assembly of the server: RouteService over gRPC (the sync grpc.server, with health, reflection,
+bearer-token auth and TLS) and over HTTP/JSON (server/http.py, served by uvicorn on an event loop in a
+thread of its own), logging, and graceful shutdown."""
 from __future__ import annotations
 
 import asyncio
@@ -13,11 +13,11 @@ import socket
 import sys
 import threading
 import time
+from concurrent import futures
 from dataclasses import dataclass, field, replace
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1.health import aio as health_aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from .service import SERVICE_NAME, Limits, RouteService, bearer_accepts
@@ -47,7 +47,7 @@ class Config:
     cors_origins: tuple[str, ...] = () # origins whose pages may call the HTTP API (CORS)
 
 
-class BearerAuth(grpc.aio.ServerInterceptor):
+class BearerAuth(grpc.ServerInterceptor):
     """UNAUTHENTICATED for RouteService calls without `authorization: Bearer <token>`; health and
     reflection stay open so that load balancers and tools can see the server."""
 
@@ -57,8 +57,8 @@ class BearerAuth(grpc.aio.ServerInterceptor):
     def accepts(self, given: str | bytes) -> bool:
         return bearer_accepts(given, self._expected)
 
-    async def intercept_service(self, continuation, details):
-        handler = await continuation(details)
+    def intercept_service(self, continuation, details):
+        handler = continuation(details)
         if handler is None or not details.method.startswith(f"/{SERVICE_NAME}/"):
             return handler
         given = next((v for k, v in details.invocation_metadata or () if k == "authorization"), "")
@@ -66,15 +66,15 @@ class BearerAuth(grpc.aio.ServerInterceptor):
             return handler
         method = details.method.rsplit("/", 1)[-1]
 
-        async def deny(request, context):
+        def deny(request, context):
             log.info(json.dumps({"method": method, "code": "UNAUTHENTICATED", "elapsed_ms": 0.0,
                                  "error": "missing or wrong bearer token"}))
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token "
-                                                                 "(metadata authorization: Bearer <token>)")
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token "
+                                                           "(metadata authorization: Bearer <token>)")
 
         if handler.response_streaming:
-            async def deny_stream(request, context):
-                await deny(request, context)
+            def deny_stream(request, context):
+                deny(request, context)
                 yield  # pragma: no cover  (never reached: abort raises)
             return grpc.unary_stream_rpc_method_handler(deny_stream, handler.request_deserializer,
                                                         handler.response_serializer)
@@ -84,17 +84,18 @@ class BearerAuth(grpc.aio.ServerInterceptor):
 class RouteServer:
     """A started server: `port`, `wait_ready()`, `stop()`.
 
-    gRPC runs on asyncio (grpc.aio): one event-loop thread of its own does all the calls' I/O, decodes
-    requests and checks them; the searches and the answers' conversion run on the `workers` compute
-    threads of the service (the kernels release the GIL). The methods here are for ordinary threads."""
+    gRPC runs on the sync grpc.server: each call is handled on a thread of its pool, which reads and
+    checks the request, waits for a turn (the service's Admission) and searches on that same thread (a
+    stream's search runs on one of the service's compute threads, its generator handing on the
+    improvements); gRPC's C core does the I/O without the interpreter's lock. HTTP, when on, runs on
+    uvicorn in an event loop of its own thread, its searches on the compute threads (the kernels
+    release the GIL). The methods here are for ordinary threads."""
 
     def __init__(self, config: Config):
         self.config = config
         self.service = RouteService(config.workers, config.max_queue, config.max_compute_ms, config.limits,
                                     config.max_memory_mb)
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run_loop, name="revenue-grpc", daemon=True)
-        self._thread.start()
+        self._loop: asyncio.AbstractEventLoop | None = None    # HTTP's, when it is on
         self._ready = threading.Event()      # warmed up and SERVING
         self._settled = threading.Event()    # warm-up over, whether it worked or not
         self._terminated = threading.Event()
@@ -104,9 +105,17 @@ class RouteServer:
         self._stop_lock = threading.Lock()
         self.warm_error: BaseException | None = None
         try:
-            self._call(self._build())
+            self._build()
+            if config.http_port is not None:
+                self._loop = asyncio.new_event_loop()
+                threading.Thread(target=self._run_loop, name="revenue-http", daemon=True).start()
+                self._build_http()
         except BaseException:
-            self._loop.call_soon_threadsafe(self._loop.stop)
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(self._loop.stop)
+            if getattr(self, "server", None) is not None:
+                self.server.stop(None)
+                self._pool.shutdown(wait=False)
             self.service.admission.shutdown()
             raise
 
@@ -116,24 +125,26 @@ class RouteServer:
         self._loop.close()
 
     def _call(self, coroutine, timeout: float | None = 60):
-        """Run `coroutine` on the server's event loop and wait for its result."""
+        """Run `coroutine` on HTTP's event loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
 
-    async def _build(self) -> None:
+    def _build(self) -> None:
         config = self.config
         options = [("grpc.max_receive_message_length", config.max_message_bytes),
                    ("grpc.max_send_message_length", 4 * config.max_message_bytes),
                    ("grpc.so_reuseport", 1 if (config.processes or 1) > 1 else 0)]
         interceptors = [BearerAuth(config.auth_token)] if config.auth_token else []
+        # A thread for every call gRPC lets in: each admitted call waits for its turn on its own thread.
         # Beyond the admission queue and a few spare calls (ListTitles, health, reflection), gRPC itself
         # refuses calls (RESOURCE_EXHAUSTED) instead of queueing them.
-        self.server = grpc.aio.server(handlers=[self.service.handler()], interceptors=interceptors,
-                                      options=options,
-                                      maximum_concurrent_rpcs=config.workers + config.max_queue + SPARE_THREADS)
-        self.health = health_aio.HealthServicer()
+        calls = config.workers + config.max_queue + SPARE_THREADS
+        self._pool = futures.ThreadPoolExecutor(calls, thread_name_prefix="revenue-grpc")
+        self.server = grpc.server(self._pool, handlers=[self.service.handler()], interceptors=interceptors,
+                                  options=options, maximum_concurrent_rpcs=calls)
+        self.health = health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         for name in ("", SERVICE_NAME):
-            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         reflection.enable_server_reflection(
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
             self.server)
@@ -148,11 +159,9 @@ class RouteServer:
             self.port = self.server.add_insecure_port(address)
         if not self.port:
             raise OSError(f"cannot listen on {address}")
-        if config.http_port is not None:
-            self._build_http()
 
     def _build_http(self) -> None:
-        """uvicorn serving the HTTP API (server/http.py) on its own socket, on this event loop."""
+        """uvicorn serving the HTTP API (server/http.py) on its own socket, on HTTP's event loop."""
         import uvicorn
 
         from .http import HttpApi, HttpProtocol
@@ -187,7 +196,7 @@ class RouteServer:
         return "SERVING" if self._ready.is_set() and self._stopping is None else "NOT_SERVING"
 
     def start(self) -> "RouteServer":
-        self._call(self.server.start())
+        self.server.start()
         if self.http is not None:
             self._call(self._start_http())
         threading.Thread(target=self._warm_up, name="revenue-warmup", daemon=True).start()
@@ -223,8 +232,8 @@ class RouteServer:
         if self._stopping is None:
             try:
                 for name in ("", SERVICE_NAME):
-                    self._call(self.health.set(name, health_pb2.HealthCheckResponse.SERVING))
-            except RuntimeError:   # the server stopped meanwhile (its loop is closed)
+                    self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+            except RuntimeError:   # the server stopped meanwhile
                 pass
         self._ready.set()
         self._settled.set()
@@ -246,25 +255,33 @@ class RouteServer:
             self._stopping = threading.Event()
         log.info(json.dumps({"event": "stopping", "pid": os.getpid(), "grace_seconds": grace}))
 
-        async def stop():
+        def stop() -> None:
             try:
                 self.service.stopping.set()
-                await self.health.enter_graceful_shutdown()
+                self.health.enter_graceful_shutdown()
                 if self.http is not None:
                     self.http.config.timeout_graceful_shutdown = max(grace, 0.1)
                     self.http.should_exit = True
-                await self.server.stop(grace)
+                # gRPC refuses new calls at once and cancels those still running after `grace` (their
+                # callbacks set each call's cancel event, which stops its search or withdraws it).
+                stopped = self.server.stop(grace)
                 if self.http is not None:
-                    await asyncio.wait_for(asyncio.shield(self._http_task), grace + 5)
-                    await self._close_http()
-                await _finish_tasks()
+                    self._call(self._stop_http(grace), timeout=None)
+                stopped.wait()
             finally:
                 self.service.admission.shutdown()
+                self._pool.shutdown(wait=False)
                 self._terminated.set()
-                asyncio.get_running_loop().call_soon(self._loop.stop)
+                if self._loop is not None:
+                    self._loop.call_soon_threadsafe(self._loop.stop)
 
-        asyncio.run_coroutine_threadsafe(stop(), self._loop)
+        threading.Thread(target=stop, name="revenue-stop", daemon=True).start()
         return self._terminated
+
+    async def _stop_http(self, grace: float) -> None:
+        await asyncio.wait_for(asyncio.shield(self._http_task), grace + 5)
+        await self._close_http()
+        await _finish_tasks()
 
     async def _close_http(self) -> None:
         """After uvicorn's shutdown: let the calls it cancelled end (they stop their searches) and close
@@ -285,8 +302,8 @@ class RouteServer:
 
 
 async def _finish_tasks(timeout: float = 2.0) -> None:
-    """Let the handlers that gRPC's stop cancelled run to their end (each writes its log line), then close
-    the asynchronous generators, so that no task is destroyed while pending when the loop stops."""
+    """Let the HTTP calls that uvicorn's stop cancelled run to their end (each writes its log line), then
+    close the asynchronous generators, so that no task is destroyed while pending when the loop stops."""
     loop = asyncio.get_running_loop()
     pending = [t for t in asyncio.all_tasks(loop) if t is not asyncio.current_task()]
     if pending:

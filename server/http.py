@@ -1,10 +1,10 @@
 """The service over HTTP/JSON (docs/service.md): the RouteService methods at the google.api.http paths of
 service.proto, the auto-route page at `/`, and /healthz, as a Starlette app that `RouteServer` serves with
-uvicorn on the gRPC server's event loop.
+uvicorn on an event loop of its own (a thread beside the gRPC server's).
 
-An HTTP call runs the very handler gRPC runs (RouteService.handler(), looked up by method name), with an
-`HttpContext` in place of the gRPC servicer context: the same decoding and checks, size limits, admission
-queue, deadlines (`deadline_ms` and the compute cap; HTTP has no call deadline of its own), log line and
+An HTTP call runs the same steps as a gRPC call (RouteService.async_handler(), the methods gRPC serves
+as coroutines, looked up by method name), with an `HttpContext` in place of the gRPC servicer context:
+the same decoding and checks, size limits, admission queue, deadlines (`deadline_ms` and the compute cap; HTTP has no call deadline of its own), log line and
 status codes. The body is the request message in proto3 JSON (checked field by field, as the command line
 checks it); the answer is the response message in proto3 JSON with proto field names and every field
 written out (as `revenue ... --json`); an error is a google.rpc.Status in JSON with the HTTP status of its
@@ -82,7 +82,7 @@ SHUTTING_DOWN = Aborted(status_pb2.Status(code=grpc.StatusCode.UNAVAILABLE.value
 
 
 class HttpContext:
-    """The part of grpc.aio.ServicerContext that RouteService uses, for a call that came over HTTP: no
+    """The part of grpc.ServicerContext that RouteService uses, for a call that came over HTTP: no
     call deadline (time_remaining None: the search is bounded by `deadline_ms` and the compute cap), and
     abort raises Aborted with the status the gRPC call would have carried."""
 
@@ -91,10 +91,10 @@ class HttpContext:
     def time_remaining(self) -> float | None:
         return None
 
-    async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata=()):
+    def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata=()):
         raise Aborted(status_pb2.Status(code=code.value[0], message=details))
 
-    async def abort_with_status(self, status: grpc.Status):
+    def abort_with_status(self, status: grpc.Status):
         # rpc_status.to_status carries the whole google.rpc.Status (details and all) in the trailers.
         for key, value in status.trailing_metadata or ():
             if key == "grpc-status-details-bin":
@@ -369,7 +369,7 @@ class HttpApi:
         self.service, self.state = service, state
         self._expected = auth_token.encode() if auth_token else None
         self.max_message_bytes = max_message_bytes
-        self._grpc = service.handler()
+        self._grpc = service.async_handler()
         self.boards = JsonBoards()
         routes = [Route("/healthz", self.healthz, methods=["GET"]),
                   Route("/", self.index, methods=["GET"]),

@@ -12,6 +12,7 @@ import asyncio
 import hmac
 import json
 import logging
+import queue
 import threading
 import time
 import uuid
@@ -19,7 +20,7 @@ from collections import deque
 from concurrent import futures
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import grpc
 import numpy as np
@@ -81,115 +82,213 @@ class ServiceError(Exception):
 
 
 class Admission:
-    """The bounded queue, fair to small calls: at most `workers` calls compute at once (its threads), at
-    most `max_queue` more wait for one, and the next is RESOURCE_EXHAUSTED at once rather than waiting
-    without bound. A call counts as admitted until its work is over or was cancelled before it started.
+    """The bounded queue, fair to small calls: at most `workers` calls compute at once, at most
+    `max_queue` more wait for a turn, and the next is RESOURCE_EXHAUSTED at once rather than waiting
+    without bound. A call counts as admitted until its work is over or it was withdrawn while waiting.
+
+    A call's work runs either on the thread that asks (`call`: a gRPC handler's own thread, which waits
+    its turn) or on one of the `workers` compute threads (`submit`: for an event loop, which must not
+    wait, and for a stream, whose thread hands on the improvements meanwhile); both kinds share the
+    same turns.
 
     Calls expected to be long ("large": see RouteService.expect_large) may hold at most `workers - 1`
-    threads (all of them when there is one) and `max_queue` less a quarter (rounded up) of the queue
-    slots, so a flood of long searches never keeps a small call from a thread or a slot. Waiting calls
+    turns (all of them when there is one) and `max_queue` less a quarter (rounded up) of the queue
+    slots, so a flood of long searches never keeps a small call from a turn or a slot. Waiting calls
     start in arrival order, a large one skipped while the large calls already hold their share."""
 
     def __init__(self, workers: int, max_queue: int):
         self.workers, self.max_queue, self.capacity = workers, max_queue, workers + max_queue
         self.large_workers = workers - 1 if workers >= 2 else workers
         self.large_capacity = self.large_workers + max_queue - (max_queue + 3) // 4
-        self._cond = threading.Condition()
-        self._queue: deque[tuple[futures.Future, Callable[[], Any], bool]] = deque()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)   # compute threads wait here for started jobs
+        self._queue: deque[_Job] = deque()      # waiting for a turn
+        self._ready: deque[_Job] = deque()      # given a turn, for a compute thread
         self._closed = False
         self.admitted = 0          # calls waiting or computing
         self.admitted_large = 0    # ... of them large
+        self.running = 0           # calls computing
         self.running_large = 0     # large calls computing
         self._threads = [threading.Thread(target=self._serve, name=f"revenue-solve-{i}", daemon=True)
                          for i in range(workers)]
         for thread in self._threads:
             thread.start()
 
+    def _admit(self, large: bool) -> None:
+        """Count a new call in, or refuse it (with the lock held)."""
+        if self._closed:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
+        if self.admitted >= self.capacity:
+            raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"server busy: {self.workers} calls computing and "
+                               f"{self.capacity - self.workers} waiting; retry later")
+        if large and self.admitted_large >= self.large_capacity:
+            raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"server busy with long searches ({self.admitted_large}); the rest of "
+                               f"the queue is kept for small calls; retry later")
+        self.admitted += 1
+        self.admitted_large += large
+
+    def call(self, work: Callable[[], Any], large: bool = False, cancel: "CallCancel | None" = None):
+        """work() on this thread once the call has its turn (waiting for it in the queue), and its result.
+        Setting `cancel` withdraws a call still waiting: CANCELLED."""
+        with self._lock:
+            self._admit(large)
+            job = _Job(None, large, None)
+            self._queue.append(job)
+            self._start_waiting()
+            if job.state is _WAITING:
+                job.wake = threading.Condition(self._lock)
+                if cancel is not None:
+                    cancel.then(lambda: self._withdraw(job))
+                    if cancel.is_set():
+                        self._withdraw_locked(job)
+                while job.state is _WAITING:
+                    job.wake.wait()
+                if cancel is not None:
+                    cancel.then(None)
+                if job.state is _WITHDRAWN:
+                    raise ServiceError(grpc.StatusCode.CANCELLED,
+                                       "the server shut down" if self._closed else "cancelled while queued")
+        try:
+            return work()
+        finally:
+            with self._lock:
+                self._end(job)
+
     def submit(self, work: Callable[[], Any], large: bool = False) -> futures.Future:
-        with self._cond:
-            if self._closed:
-                raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
-            if self.admitted >= self.capacity:
-                raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                   f"server busy: {self.workers} calls computing and "
-                                   f"{self.capacity - self.workers} waiting; retry later")
-            if large and self.admitted_large >= self.large_capacity:
-                raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                   f"server busy with long searches ({self.admitted_large}); the rest of "
-                                   f"the queue is kept for small calls; retry later")
-            self.admitted += 1
-            self.admitted_large += large
-            future: futures.Future = futures.Future()
-            self._queue.append((future, work, large))
-            # One call, one thread to wake: every idle thread may take it alike, and each one woken
-            # for nothing would take the interpreter's lock from the threads at work.
-            self._cond.notify()
-        future.add_done_callback(lambda _: self._release(large))
+        """work() on a compute thread once the call has its turn: its future (cancel it to withdraw the call
+        while it waits)."""
+        future: futures.Future = futures.Future()
+        with self._lock:
+            self._admit(large)
+            self._queue.append(_Job(work, large, future))
+            self._start_waiting()
+        future.add_done_callback(self._forget)
         return future
 
-    def _release(self, large: bool) -> None:
-        with self._cond:
+    def _forget(self, future: futures.Future) -> None:
+        """A submitted call withdrawn while waiting: its place in the queue's count is free."""
+        if future.cancelled():
+            with self._lock:
+                for job in self._queue:
+                    if job.future is future:
+                        self._queue.remove(job)
+                        self.admitted -= 1
+                        self.admitted_large -= job.large
+                        break
+
+    def _start_waiting(self) -> None:
+        """Give turns to the oldest waiting calls that may start now (with the lock held)."""
+        while self.running < self.workers and self._queue:
+            for job in self._queue:
+                if not job.large or self.running_large < self.large_workers:
+                    break
+            else:
+                return
+            self._queue.remove(job)
+            self.running += 1
+            self.running_large += job.large
+            job.state = _STARTED
+            if job.future is not None:
+                self._ready.append(job)
+                # One job, one thread to wake: each one woken for nothing would take the interpreter's
+                # lock from the threads at work.
+                self._cond.notify()
+            elif job.wake is not None:
+                job.wake.notify()
+
+    def _end(self, job: "_Job") -> None:
+        """A call's work is over (with the lock held): its turn goes to the next."""
+        self.running -= 1
+        self.running_large -= job.large
+        self.admitted -= 1
+        self.admitted_large -= job.large
+        self._start_waiting()
+
+    def _withdraw(self, job: "_Job") -> None:
+        with self._lock:
+            self._withdraw_locked(job)
+
+    def _withdraw_locked(self, job: "_Job") -> None:
+        if job.state is _WAITING:
+            self._queue.remove(job)
+            job.state = _WITHDRAWN
             self.admitted -= 1
-            self.admitted_large -= large
-
-    def enter_here(self) -> bool:
-        """Take a compute slot for a call to run in the caller's own thread, when a worker is idle and
-        no call waits (so it passes no one); `leave_here()` gives it back. False: submit it instead."""
-        with self._cond:
-            if self._closed or self.admitted >= self.workers:
-                return False
-            self.admitted += 1
-            return True
-
-    def leave_here(self) -> None:
-        self._release(False)
-
-    def _take(self):
-        """The oldest waiting call that may start now (with the lock held), or None."""
-        for job in list(self._queue):
-            future, _, large = job
-            if future.cancelled():
-                self._queue.remove(job)
-            elif not large or self.running_large < self.large_workers:
-                self._queue.remove(job)
-                self.running_large += large
-                return job
-        return None
+            self.admitted_large -= job.large
+            if job.wake is not None:
+                job.wake.notify()
 
     def _serve(self) -> None:
         while True:
-            with self._cond:
-                while (job := None if self._closed else self._take()) is None:
+            with self._lock:
+                while not self._ready:
                     if self._closed:
                         return
                     self._cond.wait()
-            future, work, large = job
+                job = self._ready.popleft()
+            future = job.future
             try:
                 if future.set_running_or_notify_cancel():
                     try:
-                        future.set_result(work())
+                        future.set_result(job.work())
                     except BaseException as exc:
                         future.set_exception(exc)
             finally:
-                if large:
-                    with self._cond:
-                        self.running_large -= 1
-                        self._cond.notify_all()
+                with self._lock:
+                    self._end(job)
 
     def shutdown(self) -> None:
-        """Start nothing more; the calls still waiting are cancelled (running ones end with their calls)."""
-        with self._cond:
+        """Start nothing more; the calls still waiting are withdrawn (running ones end with their calls)."""
+        with self._lock:
             self._closed = True
-            waiting = [future for future, _, _ in self._queue]
-            self._queue.clear()
+            waiting = list(self._queue)
+            for job in waiting:
+                if job.future is None:
+                    self._withdraw_locked(job)
             self._cond.notify_all()
-        for future in waiting:
-            future.cancel()
+        for job in waiting:
+            if job.future is not None:
+                job.future.cancel()
+
+
+_WAITING, _STARTED, _WITHDRAWN = "waiting", "started", "withdrawn"
+
+
+class _Job:
+    """A call admitted: its work for a compute thread (with its future), or None when its own thread runs
+    it (and waits on `wake` for its turn)."""
+
+    __slots__ = ("work", "large", "future", "wake", "state")
+
+    def __init__(self, work: Callable[[], Any] | None, large: bool, future: futures.Future | None):
+        self.work, self.large, self.future = work, large, future
+        self.wake: threading.Condition | None = None
+        self.state = _WAITING
+
+
+class CallCancel(Cancel):
+    """A call's cancel event (revenue.solve.Cancel: its searches stop the moment it is set), set when the
+    call ends under its handler: the client, its deadline or the server's stop. `then(fn)`: fn() once
+    it is set (Admission withdraws a call still waiting for its turn)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._then: Callable[[], None] | None = None
+
+    def then(self, fn: Callable[[], None] | None) -> None:
+        self._then = fn
+
+    def set(self) -> None:
+        super().set()
+        fn = self._then
+        if fn is not None:
+            fn()
 
 
 async def _run(admission: Admission, cancel: threading.Event, work: Callable[[], Any], large: bool = False):
-    """`work` on a compute thread; cancelling the call (the client, its deadline, the server stopping)
-    cancels it while it waits, or sets `cancel`, which stops a running search within a few polls."""
+    """`work` on a compute thread, for an event loop (HTTP); cancelling the call (the client, the server
+    stopping) withdraws it while it waits, or sets `cancel`, which stops a running search within a few polls."""
     future = admission.submit(work, large)
     try:
         return await asyncio.wrap_future(future)
@@ -208,9 +307,9 @@ class Margin:
     """The time kept from a call's deadline to finish and send its answer, from measurement: how long
     after its search was to stop, each recent answer that ran into its limit was sent (calls that finish
     sooner need no margin, and their answers are quicker to build: their times would make it too small).
-    That covers stopping the kernels, building the best run found, converting it, the event loop's lag in
-    taking it from the compute thread, serializing and writing it, all of which grow when the CPU is
-    contended. An answer that came too late for its client counts as well (the call's deadline ends it
+    That covers stopping the kernels, building the best run found, converting it, the lag in handing it
+    on between threads (a stream's compute thread and its generator, gRPC's own), serializing and writing
+    it, all of which grow when the CPU is contended. An answer that came too late for its client counts as well (the call's deadline ends it
     first, and the sample is taken then or when the answer is ready, whichever is later): the late ones
     are what the margin is for. The margin is three times the 99th percentile of the last SAMPLES such
     times plus SEND_SECONDS (what no sample sees), within low..high; until TRUSTED samples are in, it only grows from
@@ -370,11 +469,6 @@ def sizes_fit(message, limits: Limits, without: str | None = None) -> bool:
 
 # What makes a call "large" for Admission (RouteService.expect_large).
 LARGE_SECONDS = 0.1
-# A small Solve is first searched on the event loop's thread for at most this long: most real boards
-# are proved in about a millisecond, and handing a call to a compute thread and back costs more CPU
-# than that (waking two threads, passing the interpreter's lock to and fro). One not proved by then is
-# searched again on a compute thread within the call's own limits.
-HERE_SECONDS = 0.010
 LARGE_TRAINS = 4
 SMALL_CUSTOM_HEXES = 30
 LARGE_STEAM_LINKS = 1000
@@ -476,17 +570,18 @@ def bad_request_status(exc: InputError) -> status_pb2.Status:
 
 
 class _Call:
-    """One call's bookkeeping: its log fields, and the mapping of its outcome to a status.
+    """One call's bookkeeping: its log fields, its cancel event, and the mapping of its outcome to a status.
 
     Its one log line is written by whichever comes first: the handler's end, or the end of the RPC
-    itself (a callback of gRPC's): a stream the client cancels while it waits to send, or a call the
-    server's shutdown cuts, may leave its handler suspended, never to be resumed."""
+    itself (gRPC's callback, on gRPC's own thread): a call the client cancels, its deadline or the
+    server's stop ends under its handler, which may then still be searching or waiting for its turn (the
+    callback sets `cancel`, which stops the one and withdraws the other), and a stream's generator that
+    gRPC stops reading may never run again."""
 
     __slots__ = ("method", "context", "started", "fields", "code", "error", "logged", "stopping", "stopped_at",
-                 "margin", "has_done_callback", "rpc_finished")
+                 "margin", "has_done_callback", "rpc_finished", "cancel")
 
-    def __init__(self, method: str, context: grpc.aio.ServicerContext,
-                 stopping: threading.Event | None = None):
+    def __init__(self, method: str, context: grpc.ServicerContext, stopping: threading.Event | None = None):
         self.method, self.context = method, context
         self.started = time.perf_counter()
         self.fields: dict[str, Any] = {}
@@ -499,16 +594,18 @@ class _Call:
         self.stopped_at = 0.0         # when a search that ran into its limit was to stop, for Margin
         self.margin: Margin | None = None    # set once the answer of such a search is ready
         self.rpc_finished = False
-        add_done_callback = getattr(context, "add_done_callback", None)
-        self.has_done_callback = add_done_callback is not None
-        if add_done_callback is not None:
-            add_done_callback(self._rpc_done)
+        self.cancel = CallCancel()
+        add_callback = getattr(context, "add_callback", None)
+        self.has_done_callback = add_callback is not None
+        if add_callback is not None and not add_callback(self._rpc_done):
+            self._rpc_done()          # the RPC ended already
 
-    def _rpc_done(self, context) -> None:
+    def _rpc_done(self) -> None:
         self.rpc_finished = True
         self.sample_margin()      # the answer is sent (or the call's deadline cut it)
         if self.logged:
             return
+        self.cancel.set()         # stops its search, or withdraws it from the queue
         if self.code == grpc.StatusCode.OK:
             self.interrupted()
         self.finish()
@@ -538,23 +635,24 @@ class _Call:
         else:
             self.code, self.error = grpc.StatusCode.CANCELLED, "the call was cancelled"
 
-    async def fail(self, exc: BaseException):
+    def fail(self, exc: BaseException):
         """Abort the call with the status `exc` stands for (raises, as context.abort does)."""
         if isinstance(exc, InputError):
             self.code, self.error = grpc.StatusCode.INVALID_ARGUMENT, str(exc)[:300]
-            await self.context.abort_with_status(rpc_status.to_status(bad_request_status(exc)))
+            self.context.abort_with_status(rpc_status.to_status(bad_request_status(exc)))
         if isinstance(exc, ServiceError):
             self.code, self.error = exc.code, exc.message
-            await self.context.abort(exc.code, exc.message)
+            self.context.abort(exc.code, exc.message)
         incident = uuid.uuid4().hex[:12]
         self.code, self.error = grpc.StatusCode.INTERNAL, f"incident {incident}: {type(exc).__name__}"
         log.error("incident %s in %s", incident, self.method, exc_info=exc)
-        await self.context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident}); it is logged")
+        self.context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident}); it is logged")
 
     def finish(self) -> None:
-        if self.logged:
-            return
-        self.logged = True
+        with _LOGGING:           # the handler's thread and gRPC's callback may both get here
+            if self.logged:
+                return
+            self.logged = True
         if self.code == grpc.StatusCode.OK and _remaining(self.context) <= 0:
             # The handler made its answer, but after the call's deadline: the client got DEADLINE_EXCEEDED.
             self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "answered after the call's deadline"
@@ -566,10 +664,25 @@ class _Call:
             log.info(json.dumps(record))
 
 
+_LOGGING = threading.Lock()
+
+
+class _Work:
+    """What a method leaves to do once the call has its turn (Admission): `run()`, on the call's own
+    thread over gRPC or on a compute thread over HTTP; `large` as RouteService.expect_large says."""
+
+    __slots__ = ("run", "large")
+
+    def __init__(self, run: Callable[[], Any], large: bool = False):
+        self.run, self.large = run, large
+
+
 class RouteService:
-    """The servicer (asyncio: it runs on the gRPC server's event loop; searches and conversions run on
-    the compute threads of `admission`); `handler()` gives the generic handler to add to a
-    grpc.aio.Server."""
+    """The servicer. `handler()` gives the generic handler to add to a grpc.server (sync: each call is
+    handled, and its search run, on the server pool's thread that took it, once Admission gives it a
+    turn); `async_handler()` the same methods as coroutines for an event loop (HTTP: server/http.py),
+    whose searches run on the compute threads of `admission`. Both share each method's steps (reading
+    and checking the request on the calling thread, then a `_Work`)."""
 
     def __init__(self, workers: int = 2, max_queue: int = 32, max_compute_ms: int = 10_000,
                  limits: Limits = Limits(), max_memory_mb: float = 256):
@@ -588,35 +701,60 @@ class RouteService:
 
     # ---- plumbing ------------------------------------------------------------------------------------
 
+    _METHODS = (("Solve", "_solve", revenue_pb2.SolveRequest, revenue_pb2.SolveResponse),
+                ("Evaluate", "_evaluate", revenue_pb2.EvaluateRequest, revenue_pb2.EvaluateResponse),
+                ("ListTitles", "_list_titles", revenue_pb2.ListTitlesRequest, revenue_pb2.ListTitlesResponse),
+                ("Deliveries", "_deliveries", steam_pb2.DeliveriesRequest, steam_pb2.DeliveriesResponse),
+                ("Dividends", "_dividends", revenue_pb2.DividendsRequest, revenue_pb2.DividendsResponse))
+
     def handler(self) -> grpc.GenericRpcHandler:
-        def unary(fn, req, resp):
-            return grpc.unary_unary_rpc_method_handler(self._unary(fn), request_deserializer=safe_deserializer(req),
-                                                       response_serializer=resp.SerializeToString)
+        """The methods for a (sync) grpc.server."""
+        return self._generic(self._unary, self._solve_stream)
 
-        stream = grpc.unary_stream_rpc_method_handler(
-            self._solve_stream, request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
+    def async_handler(self) -> grpc.GenericRpcHandler:
+        """The methods as coroutines (and SolveStream as an asynchronous generator), for an event loop."""
+        return self._generic(self._unary_async, self._solve_stream_async)
+
+    def _generic(self, unary, stream) -> grpc.GenericRpcHandler:
+        handlers = {name: grpc.unary_unary_rpc_method_handler(
+            unary(name, getattr(self, attr)), request_deserializer=safe_deserializer(req),
+            response_serializer=resp.SerializeToString) for name, attr, req, resp in self._METHODS}
+        handlers["SolveStream"] = grpc.unary_stream_rpc_method_handler(
+            stream, request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
             response_serializer=revenue_pb2.SolveResponse.SerializeToString)
-        return grpc.method_handlers_generic_handler(SERVICE_NAME, {
-            "Solve": unary(self._solve, revenue_pb2.SolveRequest, revenue_pb2.SolveResponse),
-            "SolveStream": stream,
-            "Evaluate": unary(self._evaluate, revenue_pb2.EvaluateRequest, revenue_pb2.EvaluateResponse),
-            "ListTitles": unary(self._list_titles, revenue_pb2.ListTitlesRequest, revenue_pb2.ListTitlesResponse),
-            "Deliveries": unary(self._deliveries, steam_pb2.DeliveriesRequest, steam_pb2.DeliveriesResponse),
-            "Dividends": unary(self._dividends, revenue_pb2.DividendsRequest, revenue_pb2.DividendsResponse),
-        })
+        return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
-    def _unary(self, fn):
-        name = fn.__name__.strip("_").title().replace("_", "")
+    def _unary(self, name: str, fn):
+        def handle(request, context):
+            call = _Call(name, context, self.stopping)
+            try:
+                work = fn(self._decode(request), context, call)
+                if type(work) is not _Work:
+                    return work
+                answer = self.admission.call(work.run, work.large, call.cancel)
+                self._measure(call)
+                return answer
+            except Exception as exc:
+                call.fail(exc)
+            finally:
+                call.finish()
+        return handle
 
+    def _unary_async(self, name: str, fn):
         async def handle(request, context):
             call = _Call(name, context, self.stopping)
             try:
-                return await fn(self._decode(request), context, call)
+                work = fn(self._decode(request), context, call)
+                if type(work) is not _Work:
+                    return work
+                answer = await _run(self.admission, call.cancel, work.run, work.large)
+                self._measure(call)
+                return answer
             except asyncio.CancelledError:
                 call.interrupted()
                 raise
             except Exception as exc:
-                await call.fail(exc)
+                call.fail(exc)
             finally:
                 call.finish()
         return handle
@@ -656,13 +794,26 @@ class RouteService:
             return trains > LARGE_TRAINS
         return len(request.board.custom.hexes) > SMALL_CUSTOM_HEXES or trains > LARGE_TRAINS
 
-    # ---- methods -------------------------------------------------------------------------------------
+    def _measure(self, call: _Call) -> None:
+        """A sample for Margin once the answer of a search that ran into its limit is ready: the time from
+        when its search was to stop until gRPC has sent the answer (the call's done callback: serializing
+        and writing included), or until the call's deadline cut it, whichever comes first. Without that
+        callback (HTTP), until the event loop has the answer (now)."""
+        if not call.stopped_at:
+            return
+        if call.has_done_callback:
+            call.margin = self.margin
+            if call.rpc_finished:     # the call's deadline cut it already: the answer is late by now
+                call.sample_margin()
+            return
+        self.margin.add(time.perf_counter() - call.stopped_at)
+
+    # ---- methods: each reads and checks its request, then answers or leaves a _Work --------------------
 
     def _solve_work(self, request: revenue_pb2.SolveRequest, req: dict, ends: float, call: _Call,
                     cancel: threading.Event, on_improve: Callable[[dict], None] | None = None,
-                    cap: float | None = None, key: tuple | None = None) -> dict | None:
-        """The search of a Solve or SolveStream, on a compute thread: the result dict. With `cap` (a
-        first try on the event loop's thread), at most that long, and None if it was not enough."""
+                    key: tuple | None = None) -> dict:
+        """The search of a Solve or SolveStream, once the call has its turn: the result dict."""
         from revenue.solve import solve
 
         if cancel.is_set():
@@ -672,11 +823,8 @@ class RouteService:
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
         searching = time.perf_counter()
         try:
-            result = solve(req, deadline=min(budget, cap) if cap else budget, on_improve=on_improve,
-                           cancel=cancel, memory_mb=self.max_memory_mb)
+            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
             now = time.perf_counter()
-            if cap and not result.get("optimal") and not cancel.is_set():
-                return None
             # Ran into its limit: a sample for Margin. A cancel before the call's deadline is the client's
             # (no sample); one after it is the deadline cancelling an answer that came too late, which
             # the margin must learn from most.
@@ -689,8 +837,6 @@ class RouteService:
         except InputError:
             raise
         except Exception:
-            if cap and not cancel.is_set() and time.perf_counter() - searching >= min(budget, cap):
-                return None
             # A search stopped midway must not turn the deadline or the client's cancel into INTERNAL
             # (an early solve() failed this way when stopped during route enumeration); it is logged.
             interrupted = cancel.is_set() or time.perf_counter() - searching >= budget
@@ -718,60 +864,69 @@ class RouteService:
             raise InputError("deadline_ms", f"{request.deadline_ms} is not >= 0 (0 means no deadline)")
         return req, time.perf_counter() + _remaining(context), cost_key(request, board_bytes)
 
-    async def _solve(self, request, context, call):
+    def _solve(self, request, context, call) -> _Work:
         req, ends, key = self._prepare(request, context, call)
-        cancel = Cancel()
-        loop = asyncio.get_running_loop()
-        large = self.expect_large(request, key)
-        # Over HTTP (context.transport) not: measured, its calls then waited some 50 ms each (not understood).
-        if not large and HERE_SECONDS > 0 and not getattr(context, "transport", None) \
-                and self._budget(ends, request.deadline_ms)[0] > 2 * HERE_SECONDS:
-            answer = self._solve_here(request, req, ends, call, cancel, key)
-            if answer is not None:
-                return answer
 
         def work():
-            answer = _to_message(self._solve_work(request, req, ends, call, cancel, key=key),
-                                 revenue_pb2.SolveResponse)
-            self._measure(loop, call)
-            return answer
-        return await _run(self.admission, cancel, work, large)
+            return _to_message(self._solve_work(request, req, ends, call, call.cancel, key=key),
+                               revenue_pb2.SolveResponse)
+        return _Work(work, self.expect_large(request, key))
 
-    def _solve_here(self, request, req: dict, ends: float, call: _Call, cancel: Cancel, key: tuple):
-        """A small Solve answered on this (the event loop's) thread, if a worker is idle and the search
-        is proved within HERE_SECONDS; else None, and the call goes to a compute thread as any other.
-        Its search is no different: the same limits, errors and log line; only its thread differs."""
-        if not self.admission.enter_here():
-            return None
+    @staticmethod
+    def _improvement(value: dict) -> revenue_pb2.SolveResponse:
+        return _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
+                            "routes": value["routes"], "upper_bound": value.get("upper_bound", 0)},
+                           revenue_pb2.SolveResponse)
+
+    def _solve_stream(self, request, context) -> Iterator[revenue_pb2.SolveResponse]:
+        # The search runs on a compute thread and reports each improvement there; this generator, on the
+        # call's own thread, takes them from a queue and yields them as messages.
+        call = _Call("SolveStream", context, self.stopping)
+        final = None
         try:
-            result = self._solve_work(request, req, ends, call, cancel, cap=HERE_SECONDS, key=key)
-            return None if result is None else _to_message(result, revenue_pb2.SolveResponse)
+            req, ends, key = self._prepare(self._decode(request), context, call)
+            events: queue.SimpleQueue = queue.SimpleQueue()
+
+            def work():
+                return _to_message(self._solve_work(request, req, ends, call, call.cancel, on_improve=events.put,
+                                                    key=key), revenue_pb2.SolveResponse)
+
+            final = self.admission.submit(work, self.expect_large(request, key))
+            final.add_done_callback(lambda _: events.put(None))     # also when withdrawn while waiting
+            call.cancel.then(final.cancel)
+            if call.cancel.is_set():
+                final.cancel()
+            best = -1
+            while (value := events.get()) is not None:
+                if value["revenue"] > best:
+                    best = value["revenue"]
+                    yield self._improvement(value)
+            answer = final.result()
+            self._measure(call)
+            yield answer
+        except GeneratorExit:      # gRPC stopped reading: the call ended (the client, its deadline, the stop)
+            call.cancel.set()
+            if call.code == grpc.StatusCode.OK:
+                call.interrupted()
+            raise
+        except futures.CancelledError:     # withdrawn while waiting for its turn
+            if call.code == grpc.StatusCode.OK:
+                call.interrupted()
+            if not call.rpc_finished:
+                call.fail(ServiceError(call.code, call.error))
+        except Exception as exc:
+            call.fail(exc)
         finally:
-            self.admission.leave_here()
+            if final is not None and not final.done():
+                call.cancel.set()
+                final.cancel()
+            call.finish()
 
-    def _measure(self, loop: asyncio.AbstractEventLoop, call: _Call) -> None:
-        """A sample for Margin, asked for by the compute thread that has the answer ready: the time from
-        when its search was to stop until gRPC has sent the answer (the call's done callback: the event
-        loop's lag, serializing and writing included), or until the call's deadline cut it, whichever
-        comes first. Without that callback (HTTP), until the event loop takes the answer."""
-        if not call.stopped_at:
-            return
-        if call.has_done_callback:
-            call.margin = self.margin
-            if call.rpc_finished:     # the call's deadline cut it already: the answer is late by now
-                call.sample_margin()
-            return
-        stopped_at = call.stopped_at
-        try:
-            loop.call_soon_threadsafe(lambda: self.margin.add(time.perf_counter() - stopped_at))
-        except RuntimeError:     # the loop closed: the server stopped
-            pass
-
-    async def _solve_stream(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
+    async def _solve_stream_async(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
         # The search reports improvements on the compute thread that runs it; the event loop hands them
         # to this generator, which alone may yield responses.
         call = _Call("SolveStream", context, self.stopping)
-        cancel = Cancel()
+        cancel = call.cancel
         try:
             req, ends, key = self._prepare(self._decode(request), context, call)
             loop = asyncio.get_running_loop()
@@ -779,12 +934,10 @@ class RouteService:
 
             def work():
                 try:
-                    answer = _to_message(self._solve_work(
+                    return _to_message(self._solve_work(
                         request, req, ends, call, cancel,
                         on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d), key=key),
                         revenue_pb2.SolveResponse)
-                    self._measure(loop, call)
-                    return answer
                 finally:
                     loop.call_soon_threadsafe(events.put_nowait, None)
 
@@ -794,25 +947,24 @@ class RouteService:
                 while (value := await events.get()) is not None:
                     if value["revenue"] > best:
                         best = value["revenue"]
-                        yield _to_message({"revenue": value["revenue"], "subsidy": value.get("subsidy", 0),
-                                           "routes": value["routes"], "upper_bound": value.get("upper_bound", 0)},
-                                          revenue_pb2.SolveResponse)
+                        yield self._improvement(value)
                 answer = await final
+                self._measure(call)
             finally:
                 if not final.done():
                     cancel.set()
                     final.cancel()
             yield answer
-        except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream, or the deadline
+        except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream
             cancel.set()
             call.interrupted()
             raise
         except Exception as exc:
-            await call.fail(exc)
+            call.fail(exc)
         finally:
             call.finish()
 
-    async def _evaluate(self, request, context, call):
+    def _evaluate(self, request, context, call) -> _Work:
         from revenue.evaluate import evaluate
 
         call.describe(request)
@@ -822,7 +974,7 @@ class RouteService:
             result = evaluate(req)
             call.fields.update(revenue=result.get("revenue", 0), legal=bool(result.get("legal")))
             return _to_message(result, revenue_pb2.EvaluateResponse)
-        return await _run(self.admission, threading.Event(), work)
+        return _Work(work)
 
     def titles(self) -> revenue_pb2.ListTitlesResponse:
         with self._titles_lock:
@@ -830,21 +982,21 @@ class RouteService:
                 self._titles = _to_message(api.list_titles(), revenue_pb2.ListTitlesResponse)
             return self._titles
 
-    async def _list_titles(self, request, context, call):
+    def _list_titles(self, request, context, call):
         return self.titles()
 
-    async def _deliveries(self, request, context, call):
+    def _deliveries(self, request, context, call) -> _Work:
         from revenue.steam import check_memory, deliveries
 
         call.describe(request)
         ends = time.perf_counter() + _remaining(context)
-        cancel = Cancel()
+        cancel = call.cancel
         # The memory cap, checked on the message before it takes a worker (and again by the library).
         check_memory(len(request.stops), len(request.links), len(request.cubes), request.top_k, self.max_memory_mb)
 
         def work():
             # The same deadline, compute cap, cancellation and memory cap as a search of Solve. The request
-            # is converted here, on a compute thread: a large board would hold the event loop up.
+            # is converted here, once the call has its turn: a large board would hold up the event loop.
             if cancel.is_set():
                 raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
             budget, reason = self._budget(ends, 0)
@@ -861,9 +1013,9 @@ class RouteService:
                 call.fields["own_points"] = result["best"].get("own_points", 0)
             return _to_message(result, steam_pb2.DeliveriesResponse)
         large = len(request.links) > LARGE_STEAM_LINKS or any(p.level > LARGE_STEAM_LEVEL for p in request.players)
-        return await _run(self.admission, cancel, work, large)
+        return _Work(work, large)
 
-    async def _dividends(self, request, context, call):
+    def _dividends(self, request, context, call) -> _Work:
         from revenue.dividends import dividends
 
         req = _to_dict(request)
@@ -878,7 +1030,7 @@ class RouteService:
 
         def work():
             return _to_message(dividends(req), revenue_pb2.DividendsResponse)
-        return await _run(self.admission, threading.Event(), work)
+        return _Work(work)
 
     # ---- warm-up -------------------------------------------------------------------------------------
 

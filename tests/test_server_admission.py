@@ -12,7 +12,6 @@ from google.protobuf import json_format
 from benchmarks.scenarios import title_scenarios
 from revenue.v1 import revenue_pb2, steam_pb2
 from revenue.solve import solve
-from server import service as service_module
 from server.service import RouteService, cost_key
 
 from .server_helpers import EXAMPLES, heavy_deliveries, heavy_request, running, stub, wait_until
@@ -100,63 +99,60 @@ def test_long_deliveries_leave_room_for_small_ones():
         channel.close()
 
 
-def _count_here(service, monkeypatch) -> list:
-    """Wraps the service's first try on the event loop's thread; the list gets each try's thread name and
-    whether it answered."""
-    tries = []
-    here = service._solve_here
+def _count_searches(service, monkeypatch) -> list:
+    """Wraps the service's search of a Solve; the list gets the name of each search's thread."""
+    searches = []
+    search = service._solve_work
 
-    def counting(*args):
-        answer = here(*args)
-        tries.append((threading.current_thread().name, answer is not None))
-        return answer
-    monkeypatch.setattr(service, "_solve_here", counting)
-    return tries
+    def counting(*args, **kwargs):
+        searches.append(threading.current_thread().name)
+        return search(*args, **kwargs)
+    monkeypatch.setattr(service, "_solve_work", counting)
+    return searches
 
 
-def test_small_solve_is_answered_on_the_event_loop_thread(monkeypatch):
+def test_small_solve_is_searched_on_the_grpc_thread_that_took_it(monkeypatch):
     with running(workers=1, max_queue=2, max_compute_ms=10_000) as s:
         service, channel = stub(s)
-        tries = _count_here(s.service, monkeypatch)
+        searches = _count_searches(s.service, monkeypatch)
         request = SCENARIOS[0].request
         got = service.Solve(solve_message(request), timeout=30)
         want = solve(request)
         assert (got.revenue, got.optimal) == (want["revenue"], True)
-        assert tries == [("revenue-grpc", True)]
+        assert len(searches) == 1 and searches[0].startswith("revenue-grpc")
         assert s.service.admission.admitted == 0
-        # With the only worker busy, a small call waits for it instead (it passes no one in the queue).
+        # With the only worker busy, a small call waits for its turn (it passes no one in the queue).
         heavy = service.Solve.future(solve_message(heavy_request()), timeout=60)
         assert wait_until(lambda: s.service.admission.admitted == 1)
         small = service.Solve.future(solve_message(request), timeout=60)
         assert wait_until(lambda: s.service.admission.admitted == 2)
-        assert len(tries) == 2 and tries[1] == ("revenue-grpc", False)
+        time.sleep(0.2)
+        assert len(searches) == 2 and not small.done()
         heavy.cancel()
         assert small.result(timeout=30).revenue == want["revenue"]
+        assert len(searches) == 3 and all(name.startswith("revenue-grpc") for name in searches)
         assert wait_until(lambda: s.service.admission.admitted == 0, timeout=10)
         channel.close()
 
 
-def test_small_solve_not_proved_in_time_goes_to_a_worker(monkeypatch):
-    # A first try too short to prove anything (the watchdog stops a search some time after its deadline:
-    # a small board may still be proved, so such a try's answer is marked unproved, as the stop would
-    # leave it): the call is searched again on a compute thread, with its own limits, and answers the
-    # optimum.
+def test_a_solve_is_searched_once_within_its_own_limits(monkeypatch):
+    # No first try with a shorter cap (as when small Solves were tried first on grpc.aio's event loop):
+    # each call's one search has the call's own limit, here the compute cap.
     import revenue.solve
 
-    monkeypatch.setattr(service_module, "HERE_SECONDS", 1e-9)
+    deadlines = []
     search = revenue.solve.solve
 
-    def cut_short(request, deadline=None, **kwargs):
-        result = search(request, deadline=deadline, **kwargs)
-        return {**result, "optimal": False} if deadline is not None and deadline <= 1e-9 else result
-    monkeypatch.setattr(revenue.solve, "solve", cut_short)
+    def recording(request, deadline=None, **kwargs):
+        deadlines.append(deadline)
+        return search(request, deadline=deadline, **kwargs)
     with running(workers=2, max_queue=2, max_compute_ms=10_000) as s:
+        monkeypatch.setattr(revenue.solve, "solve", recording)     # after the warm-up's solves
         service, channel = stub(s)
-        tries = _count_here(s.service, monkeypatch)
         for scenario in SCENARIOS[:3]:
             got = service.Solve(solve_message(scenario.request), timeout=30)
-            want = solve(scenario.request)
+            want = search(scenario.request)
             assert (got.revenue, got.optimal) == (want["revenue"], True)
-        assert tries == [("revenue-grpc", False)] * 3
+        assert len(deadlines) == 3 and all(d == 10.0 for d in deadlines), deadlines
         assert s.service.admission.admitted == 0
         channel.close()
