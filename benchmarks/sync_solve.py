@@ -1,7 +1,8 @@
-"""What grpc.aio costs the service per call: Solve served by the sync grpc.server with the service's own
-steps (reading and checking the request, the search, the answer's conversion, the log line), against
-`revenue serve` with its defaults, both loaded by benchmarks.load with fresh boards, alternating; for each
-run the calls per second, p99, and the server processes' CPU per call (from /proc).
+"""What the service's own behaviours cost per call: Solve served by a bare sync grpc.server with the
+service's own steps (reading and checking the request, the search, the answer's conversion, the log
+line), against `revenue serve` with its defaults (the sync grpc.server too since service10; grpc.aio
+before, when this measured what grpc.aio cost), both loaded by benchmarks.load with fresh boards,
+alternating; for each run the calls per second, p99, and the server processes' CPU per call (/proc).
 
     python -m benchmarks.sync_solve [--rounds 2] [--seconds 10] [--clients 8] [--threads 2]
 
@@ -91,7 +92,7 @@ def _serving(log) -> bool:
     return '"event": "serving"' in log.read()
 
 
-def _aio_run(clients: int, seconds: float) -> tuple[dict, float]:
+def _service_run(clients: int, seconds: float) -> tuple[dict, float]:
     server = _Server(None, 64)
     try:
         server.wait_serving(300)
@@ -109,12 +110,12 @@ def _aio_run(clients: int, seconds: float) -> tuple[dict, float]:
 @click.option("--threads", default=2, show_default=True, type=click.IntRange(1, 64),
               help="The sync server's thread pool per process.")
 def main(rounds: int, seconds: float, clients: int, threads: int) -> None:
-    """Solve on the sync grpc.server against `revenue serve`, fresh boards, alternating."""
+    """Solve on a bare sync grpc.server against `revenue serve`, fresh boards, alternating."""
     for _ in range(rounds):
-        for kind in ("aio", "sync"):
+        for kind in ("service", "sync"):
             with open("/proc/loadavg") as f:
                 load = f.read().split()[0]
-            report, cpu = _aio_run(clients, seconds) if kind == "aio" else _sync_run(clients, seconds, threads)
+            report, cpu = _service_run(clients, seconds) if kind == "service" else _sync_run(clients, seconds, threads)
             click.echo(json.dumps({"server": kind, "load_average": load, "calls_per_s": report["throughput_per_s"],
                                    "p50_ms": report["p50_ms"], "p99_ms": report["p99_ms"], "errors": report["errors"],
                                    "server_cpu_ms_per_call": round(1000 * cpu / report["calls"], 3),
