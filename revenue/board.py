@@ -87,7 +87,7 @@ class Board:
         if self._tokens is None:
             rows = self._placed[0].token_rows
             tokens: dict[tuple[str, int], list[str]] = {}
-            for name, city, company in map(rows.__getitem__, self._placed[1]):
+            for name, city, company in map(rows.__getitem__, self._placed[1].tolist()):
                 tokens.setdefault((name, city), []).append(company)
             self._tokens = tokens
         return self._tokens
@@ -95,7 +95,7 @@ class Board:
     def token_companies(self) -> list[str]:
         """The company of each token, in request order (a board of checked tokens, see token_node)."""
         rows = self._placed[0].token_rows
-        return [rows[t][2] for t in self._placed[1]]
+        return [rows[t][2] for t in self._placed[1].tolist()]
 
     @property
     def hexes(self) -> dict[str, BoardHex]:
@@ -373,6 +373,7 @@ _LAY_FIELDS = ("hex", "tile", "rotation")
 _TOKEN_FIELDS = ("hex", "company", "city")
 _NUMBER_TYPES = frozenset({int, float, str})    # what a rotation or city index may be read in bulk as
 _GETTERS = {names: itemgetter(*names) for names in (_LAY_FIELDS, _TOKEN_FIELDS)}
+_NUMBERS = {names: itemgetter(names[2]) for names in (_LAY_FIELDS, _TOKEN_FIELDS)}   # the rotation, the city
 
 
 def _key(fields, names: tuple[str, str, str]) -> tuple | None:
@@ -411,6 +412,30 @@ def _keys(dicts, names: tuple[str, str, str]) -> list[tuple] | None:
     return None if None in keys else keys
 
 
+def _ids(dicts, names: tuple[str, str, str], ids: dict[tuple, int]) -> np.ndarray | None:
+    """The ids in `ids` (a _Known's lay_ids or token_ids) of the _key of every dict of a list, as an int64
+    array; None when one has none (never checked, or a value that cannot be a key). In the usual case,
+    every dict holding exactly the three fields and the number of a plain type, the keys are made and
+    looked up in one C pass and let go at once; else they are read by _keys first."""
+    count = len(dicts)
+    try:
+        # (a dict missing a field fails the getter, so a total of 3 a dict means exactly 3 each)
+        if sum(map(len, dicts)) == 3 * count and _NUMBER_TYPES.issuperset(map(type, map(_NUMBERS[names], dicts))):
+            try:
+                return np.fromiter(map(ids.get, map(_GETTERS[names], dicts)), dtype=np.int64, count=count)
+            except TypeError:   # a key never checked before (None, which np.fromiter refuses), or unhashable
+                return None
+    except (KeyError, TypeError):   # (a dict without one of the fields: _keys reads it)
+        pass
+    keys = _keys(dicts, names)
+    if keys is None:
+        return None
+    try:
+        return np.fromiter(map(ids.get, keys), dtype=np.int64, count=count)
+    except TypeError:   # a value that cannot be a key (a list), or one never checked before
+        return None
+
+
 def _build_known(req) -> Board | None:
     """The board, when every lay and token of `req` was checked before on its map (a game's boards differ
     by a lay or a token from earlier ones): no check is repeated, the hexes come from the lays' entries in
@@ -422,24 +447,15 @@ def _build_known(req) -> Board | None:
     if type(tiles) not in (list, tuple) or type(tokens) not in (list, tuple) or len(tiles) > MAX_LIST \
             or len(tokens) > MAX_LIST:
         return None
-    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS), _keys(tokens, _TOKEN_FIELDS)
-    if lay_keys is None or token_keys is None:
-        return None
     opened = _opened(req, title_name)
     if opened is None:
         return None
     title, data, known, phase, options = opened
+    lays, placed = _ids(tiles, _LAY_FIELDS, known.lay_ids), _ids(tokens, _TOKEN_FIELDS, known.token_ids)
+    if lays is None or placed is None:
+        return None
     options = dict(options)
-    try:
-        # (a lay never checked before reads as None, which np.fromiter refuses with a TypeError too)
-        lays = np.fromiter(map(known.lay_ids.get, lay_keys), dtype=np.int64, count=len(lay_keys))
-        token_ids = list(map(known.token_ids.get, token_keys))
-    except TypeError:   # a value that cannot be a key (a list), or one never checked before
-        return None
-    if None in token_ids:
-        return None
     lay_bytes = lays.tobytes()
-    placed = np.array(token_ids, dtype=np.int64) if token_ids else _NO_TOKENS
     registry = known.registry
     # One compiled call places the lays and the tokens and walks the track (revenue.core.track.place_board),
     # or only places the tokens on the track of a recent board with the same lays.
@@ -447,8 +463,8 @@ def _build_known(req) -> Board | None:
     if remembered is not None:
         track, more_stops, more_chars = remembered
         token_node = place_tokens(placed, known.token_table, track.gids, track.node_base, registry.city_start,
-                                  registry.city_table) if token_ids else _NO_TOKENS
-        if len(token_node) < len(token_ids):
+                                  registry.city_table) if len(placed) else _NO_TOKENS
+        if len(token_node) < len(placed):
             return None
     else:
         sides = known.sides
@@ -465,7 +481,7 @@ def _build_known(req) -> Board | None:
     board = Board(title, data, phase, None, neighbour_map(data), None, options, stops + more_stops,
                   chars + more_chars)
     board._laid = (known, lays)
-    board._placed = (known, token_ids)
+    board._placed = (known, placed)
     board._tokens = None
     try:
         title.check_board(board)
