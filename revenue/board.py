@@ -58,6 +58,10 @@ class Board:
     """A board: the title and its map variant's data, the phase, the hexes with the tiles now on them, the
     tokens. A board built from lays checked before (_build_known) makes its hexes dict when first read."""
 
+    # (slots: a game server makes and lets go of a board per call)
+    __slots__ = ("title", "data", "phase", "neighbours", "_hexes", "_tokens", "options", "stop_total", "code_chars",
+                 "key", "track", "token_node", "_laid", "_placed", "remember")
+
     def __init__(self, title: Title, data: TitleData, phase: Phase, hexes: dict[str, BoardHex] | None,
                  neighbours: dict[str, dict[int, str]], tokens: dict[tuple[str, int], list[str]] | None = None,
                  options: dict[str, str] | None = None, stop_total: int = 0, code_chars: int = 0):
@@ -450,7 +454,7 @@ def _build_known(req) -> Board | None:
     opened = _opened(req, title_name)
     if opened is None:
         return None
-    title, data, known, phase, options = opened
+    title, data, known, phase, options, prefix, totals = opened
     lays, placed = _ids(tiles, _LAY_FIELDS, known.lay_ids), _ids(tokens, _TOKEN_FIELDS, known.token_ids)
     if lays is None or placed is None:
         return None
@@ -477,9 +481,8 @@ def _build_known(req) -> Board | None:
         track = _graph().Track(registry, sides, packed)
         token_node = track.token_node
         known.remember_track(lay_bytes, (track, more_stops, more_chars))
-    stops, chars = _printed_totals(data, data.printed)
-    board = Board(title, data, phase, None, neighbour_map(data), None, options, stops + more_stops,
-                  chars + more_chars)
+    stops, chars = totals
+    board = Board(title, data, phase, None, data.neighbours, None, options, stops + more_stops, chars + more_chars)
     board._laid = (known, lays)
     board._placed = (known, placed)
     board._tokens = None
@@ -489,13 +492,14 @@ def _build_known(req) -> Board | None:
         return None
     # (the tokens by their ids' bytes: the graph cache hashes the key a few times, and a bytes object
     # keeps its hash, a tuple of tuples does not)
-    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, placed.tobytes())
+    board.key = prefix + (lay_bytes, placed.tobytes())
     board.track, board.token_node = track, token_node
     return board
 
 
 def _opened(req, title_name: str) -> tuple | None:
-    """(title, title data, _Known, phase, options) of a board request's title, phase and options, all
+    """(title, title data, _Known, phase, options, the board key's first fields, the printed map's
+    _printed_totals) of a board request's title, phase and options, all
     checked (the lays and tokens were within the size bounds when first checked; the rest is checked
     here), remembered by their values: a game's boards share them. None for anything wrong or a map
     variant without _Known (the full check then reads the board)."""
@@ -507,7 +511,7 @@ def _opened(req, title_name: str) -> tuple | None:
                 map(type, chain(options_request, options_request.values())))):
         key = (title_name, phase_name, tuple(options_request.items()) if options_request else ())
         opened = _OPENED.get(key)
-        if opened is not None and opened[2].registry is _current_registry() and \
+        if opened is not None and opened[2].registry is _graph()._REGISTRY and \
                 opened[1].derived.get("known") is opened[2]:
             return opened
     rest = {k: v for k, v in req.items() if k != "tiles" and k != "tokens"}
@@ -529,7 +533,9 @@ def _opened(req, title_name: str) -> tuple | None:
     phase = known.phases.get(phase_name) if phase_name else data.phases[0]
     if phase is None:
         return None
-    opened = (title, data, known, phase, options)
+    opened = (title, data, known, phase, options, (known.serial, title.name, tuple(options.items()), phase.name),
+              _printed_totals(data, data.printed))
+    neighbour_map(data)     # (a board reads data.neighbours)
     if key is not None:
         if len(_OPENED) >= 1024:
             _OPENED.clear()
