@@ -349,10 +349,15 @@ class _Known:
             self.token_ids[key] = token      # published last, as a lay's
 
     def remember_track(self, lay_bytes: bytes, entry: tuple) -> None:
-        with self._lock:
-            self.tracks[lay_bytes] = entry
-            while len(self.tracks) > TRACKS_PER_MAP:
-                self.tracks.popitem(last=False)
+        # (each step one atomic OrderedDict call: readers never lock; two threads past the bound at once
+        # may each let one go)
+        tracks = self.tracks
+        tracks[lay_bytes] = entry
+        if len(tracks) > TRACKS_PER_MAP:
+            try:
+                tracks.popitem(last=False)
+            except KeyError:
+                pass
 
 
 LAY_HEX, LAY_GID, LAY_MASK, LAY_STOPS, LAY_CHARS = range(5)     # the columns of _Known.table

@@ -415,6 +415,10 @@ class Graph:
     term_b = property(lambda self: self.track.term_b)
     term_inner = property(lambda self: self.track.term_inner)
 
+    # (slots: a game server makes and lets go of a graph per call; anything else set goes to __dict__)
+    __slots__ = ("board", "track", "node_base", "chain_a", "n_keys", "sides", "n_nodes", "inner_hexes", "chain_mode",
+                 "derived", "request", "_nodes", "_chains", "__dict__")
+
     def __init__(self, board: Board, track: Track):
         self.board, self.track = board, track
         self.node_base, self.chain_a, self.n_keys = track.node_base, track.chain_a, track.n_keys
