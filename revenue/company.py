@@ -7,7 +7,7 @@ from operator import itemgetter
 
 from .bounds import MAX_NAME_CHARS, MAX_RUN_TOTAL, size_violations, small_within
 from .errors import InputError, short_repr
-from .titles.base import TrainType
+from .titles.base import Title, TrainType
 
 
 @dataclass(frozen=True)
@@ -21,17 +21,21 @@ def build_company(request: dict, board, where: str = "company") -> Company:
     request = request or {}
     # A request of the usual shape read before for the same title data: its fields were checked then,
     # what depends on the board (the title's train types, the run total's bound) is read again.
-    reading = _reading(request)
     known = board.data.trains
+    reading = _reading(request, known)
     if reading is not None:
-        remembered = _READINGS.get((id(known),) + reading)
+        remembered = _READINGS.get(reading)
         if remembered is not None and remembered[0] is known:
             _, types, company, most = remembered
-            trains = tuple(map(board.title.company_train, types, repeat(board), repeat(False)))
-            if any(map(_differ, trains, company.trains)):    # (1860's types change with the board's towns)
-                company = Company(company.id, trains, company.privates)
-                most = _most(trains)
-            _check_most(most, board, where)
+            title = board.title
+            # (the base rules run the data's types as they are: those the company was made of)
+            if type(title).company_train is not _DATA_TYPES or company.trains is not types:
+                trains = tuple(map(title.company_train, types, repeat(board), repeat(False)))
+                if any(map(_differ, trains, company.trains)):    # (1860's types follow the board's towns)
+                    company = Company(company.id, trains, company.privates)
+                    most = _most(trains)
+            if board.stop_total * most > MAX_RUN_TOTAL:
+                _check_most(most, board, where)
             return company
     # (a company is a few short names: the quick check passes it; else the walk names what is too long)
     too_long = not small_within(request) and size_violations(request, where, [], name=MAX_NAME_CHARS)
@@ -67,7 +71,10 @@ def build_company(request: dict, board, where: str = "company") -> Company:
     if reading is not None and not some_leased:
         if len(_READINGS) >= READINGS:
             _READINGS.clear()
-        _READINGS[(id(known),) + reading] = (known, tuple(known[name] for name in reading[1]), company, most)
+        types = tuple(known[name] for name in reading[2])
+        # (the company's own tuple when its trains are the data's types: build_company then tells by identity)
+        _READINGS[reading] = (known, company.trains if all(map(_same, company.trains, types)) else types, company,
+                              most)
     return company
 
 
@@ -78,10 +85,12 @@ _COMPANY_FIELDS = frozenset({"id", "trains", "privates"})
 _STRINGS = frozenset({str})
 _DICTS = frozenset({dict})
 _NAME = itemgetter("name")
+_DATA_TYPES = Title.company_train    # the base rules' hook: a train runs as the data's type
 
 
-def _reading(request) -> tuple | None:
-    """What a company request of the usual shape is remembered by: (id, train names, privates) when the id
+def _reading(request, known: dict) -> tuple | None:
+    """What a company request of the usual shape is remembered by: (id of the title data's trains `known`,
+    id, train names, privates) when the id
     and every name and private are strings and every train is a dict of its name alone (owned, not
     leased); None for any other shape (always read in full)."""
     if type(request) is not dict or not _COMPANY_FIELDS.issuperset(request):
@@ -97,11 +106,15 @@ def _reading(request) -> tuple | None:
         return None
     if not _STRINGS.issuperset(map(type, names)) or not _STRINGS.issuperset(map(type, privates)):
         return None
-    return company_id, names, tuple(privates)
+    return id(known), company_id, names, tuple(privates)
 
 
 def _differ(a, b) -> bool:
     return a is not b
+
+
+def _same(a, b) -> bool:
+    return a is b
 
 
 def _most(trains) -> int:
