@@ -58,6 +58,10 @@ class Board:
     """A board: the title and its map variant's data, the phase, the hexes with the tiles now on them, the
     tokens. A board built from lays checked before (_build_known) makes its hexes dict when first read."""
 
+    # (slots: a game server makes and lets go of a board per call)
+    __slots__ = ("title", "data", "phase", "neighbours", "_hexes", "_tokens", "options", "stop_total", "code_chars",
+                 "key", "track", "token_node", "_laid", "_placed", "remember")
+
     def __init__(self, title: Title, data: TitleData, phase: Phase, hexes: dict[str, BoardHex] | None,
                  neighbours: dict[str, dict[int, str]], tokens: dict[tuple[str, int], list[str]] | None = None,
                  options: dict[str, str] | None = None, stop_total: int = 0, code_chars: int = 0):
@@ -87,7 +91,7 @@ class Board:
         if self._tokens is None:
             rows = self._placed[0].token_rows
             tokens: dict[tuple[str, int], list[str]] = {}
-            for name, city, company in map(rows.__getitem__, self._placed[1]):
+            for name, city, company in map(rows.__getitem__, self._placed[1].tolist()):
                 tokens.setdefault((name, city), []).append(company)
             self._tokens = tokens
         return self._tokens
@@ -95,7 +99,7 @@ class Board:
     def token_companies(self) -> list[str]:
         """The company of each token, in request order (a board of checked tokens, see token_node)."""
         rows = self._placed[0].token_rows
-        return [rows[t][2] for t in self._placed[1]]
+        return [rows[t][2] for t in self._placed[1].tolist()]
 
     @property
     def hexes(self) -> dict[str, BoardHex]:
@@ -345,10 +349,15 @@ class _Known:
             self.token_ids[key] = token      # published last, as a lay's
 
     def remember_track(self, lay_bytes: bytes, entry: tuple) -> None:
-        with self._lock:
-            self.tracks[lay_bytes] = entry
-            while len(self.tracks) > TRACKS_PER_MAP:
-                self.tracks.popitem(last=False)
+        # (each step one atomic OrderedDict call: readers never lock; two threads past the bound at once
+        # may each let one go)
+        tracks = self.tracks
+        tracks[lay_bytes] = entry
+        if len(tracks) > TRACKS_PER_MAP:
+            try:
+                tracks.popitem(last=False)
+            except KeyError:
+                pass
 
 
 LAY_HEX, LAY_GID, LAY_MASK, LAY_STOPS, LAY_CHARS = range(5)     # the columns of _Known.table
@@ -373,6 +382,7 @@ _LAY_FIELDS = ("hex", "tile", "rotation")
 _TOKEN_FIELDS = ("hex", "company", "city")
 _NUMBER_TYPES = frozenset({int, float, str})    # what a rotation or city index may be read in bulk as
 _GETTERS = {names: itemgetter(*names) for names in (_LAY_FIELDS, _TOKEN_FIELDS)}
+_NUMBERS = {names: itemgetter(names[2]) for names in (_LAY_FIELDS, _TOKEN_FIELDS)}   # the rotation, the city
 
 
 def _key(fields, names: tuple[str, str, str]) -> tuple | None:
@@ -411,6 +421,30 @@ def _keys(dicts, names: tuple[str, str, str]) -> list[tuple] | None:
     return None if None in keys else keys
 
 
+def _ids(dicts, names: tuple[str, str, str], ids: dict[tuple, int]) -> np.ndarray | None:
+    """The ids in `ids` (a _Known's lay_ids or token_ids) of the _key of every dict of a list, as an int64
+    array; None when one has none (never checked, or a value that cannot be a key). In the usual case,
+    every dict holding exactly the three fields and the number of a plain type, the keys are made and
+    looked up in one C pass and let go at once; else they are read by _keys first."""
+    count = len(dicts)
+    try:
+        # (a dict missing a field fails the getter, so a total of 3 a dict means exactly 3 each)
+        if sum(map(len, dicts)) == 3 * count and _NUMBER_TYPES.issuperset(map(type, map(_NUMBERS[names], dicts))):
+            try:
+                return np.fromiter(map(ids.get, map(_GETTERS[names], dicts)), dtype=np.int64, count=count)
+            except TypeError:   # a key never checked before (None, which np.fromiter refuses), or unhashable
+                return None
+    except (KeyError, TypeError):   # (a dict without one of the fields: _keys reads it)
+        pass
+    keys = _keys(dicts, names)
+    if keys is None:
+        return None
+    try:
+        return np.fromiter(map(ids.get, keys), dtype=np.int64, count=count)
+    except TypeError:   # a value that cannot be a key (a list), or one never checked before
+        return None
+
+
 def _build_known(req) -> Board | None:
     """The board, when every lay and token of `req` was checked before on its map (a game's boards differ
     by a lay or a token from earlier ones): no check is repeated, the hexes come from the lays' entries in
@@ -422,24 +456,15 @@ def _build_known(req) -> Board | None:
     if type(tiles) not in (list, tuple) or type(tokens) not in (list, tuple) or len(tiles) > MAX_LIST \
             or len(tokens) > MAX_LIST:
         return None
-    lay_keys, token_keys = _keys(tiles, _LAY_FIELDS), _keys(tokens, _TOKEN_FIELDS)
-    if lay_keys is None or token_keys is None:
-        return None
     opened = _opened(req, title_name)
     if opened is None:
         return None
-    title, data, known, phase, options = opened
+    title, data, known, phase, options, prefix, totals = opened
+    lays, placed = _ids(tiles, _LAY_FIELDS, known.lay_ids), _ids(tokens, _TOKEN_FIELDS, known.token_ids)
+    if lays is None or placed is None:
+        return None
     options = dict(options)
-    try:
-        # (a lay never checked before reads as None, which np.fromiter refuses with a TypeError too)
-        lays = np.fromiter(map(known.lay_ids.get, lay_keys), dtype=np.int64, count=len(lay_keys))
-        token_ids = list(map(known.token_ids.get, token_keys))
-    except TypeError:   # a value that cannot be a key (a list), or one never checked before
-        return None
-    if None in token_ids:
-        return None
     lay_bytes = lays.tobytes()
-    placed = np.array(token_ids, dtype=np.int64) if token_ids else _NO_TOKENS
     registry = known.registry
     # One compiled call places the lays and the tokens and walks the track (revenue.core.track.place_board),
     # or only places the tokens on the track of a recent board with the same lays.
@@ -447,8 +472,8 @@ def _build_known(req) -> Board | None:
     if remembered is not None:
         track, more_stops, more_chars = remembered
         token_node = place_tokens(placed, known.token_table, track.gids, track.node_base, registry.city_start,
-                                  registry.city_table) if token_ids else _NO_TOKENS
-        if len(token_node) < len(token_ids):
+                                  registry.city_table) if len(placed) else _NO_TOKENS
+        if len(token_node) < len(placed):
             return None
     else:
         sides = known.sides
@@ -461,11 +486,10 @@ def _build_known(req) -> Board | None:
         track = _graph().Track(registry, sides, packed)
         token_node = track.token_node
         known.remember_track(lay_bytes, (track, more_stops, more_chars))
-    stops, chars = _printed_totals(data, data.printed)
-    board = Board(title, data, phase, None, neighbour_map(data), None, options, stops + more_stops,
-                  chars + more_chars)
+    stops, chars = totals
+    board = Board(title, data, phase, None, data.neighbours, None, options, stops + more_stops, chars + more_chars)
     board._laid = (known, lays)
-    board._placed = (known, token_ids)
+    board._placed = (known, placed)
     board._tokens = None
     try:
         title.check_board(board)
@@ -473,13 +497,14 @@ def _build_known(req) -> Board | None:
         return None
     # (the tokens by their ids' bytes: the graph cache hashes the key a few times, and a bytes object
     # keeps its hash, a tuple of tuples does not)
-    board.key = (known.serial, title.name, tuple(options.items()), phase.name, lay_bytes, placed.tobytes())
+    board.key = prefix + (lay_bytes, placed.tobytes())
     board.track, board.token_node = track, token_node
     return board
 
 
 def _opened(req, title_name: str) -> tuple | None:
-    """(title, title data, _Known, phase, options) of a board request's title, phase and options, all
+    """(title, title data, _Known, phase, options, the board key's first fields, the printed map's
+    _printed_totals) of a board request's title, phase and options, all
     checked (the lays and tokens were within the size bounds when first checked; the rest is checked
     here), remembered by their values: a game's boards share them. None for anything wrong or a map
     variant without _Known (the full check then reads the board)."""
@@ -491,7 +516,7 @@ def _opened(req, title_name: str) -> tuple | None:
                 map(type, chain(options_request, options_request.values())))):
         key = (title_name, phase_name, tuple(options_request.items()) if options_request else ())
         opened = _OPENED.get(key)
-        if opened is not None and opened[2].registry is _current_registry() and \
+        if opened is not None and opened[2].registry is _graph()._REGISTRY and \
                 opened[1].derived.get("known") is opened[2]:
             return opened
     rest = {k: v for k, v in req.items() if k != "tiles" and k != "tokens"}
@@ -513,7 +538,9 @@ def _opened(req, title_name: str) -> tuple | None:
     phase = known.phases.get(phase_name) if phase_name else data.phases[0]
     if phase is None:
         return None
-    opened = (title, data, known, phase, options)
+    opened = (title, data, known, phase, options, (known.serial, title.name, tuple(options.items()), phase.name),
+              _printed_totals(data, data.printed))
+    neighbour_map(data)     # (a board reads data.neighbours)
     if key is not None:
         if len(_OPENED) >= 1024:
             _OPENED.clear()

@@ -415,6 +415,10 @@ class Graph:
     term_b = property(lambda self: self.track.term_b)
     term_inner = property(lambda self: self.track.term_inner)
 
+    # (slots: a game server makes and lets go of a graph per call; anything else set goes to __dict__)
+    __slots__ = ("board", "track", "node_base", "chain_a", "n_keys", "sides", "n_nodes", "inner_hexes", "chain_mode",
+                 "derived", "request", "_nodes", "_chains", "__dict__")
+
     def __init__(self, board: Board, track: Track):
         self.board, self.track = board, track
         self.node_base, self.chain_a, self.n_keys = track.node_base, track.chain_a, track.n_keys
@@ -723,6 +727,18 @@ _GRAPHS: OrderedDict[object, Graph] = OrderedDict()
 _GRAPHS_LOCK = threading.Lock()
 GRAPH_CACHE_SIZE = 64
 _GRAPH_BYTES: dict[object, int] = {}    # the estimated size of each remembered graph (revenue.cache)
+# their sum as graph_for keeps it (never below the true sum: a cleared _GRAPH_BYTES, or a key stored twice,
+# leaves it above, and _over_budget then sums afresh)
+_graphs_bytes = 0
+
+
+def _over_budget() -> bool:
+    """The remembered graphs' estimated size is over GRAPH_CACHE_BYTES (under _GRAPHS_LOCK)."""
+    global _graphs_bytes
+    if _graphs_bytes <= GRAPH_CACHE_BYTES:
+        return False
+    _graphs_bytes = sum(_GRAPH_BYTES.values())
+    return _graphs_bytes > GRAPH_CACHE_BYTES
 
 
 def graph_for(board_request: Mapping) -> Graph:
@@ -765,13 +781,15 @@ def graph_for(board_request: Mapping) -> Graph:
                 return graph
     graph = build_graph(board)
     graph.request = board_request      # keeps an identity-keyed board alive while it is remembered
+    global _graphs_bytes
+    nbytes = graph_bytes(graph)
     with _GRAPHS_LOCK:
         _GRAPHS[key] = graph
-        _GRAPH_BYTES[key] = graph_bytes(graph)
-        while len(_GRAPHS) > 1 and (len(_GRAPHS) > GRAPH_CACHE_SIZE or
-                                    sum(_GRAPH_BYTES.values()) > GRAPH_CACHE_BYTES):
+        _GRAPH_BYTES[key] = nbytes
+        _graphs_bytes += nbytes
+        while len(_GRAPHS) > 1 and (len(_GRAPHS) > GRAPH_CACHE_SIZE or _over_budget()):
             old_key, old = _GRAPHS.popitem(last=False)
-            _GRAPH_BYTES.pop(old_key, None)
+            _graphs_bytes -= _GRAPH_BYTES.pop(old_key, 0)
             # Its problems point back at it: without them the graph is freed as its last user lets go,
             # not by a full collection of the cyclic garbage (40-60 ms each, every few hundred boards).
             old.derived.pop("problems", None)
