@@ -586,6 +586,9 @@ def deliveries(request: dict, deadline: float | None = None, cancel: threading.E
     try:
         if deadline is not None and deadline <= 0:
             raise Interrupted("no time left to search")
+        # (a plain Event is only polled by the watchdog: one set before the call must not wait for that)
+        if cancel is not None and cancel.is_set():
+            raise Interrupted("cancelled before the search began")
         return _solve(_parse_cached(request, stop), stop)
     finally:
         WATCHDOG.release(ticket, cancel)
