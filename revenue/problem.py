@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .company import Company
+from .core.blocks import base_blocks
 from .graph import NODE_KINDS, Chain, Graph
 from .titles.base import RouteRules, RunRules, Title, TrainType
 
@@ -408,6 +409,7 @@ def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
 
 
 _LOCK = threading.Lock()
+_LAST_CITY_KIND, _OFFBOARD_KIND = NODE_KINDS.index("pass"), NODE_KINDS.index("offboard")     # (base_blocks)
 HOOKS = ("node_blocks", "end_allowed", "visit_allowed", "node_groups", "stop_bonuses", "route_rules", "run_rules")
 _HOOK_NAMES = frozenset(HOOKS + ("node_value", "train_rules_key"))     # (_overridden)
 PROBLEMS_PER_GRAPH = 16
@@ -432,24 +434,18 @@ def compile_problem(graph: Graph, company: Company) -> Problem:
 
 def _compile(graph: Graph, company: Company) -> Problem:
     board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
-    token = np.zeros(graph.n_nodes, dtype=np.bool_)
-    for v, companies in arrays.tokens.items():     # (a few: cheaper than one fancy assignment)
-        if company.id in companies:
-            token[v] = True
-    masks = graph.derived.get("problem masks")
-    if masks is None:       # (of the graph alone: once per graph, not per company)
-        city = arrays.kind <= NODE_KINDS.index("pass")
-        masks = graph.derived["problem masks"] = (
-            city, arrays.kind == NODE_KINDS.index("offboard"), city & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
-    city, offboard, full = masks
-    # Title.node_blocks for every node at once: off-boards, and cities full of other companies' tokens
-    blocks = offboard | (full & ~token)
+    company_id = company.id
+    mine = np.array([c == company_id for c in arrays.token_company], dtype=np.bool_)
+    # the company's tokens, and Title.node_blocks for every node at once (off-boards, and cities full of
+    # other companies' tokens), in one compiled pass; the rows are never written (nothing writes a problem)
+    token, blocks, bypassable, city = base_blocks(arrays.kind, arrays.slots, arrays.token_node, mine, _LAST_CITY_KIND,
+                                                  _OFFBOARD_KIND)
     hooks = _overridden(title)
     if "node_blocks" in hooks:
-        by_title = title.node_blocks_all(company.id, board, graph, blocks)
+        by_title = title.node_blocks_all(company_id, board, graph, blocks)
         blocks = by_title if by_title is not None else np.array(
-            [title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
-    bypassable = blocks & city
+            [title.node_blocks(nd, company_id, board) for nd in graph.nodes], dtype=np.bool_)
+        bypassable = blocks & city
     cost = arrays.cost
     specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)
