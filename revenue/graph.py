@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from types import MappingProxyType
 
 import numpy as np
@@ -150,6 +151,12 @@ class NodeArrays:
                     tokens.setdefault(v, []).append(company)
             self._tokens = tokens
         return self._tokens
+
+    def holds(self, v: int, company: str) -> bool:
+        """Whether node v holds a token of `company` (a look at the few tokens, without the dict)."""
+        if self._tokens is not None:
+            return company in self._tokens.get(v, ())
+        return company in compress(self.token_company, map(v.__eq__, self.token_node.tolist()))    # (in C)
 
     @property
     def n_tokens(self) -> np.ndarray:
