@@ -150,8 +150,8 @@ def _interned(a: np.ndarray) -> np.ndarray:
 
 def _train_arrays(train: TrainType) -> tuple:
     """(row, multiplier) per node kind (NODE_KINDS), the rows' visit and pay limits, whether every row pays
-    all it may visit, and whether every multiplier is 1, once per train type (remembered by identity: the title data's types live
-    as long as the process, a request's own are few)."""
+    all it may visit, and whether every multiplier is 1, once per train type (remembered by identity: the
+    title data's types live as long as the process, a request's own are few)."""
     entry = _TRAIN_ARRAYS.get(id(train))
     if entry is None or entry[0] is not train:
         if len(_TRAIN_ARRAYS) >= TRAIN_ARRAYS_SIZE:
@@ -271,7 +271,8 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     else:
         rule_fields = fixed.rule_fields
         if rule_fields is None:
-            rule_fields = fixed.rule_fields = _fields_of(_DEFAULT_RULES, _make_rule_arrays(_DEFAULT_RULES, n, title.name))
+            rule_fields = fixed.rule_fields = _fields_of(_DEFAULT_RULES,
+                                                         _make_rule_arrays(_DEFAULT_RULES, n, title.name))
     # (the rules' fields as one dict made once per rules object, then the train's: cheaper than the
     # dataclass's __init__ of 31 arguments)
     spec = object.__new__(TrainSpec)
