@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from types import MappingProxyType
 
 import numpy as np
@@ -120,18 +121,50 @@ class TileGeometry:
 NODE_KINDS = ("city", "pass", "town", "halt", "offboard")   # NodeArrays.kind: an index into this
 
 
-@dataclass
 class NodeArrays:
-    """The nodes' attributes as arrays, for compiling problems without a call per node."""
-    kind: np.ndarray         # int64: index into NODE_KINDS
-    value: np.ndarray        # int64: revenue in the board's phase
-    slots: np.ndarray
-    cost: np.ndarray         # visit cost
-    diesel: np.ndarray       # int64: a D train's value where has_diesel
-    has_diesel: np.ndarray   # bool
-    n_tokens: np.ndarray     # int64: tokens in the node's city
-    tokens: dict[int, list[str]]            # node -> companies with a token there
-    groups: list[tuple[int, tuple[str, ...]]]   # nodes with groups (tile `groups:`)
+    """The nodes' attributes as arrays, for compiling problems without a call per node. The tokens are kept
+    as the board lists them (each one's node and company); the per-node forms are made when first read."""
+
+    __slots__ = ("kind", "value", "slots", "cost", "diesel", "has_diesel", "token_node", "token_company", "groups",
+                 "_tokens", "_n_tokens")
+
+    def __init__(self, kind, value, slots, cost, diesel, has_diesel, token_node, token_company, groups):
+        self.kind = kind                    # int64: index into NODE_KINDS
+        self.value = value                  # int64: revenue in the board's phase
+        self.slots = slots
+        self.cost = cost                    # visit cost
+        self.diesel = diesel                # int64: a D train's value where has_diesel
+        self.has_diesel = has_diesel        # bool
+        self.token_node = token_node        # int64 [tokens]: each token's node (-1: none)
+        self.token_company = token_company  # list[str] [tokens]: each token's company
+        self.groups: list[tuple[int, tuple[str, ...]]] = groups    # nodes with groups (tile `groups:`)
+        self._tokens: dict[int, list[str]] | None = None
+        self._n_tokens: np.ndarray | None = None
+
+    @property
+    def tokens(self) -> dict[int, list[str]]:
+        """node -> companies with a token there, in the board's order."""
+        if self._tokens is None:
+            tokens: dict[int, list[str]] = {}
+            for v, company in zip(self.token_node.tolist(), self.token_company):
+                if v >= 0:
+                    tokens.setdefault(v, []).append(company)
+            self._tokens = tokens
+        return self._tokens
+
+    def holds(self, v: int, company: str) -> bool:
+        """Whether node v holds a token of `company` (a look at the few tokens, without the dict)."""
+        if self._tokens is not None:
+            return company in self._tokens.get(v, ())
+        return company in compress(self.token_company, map(v.__eq__, self.token_node.tolist()))    # (in C)
+
+    @property
+    def n_tokens(self) -> np.ndarray:
+        """int64 [nodes]: tokens in the node's city."""
+        if self._n_tokens is None:
+            placed = self.token_node[self.token_node >= 0]
+            self._n_tokens = np.bincount(placed, minlength=len(self.kind)).astype(np.int64)
+        return self._n_tokens
 
 
 NODE_CACHE_SIZE = 8192    # node objects remembered per map (see Graph.nodes)
@@ -503,35 +536,26 @@ class Graph:
         if arrays is None:
             board, track = self.board, self.track
             kind, slots, cost, diesel, has_diesel, groups = track.fixed_node_arrays()
-            n_tokens = np.zeros(self.n_nodes, dtype=np.int64)
-            tokens: dict[int, list[str]] = {}
             if board.track is track:
                 # the kernel placed the tokens on this track (revenue.board._build_known): each one's node
-                companies = board.token_companies()
-                for v, company in zip(board.token_node.tolist(), companies):
-                    if v >= 0:
-                        placed = tokens.get(v)
-                        if placed is None:
-                            tokens[v] = [company]
-                        else:
-                            placed.append(company)
-                for v, placed in tokens.items():     # (a few: cheaper than one fancy assignment)
-                    n_tokens[v] = len(placed)
-            elif board.tokens:
+                token_node, token_company = board.token_node, board.token_companies()
+            else:
                 # (the geometries of the tokens' hexes only, from the registry: a fresh track has no list)
-                geos, gids, index, node_base = track.registry.geometries, track.gid_list, self.sides.index, \
-                    track.node_base_list
-                for (name, city), companies in board.tokens.items():
-                    h = index[name]
-                    city_node = geos[gids[h]].city_node
-                    local = city_node[city] if city < len(city_node) else -1
-                    if local >= 0 and companies:
-                        tokens[node_base[h] + local] = companies
-                for v, placed in tokens.items():     # (a few: cheaper than one fancy assignment)
-                    n_tokens[v] = len(placed)
+                nodes: list[int] = []
+                token_company = []
+                if board.tokens:
+                    geos, gids, index, node_base = track.registry.geometries, track.gid_list, self.sides.index, \
+                        track.node_base_list
+                    for (name, city), companies in board.tokens.items():
+                        h = index[name]
+                        city_node = geos[gids[h]].city_node
+                        local = city_node[city] if city < len(city_node) else -1
+                        nodes += [node_base[h] + local if local >= 0 else -1] * len(companies)
+                        token_company += companies
+                token_node = np.array(nodes, dtype=np.int64)
             arrays = self.derived["node arrays"] = NodeArrays(
-                kind, track.node_values(board.phase.colours), slots, cost, diesel, has_diesel, n_tokens, tokens,
-                groups)
+                kind, track.node_values(board.phase.colours), slots, cost, diesel, has_diesel, token_node,
+                token_company, groups)
         return arrays
 
     @property

@@ -4,12 +4,14 @@ a title by name; titles answer through their hooks (revenue.titles.base.Title).
 """
 from __future__ import annotations
 
+import operator
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .company import Company
+from .core.blocks import base_blocks
 from .graph import NODE_KINDS, Chain, Graph
 from .titles.base import RouteRules, RunRules, Title, TrainType
 
@@ -147,19 +149,21 @@ def _interned(a: np.ndarray) -> np.ndarray:
 
 
 def _train_arrays(train: TrainType) -> tuple:
-    """(row, multiplier) per node kind (NODE_KINDS), the rows' visit and pay limits, and whether every
-    row pays all it may visit, once per train type (remembered by identity: the title data's types live
-    as long as the process, a request's own are few)."""
+    """(row, multiplier) per node kind (NODE_KINDS), the rows' visit and pay limits, whether every row pays
+    all it may visit, and whether every multiplier is 1, once per train type (remembered by identity: the
+    title data's types live as long as the process, a request's own are few)."""
     entry = _TRAIN_ARRAYS.get(id(train))
     if entry is None or entry[0] is not train:
         if len(_TRAIN_ARRAYS) >= TRAIN_ARRAYS_SIZE:
             _TRAIN_ARRAYS.clear()
         row_visit = np.array([r.visit for r in train.rows], dtype=np.int64)
         row_pay = np.array([r.pay for r in train.rows], dtype=np.int64)
+        multipliers = [train.multiplier_of(k) for k in NODE_KINDS]
         entry = _TRAIN_ARRAYS[id(train)] = (
             train, _interned(np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64)),
-            _interned(np.array([train.multiplier_of(k) for k in NODE_KINDS], dtype=np.int64)),
-            row_visit, row_pay, all(p >= v for p, v in zip(row_pay.tolist(), row_visit.tolist())))
+            _interned(np.array(multipliers, dtype=np.int64)),
+            row_visit, row_pay, all(p >= v for p, v in zip(row_pay.tolist(), row_visit.tolist())),
+            all(m == 1 for m in multipliers))
     return entry[1:]
 
 
@@ -174,6 +178,7 @@ class _Constants:
         self.false = np.zeros(n, dtype=np.bool_)
         self.true = np.ones(n, dtype=np.bool_)
         self.no_classes = np.full((1, n), -1, dtype=np.int64)
+        self.rule_fields: dict | None = None     # the default rules' (_rule_fields), made when first read
 
 
 _CONSTANTS: dict[int, _Constants] = {}
@@ -203,7 +208,7 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     hooks = _overridden(title) if hooks is None else hooks
     fixed = _constants(n)
 
-    row_by_kind, mult_by_kind, row_visit, row_pay, pays_all = _train_arrays(train)
+    row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, unit = _train_arrays(train)
     if "visit_allowed" in hooks:
         allowed = title.visit_allowed_all(train, graph)
         if allowed is not None:
@@ -224,18 +229,18 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
         row = shared.get(id(row_by_kind))
         if row is None:
             row = shared[id(row_by_kind)] = row_by_kind[kinds]
+    # (values times multipliers of 1 are the values themselves: the same array, never written)
     if "node_value" in hooks:
-        multiplier = mult_by_kind[kinds]
         values = title.node_value_all(train, graph, board)
         if values is None:
             values = np.array([title.node_value(train, nd, board) for nd in graph.nodes], dtype=np.int64)
-        base = values * multiplier
+        base = values if unit and values.dtype == np.int64 else values * mult_by_kind[kinds]
     else:
         key = ("base", train.name.upper() == "D", id(mult_by_kind))
         base = shared.get(key)
         if base is None:
-            base = shared[key] = (np.where(arrays.has_diesel, arrays.diesel, arrays.value) if key[1]
-                                  else arrays.value) * mult_by_kind[kinds]
+            values = np.where(arrays.has_diesel, arrays.diesel, arrays.value) if key[1] else arrays.value
+            base = shared[key] = values if unit else values * mult_by_kind[kinds]
     names: dict[int, list[tuple[str, int]]] = {}
     stop_bonuses = title.stop_bonuses(train, company, board, graph) if "stop_bonuses" in hooks else None
     if stop_bonuses:
@@ -254,27 +259,27 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     else:
         groups = shared.get("groups")
         if groups is None:
-            groups = shared["groups"] = _group_bits(arrays.groups, n) if arrays.groups else fixed.zeros
+            groups = shared["groups"] = _tile_group_bits(arrays.groups, n) if arrays.groups else fixed.zeros
     if "end_allowed" in hooks:
         end_ok = title.end_allowed_all(train, graph)
         if end_ok is None:
             end_ok = np.array([title.end_allowed(train, nd) for nd in graph.nodes], dtype=np.bool_)
     else:
         end_ok = fixed.true
-    if "route_rules" not in hooks:
-        rules = _DEFAULT_RULES
-        return TrainSpec(
-            train, row, base, bonus, end_ok, groups, row_visit, row_pay, fixed.false, 0, fixed.ones, fixed.false,
-            fixed.minus_ones, 0, fixed.minus_ones, fixed.no_classes, *_NO_BONUSES, 0, fixed.zeros, -1, -1, False,
-            -1, rules.token_paid, fixed.zeros, rules, names, simple=pays_all)
-    rules = title.route_rules(train, company, board, graph)
-    (need, alt_mult, alt_end, merge, metro, rule_class, rule_amount, rule_set, rule_min, flag_on, sub, spill_from,
-     spill_to, spill_next, rules_simple) = _rule_arrays(rules, n, title.name)
-    spec = TrainSpec(
-        train, row, base, bonus, end_ok, groups, row_visit, row_pay, need, rules.need_ends, alt_mult, alt_end, merge,
-        rules.merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, rules.bypass, flag_on, spill_from,
-        spill_to, rules.no_reentry, spill_next, rules.token_paid, sub, rules, names)
-    spec.simple = pays_all and rules_simple
+    if "route_rules" in hooks:
+        rule_fields = _rule_fields(title.route_rules(train, company, board, graph), n, title.name)
+    else:
+        rule_fields = fixed.rule_fields
+        if rule_fields is None:
+            rule_fields = fixed.rule_fields = _fields_of(_DEFAULT_RULES,
+                                                         _make_rule_arrays(_DEFAULT_RULES, n, title.name))
+    # (the rules' fields as one dict made once per rules object, then the train's: cheaper than the
+    # dataclass's __init__ of 31 arguments)
+    spec = object.__new__(TrainSpec)
+    fields = spec.__dict__
+    fields.update(rule_fields)
+    fields.update(train=train, row=row, base=base, bonus=bonus, end_ok=end_ok, groups=groups, row_visit=row_visit,
+                  row_pay=row_pay, bonus_names=names, simple=pays_all and rule_fields["simple"], walk=object())
     return spec
 
 
@@ -283,15 +288,36 @@ _ROWS: dict[tuple, tuple] = {}      # _spec's rows of a visit_allowed_all answer
 RULE_ARRAYS_SIZE = 1024     # RouteRules objects whose arrays are remembered (then all let go)
 
 
-def _rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
-    """The arrays of a train's route rules over n nodes (need, alt_mult, alt_end, merge, metro, rule_class,
-    rule_amount, rule_set, rule_min, flag_on, sub), the spill's rows (spill_from, spill_to, spill_next) and
-    whether the rules leave a route's revenue a plain sum (_rules_simple),
-    remembered by the rules object: a title that answers alike boards with the same RouteRules object
-    (nothing changes one) has them compiled once."""
+def _rule_fields(rules: RouteRules, n: int, title_name: str) -> dict:
+    """TrainSpec's fields that a train's route rules decide over n nodes (_fields_of), remembered by the
+    rules object: a title that answers alike boards with the same RouteRules object (nothing changes one)
+    has them compiled once."""
     entry = _RULE_ARRAYS.get(id(rules))
     if entry is not None and entry[0] is rules and entry[1] == n:
         return entry[2]
+    fields = _fields_of(rules, _make_rule_arrays(rules, n, title_name))
+    if len(_RULE_ARRAYS) >= RULE_ARRAYS_SIZE:
+        _RULE_ARRAYS.clear()
+    _RULE_ARRAYS[id(rules)] = (rules, n, fields)
+    return fields
+
+
+def _fields_of(rules: RouteRules, arrays: tuple) -> dict:
+    """_make_rule_arrays' answer and the rules' scalars as TrainSpec's fields, with `simple` as far as the
+    rules decide it (_rules_simple)."""
+    (need, alt_mult, alt_end, merge, metro, rule_class, rule_amount, rule_set, rule_min, flag_on, sub, spill_from,
+     spill_to, spill_next, rules_simple) = arrays
+    return dict(need=need, need_ends=rules.need_ends, alt_mult=alt_mult, alt_end=alt_end, merge=merge,
+                merge_penalty=rules.merge_penalty, metro=metro, rule_class=rule_class, rule_amount=rule_amount,
+                rule_set=rule_set, rule_min=rule_min, bypass=rules.bypass, flag_on=flag_on, spill_from=spill_from,
+                spill_to=spill_to, no_reentry=rules.no_reentry, spill_next=spill_next, token_paid=rules.token_paid,
+                sub=sub, rules=rules, simple=rules_simple)
+
+
+def _make_rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
+    """The arrays of a train's route rules over n nodes (need, alt_mult, alt_end, merge, metro, rule_class,
+    rule_amount, rule_set, rule_min, flag_on, sub), the spill's rows (spill_from, spill_to, spill_next) and
+    whether the rules leave a route's revenue a plain sum (_rules_simple)."""
     fixed = _constants(n)
     # The kernels keep merge groups and bonus classes as bits of one int64.
     numbers = [d.values() for d in [rules.merge] + [classes for b in rules.bonuses for classes, _ in b.clauses] if d]
@@ -344,9 +370,6 @@ def _rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
            # _rules_simple's answer
            rules.merge_penalty == 0 and not (rules.merge and (merge >= 0).any())
            and not (rules.alt_ends and alt_end.any()) and spill_from < 0)
-    if len(_RULE_ARRAYS) >= RULE_ARRAYS_SIZE:
-        _RULE_ARRAYS.clear()
-    _RULE_ARRAYS[id(rules)] = (rules, n, out)
     return out
 
 
@@ -395,6 +418,22 @@ def _remembered_group_bits(grouped: list, n: int) -> np.ndarray:
     return out
 
 
+_TILE_GROUP_BITS: dict[tuple, np.ndarray] = {}
+
+
+def _tile_group_bits(grouped: list, n: int) -> np.ndarray:
+    """_group_bits of the tiles' own groups (NodeArrays.groups), remembered by their content: a game's
+    boards mostly hold the same few grouped nodes, on tracks of their own."""
+    key = (n, tuple(grouped))
+    out = _TILE_GROUP_BITS.get(key)
+    if out is None:
+        out = _group_bits(grouped, n)
+        if len(_TILE_GROUP_BITS) >= RULE_ARRAYS_SIZE:
+            _TILE_GROUP_BITS.clear()
+        _TILE_GROUP_BITS[key] = out
+    return out
+
+
 def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
     """int64 [n]: `default`, with values[v] at each node v listed."""
     out = np.full(n, default, dtype=np.int64)
@@ -408,48 +447,46 @@ def _filled(n: int, values: dict[int, int], default: int) -> np.ndarray:
 
 
 _LOCK = threading.Lock()
+_LAST_CITY_KIND, _OFFBOARD_KIND = NODE_KINDS.index("pass"), NODE_KINDS.index("offboard")     # (base_blocks)
 HOOKS = ("node_blocks", "end_allowed", "visit_allowed", "node_groups", "stop_bonuses", "route_rules", "run_rules")
 _HOOK_NAMES = frozenset(HOOKS + ("node_value", "train_rules_key"))     # (_overridden)
+_HOOKS_OF = operator.attrgetter(*HOOKS)
 PROBLEMS_PER_GRAPH = 16
 
 
 def compile_problem(graph: Graph, company: Company) -> Problem:
     """The arrays for `company` on `graph`, remembered per graph: a front end often asks again about the
-    same state. The key holds the title's hooks too, so a title that changes them is never served stale."""
-    title = graph.board.title
-    key = (company,) + tuple(getattr(title, h) for h in HOOKS)
+    same state. The key holds the title's hooks too, so a title that changes them is never served stale.
+    The few keys of a graph are compared, not hashed (a company's hash is a few microseconds, and most
+    graphs are asked about once)."""
+    key = (company, _HOOKS_OF(graph.board.title))
     with _LOCK:
-        cache = graph.derived.setdefault("problems", {})
-        problem = cache.get(key) if cache else None    # (a fresh graph's is empty: no hash of the company)
-    if problem is None:
-        problem = _compile(graph, company)
-        with _LOCK:
-            if len(cache) >= PROBLEMS_PER_GRAPH:
-                cache.pop(next(iter(cache)))
-            cache[key] = problem
+        cache = graph.derived.setdefault("problems", [])
+        for known, problem in cache:
+            if known == key:
+                return problem
+    problem = _compile(graph, company)
+    with _LOCK:
+        if len(cache) >= PROBLEMS_PER_GRAPH:
+            del cache[0]
+        cache.append((key, problem))
     return problem
 
 
 def _compile(graph: Graph, company: Company) -> Problem:
     board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
-    token = np.zeros(graph.n_nodes, dtype=np.bool_)
-    for v, companies in arrays.tokens.items():     # (a few: cheaper than one fancy assignment)
-        if company.id in companies:
-            token[v] = True
-    masks = graph.derived.get("problem masks")
-    if masks is None:       # (of the graph alone: once per graph, not per company)
-        city = arrays.kind <= NODE_KINDS.index("pass")
-        masks = graph.derived["problem masks"] = (
-            city, arrays.kind == NODE_KINDS.index("offboard"), city & (arrays.n_tokens >= arrays.slots) & (arrays.n_tokens > 0))
-    city, offboard, full = masks
-    # Title.node_blocks for every node at once: off-boards, and cities full of other companies' tokens
-    blocks = offboard | (full & ~token)
+    company_id = company.id
+    mine = np.array([c == company_id for c in arrays.token_company], dtype=np.bool_)
+    # the company's tokens, and Title.node_blocks for every node at once (off-boards, and cities full of
+    # other companies' tokens), in one compiled pass; the rows are never written (nothing writes a problem)
+    token, blocks, bypassable, city = base_blocks(arrays.kind, arrays.slots, arrays.token_node, mine, _LAST_CITY_KIND,
+                                                  _OFFBOARD_KIND)
     hooks = _overridden(title)
     if "node_blocks" in hooks:
-        by_title = title.node_blocks_all(company.id, board, graph, blocks)
+        by_title = title.node_blocks_all(company_id, board, graph, blocks)
         blocks = by_title if by_title is not None else np.array(
-            [title.node_blocks(nd, company.id, board) for nd in graph.nodes], dtype=np.bool_)
-    bypassable = blocks & city
+            [title.node_blocks(nd, company_id, board) for nd in graph.nodes], dtype=np.bool_)
+        bypassable = blocks & city
     cost = arrays.cost
     specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)
@@ -458,7 +495,7 @@ def _compile(graph: Graph, company: Company) -> Problem:
     for train in company.trains:
         if train.name in specs:
             continue
-        row_by_kind, mult_by_kind, row_visit, row_pay, pays_all = _train_arrays(train)
+        row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, _ = _train_arrays(train)
         key = (id(row_by_kind), id(mult_by_kind), len(train.rows), title.train_rules_key(train) if by_key else id(train))
         like = alike.get(key)
         if like is None:

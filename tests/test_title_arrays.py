@@ -335,7 +335,8 @@ def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
         for company_id in sorted({c for cs in board.tokens.values() for c in cs} | {game.request["company"]["id"]}):
             names = sorted({t.name for t in trains(graph)})
             company = build_company({"id": company_id, "trains": [{"name": n} for n in names]}, board)
-            r, c = remembered_matches_afresh(graph, company, (R._READINGS, P._RULE_ARRAYS, P._GROUP_BITS), seen)
+            r, c = remembered_matches_afresh(
+                graph, company, (R._READINGS, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS), seen)
             reused, compared = reused + r, compared + c
     assert compared > 0 and reused > compared // 2, (reused, compared)
 
@@ -365,7 +366,8 @@ def test_1860_rules_remembered_between_boards_match_rules_read_afresh(options):
                 except InputError:      # (leased trains of a company that may not lease, say)
                     continue
                 r, c = remembered_matches_afresh(
-                    graph, company, (G._RULES, G._HOME_CITIES, P._RULE_ARRAYS, P._GROUP_BITS), seen)
+                    graph, company, (G._RULES, G._HOME_CITIES, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS),
+                    seen)
                 reused, compared = reused + r, compared + c
     assert compared > 0 and reused > compared // 2, (reused, compared)
 

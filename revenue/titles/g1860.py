@@ -223,7 +223,6 @@ class G1860(Title):
         """The home flag on the company's tokened city of its home hex."""
         if home is None:
             return {}
-        tokens = graph.node_arrays().tokens
         # (the home hex's cities by node numbering and kinds, remembered: most boards of a game share them)
         key = (id(graph.sides), home, graph.track.node_hex.tobytes(), graph.node_arrays().kind.tobytes())
         entry = _HOME_CITIES.get(key)
@@ -232,7 +231,8 @@ class G1860(Title):
                 _HOME_CITIES.clear()
             cities = (graph.in_hexes((home,)) & graph.kind_is("city")).nonzero()[0].tolist()
             entry = _HOME_CITIES[key] = (graph.sides, cities)
-        return {v: HOME_FLAG for v in entry[1] if company_id in tokens.get(v, ())}
+        arrays = graph.node_arrays()
+        return {v: HOME_FLAG for v in entry[1] if arrays.holds(v, company_id)}
 
     def run_rules(self, company, board, graph) -> RunRules:
         return RunRules(flag_max={BYPASS_FLAG.bit_length() - 1: 1}, flag_min={HOME_FLAG.bit_length() - 1: 1},
