@@ -19,7 +19,7 @@ import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, fill_key_index
-from .core.probe import COMBINED, UNFINISHED, WALKED, walk_and_combine
+from .core.probe import COMBINED, STOPPED, UNFINISHED, walk_and_combine
 from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes,
                           sort_routes)
 from .core.track import reachable_nodes
@@ -675,8 +675,9 @@ class Combination:
     @classmethod
     def searched(cls, problem: Problem, trains: list, sets: dict[str, RouteSet], packed: np.ndarray, keys: np.ndarray,
                  node_sets: np.ndarray, meta: np.ndarray, types: int) -> "Combination":
-        """The combination core.probe.walk_and_combine set up and searched: its arrays (the routes of
-        every group, `meta`'s groups, trains and suffix bounds) as the constructor makes them."""
+        """The combination core.probe.walk_and_combine set up (and searched, when its routes were few):
+        its arrays (the routes of every group, `meta`'s groups, trains and suffix bounds, the node sets) as
+        the constructor makes them."""
         out = cls.__new__(cls)
         out.problem, out.sets = problem, sets
         n = len(trains)
@@ -816,15 +817,14 @@ class Search:
             quick = (min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS) if PROBE_STEPS > 0 else 0
             # Most boards: the probe and the combination in one compiled call (core.probe); what it does
             # not finish is done again step by step below.
-            known = self._at_once(parents, cap, quick) if quick > 0 and len(p.specs) <= AT_ONCE_TYPES else None
-            if known:
+            if quick > 0 and len(p.specs) <= AT_ONCE_TYPES and self._at_once(parents, cap, quick):
                 if not _compiled.is_set():
                     _compiled.set()
                 return
             allowed = p.derived.get("reachable")
             if allowed is None:
                 allowed = p.derived["reachable"] = reachable(p)
-            if PROBE_STEPS > 0 and known is None:
+            if PROBE_STEPS > 0:
                 if not (quick > 0 and self._probe(adj, allowed, cap, quick)):
                     if waits:
                         self._first_run(adj, allowed)
@@ -866,21 +866,21 @@ class Search:
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 
-    def _at_once(self, parents: dict[str, str], cap: tuple[int, int], steps: int) -> bool | None:
+    def _at_once(self, parents: dict[str, str], cap: tuple[int, int], steps: int) -> bool:
         """_probe and the combination search in one call (core.probe.walk_and_combine), on this thread's
-        scratch arrays. True when it did both (or the stop flag ended the search after the walks), False
-        when every route is known but the combination is left to set up (many routes), None when it
+        scratch arrays. True when it did both (or the stop flag ended the search after the walks; with
+        many routes the combination is searched here, on the key bitmaps made in Python), False when it
         finished nothing (a walk cut short, or more routes than the scratch arrays hold)."""
         p = self.problem
         if cap[0] < ROUTE_CAPACITY or cap[1] < ROUTE_CAPACITY * 8 or p.graph.n_nodes + 2 > ROUTE_CAPACITY * 8:
-            return None
+            return False
         specs = p.specs
         names = sorted(specs, key=parents.__contains__) if parents else list(specs)     # (as _probe)
         trains = p.company.trains
         bypass = max([spec.bypass for spec in specs.values()]) if len(specs) != 1 else specs[names[0]].bypass
         scratch = _scratch(p.words)
         if len(scratch[0]) != ROUTE_CAPACITY:       # (a test's smaller first guess: the step-by-step path)
-            return None
+            return False
         plan = [steps, bypass, len(trains), INDEX_MIN]
         arrays = []
         for name in names:
@@ -899,7 +899,7 @@ class Search:
         meta_array, meta = meta, meta.tolist()
         status = meta[0]
         if status >= UNFINISHED:
-            return None
+            return False
         k = len(names)
         rev, flags, begin, end = packed
         group_start = meta[3 + 2 * k:4 + 3 * k]
@@ -908,13 +908,14 @@ class Search:
             lo, hi = group_start[g], group_start[g + 1]
             self.sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi], begin[lo:hi],
                                               end[lo:hi], nodes, chains, weights)
-        if status == WALKED:
-            return False
+        if status == STOPPED:
+            return True
+        self.combination = Combination.searched(p, list(trains), self.sets, packed, keys, node_sets, meta_array, k)
+        self.progress = progress
         if status == COMBINED:
-            self.combination = Combination.searched(p, list(trains), self.sets, packed, keys, node_sets,
-                                                    meta_array, k)
-            self.progress = progress
             self.complete = bool(meta[1])
+        else:       # (WALKED: many routes, searched with the key bitmaps made here)
+            self.complete = self.combination.search(progress, self.stop)
         return True
 
     def _probe(self, adj, allowed, cap, steps: int) -> bool:

@@ -21,7 +21,7 @@ from .track import reachable_nodes
 
 # walk_and_combine's status (meta[0])
 COMBINED = 0        # every route known and the combination searched (meta[1]: it finished)
-WALKED = 1          # every route known, too many for the plain combination: the caller sets it up
+WALKED = 1          # every route known, too many for the plain combination: the caller searches it (key bitmaps)
 STOPPED = 2         # every route known, the stop flag set before the combination
 UNFINISHED = 3      # a walk ended unfinished (step limit or stop flag): nothing here is complete
 OVERFLOW = 4        # a walk's routes did not fit the scratch arrays
