@@ -198,9 +198,8 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 AT_ONCE_TYPES = 3          # train types up to which the probe runs in one call (Search._at_once: compiled per count)
-# and the walk steps per type it tries: what the call does not finish the step-by-step path walks again, so a
-# large board's walks are cut short early (0.8-1 ms more a call on the custom medium and large boards at 2^15
-# steps); 1,383 of the 1,401 game-server boards of two seeds (with tokens) need no more
+# and the walk steps per type it tries: the walk it does not finish the step-by-step path walks again (the types
+# walked before it are kept), so that walk is cut short early
 AT_ONCE_STEPS = 1 << 13
 
 
@@ -873,8 +872,9 @@ class Search:
     def _at_once(self, parents: dict[str, str], cap: tuple[int, int], steps: int) -> bool:
         """_probe and the combination search in one call (core.probe.walk_and_combine), on this thread's
         scratch arrays. True when it did both (or the stop flag ended the search after the walks; with
-        many routes the combination is searched here, on the key bitmaps made in Python), False when it
-        finished nothing (a walk cut short, or more routes than the scratch arrays hold)."""
+        many routes the combination is searched here, on the key bitmaps made in Python), False when a walk
+        was cut short or its routes did not fit the scratch arrays: the types walked before it are kept in
+        `sets`, complete, and _probe does not walk them again."""
         p = self.problem
         if cap[0] < ROUTE_CAPACITY or cap[1] < ROUTE_CAPACITY * 8 or p.graph.n_nodes + 2 > ROUTE_CAPACITY * 8:
             return False
@@ -902,16 +902,18 @@ class Search:
             p.run.connected, self.stop, *scratch, progress)
         meta_array, meta = meta, meta.tolist()
         status = meta[0]
-        if status >= UNFINISHED:
-            return False
         k = len(names)
         rev, flags, begin, end = packed
         group_start = meta[3 + 2 * k:4 + 3 * k]
         weights = self.weights
-        for name, g in zip(names, meta[3 + k:3 + 2 * k]):
+        for i, (name, g) in enumerate(zip(names, meta[3 + k:3 + 2 * k])):
+            if status >= UNFINISHED and (i >= meta[1] or name in parents):
+                continue    # (unfinished: only the types walked before the one cut short are kept, for _probe)
             lo, hi = group_start[g], group_start[g + 1]
             self.sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi], begin[lo:hi],
                                               end[lo:hi], nodes, chains, weights)
+        if status >= UNFINISHED:
+            return False
         if status == STOPPED:
             return True
         self.combination = Combination.searched(p, list(trains), self.sets, packed, keys, node_sets, meta_array, k)
@@ -932,7 +934,7 @@ class Search:
             if name in parents:
                 if self.sets[parents[name]].complete:
                     self.sets[name] = self.sets[parents[name]].refit(name)
-            else:
+            elif not (name in self.sets and self.sets[name].complete):   # (else walked by _at_once or a probe)
                 self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
                                              steps=steps)
                 if not self.sets[name].complete:

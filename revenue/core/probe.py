@@ -23,8 +23,8 @@ from .track import reachable_nodes
 COMBINED = 0        # every route known and the combination searched (meta[1]: it finished)
 WALKED = 1          # every route known, too many for the plain combination: the caller searches it (key bitmaps)
 STOPPED = 2         # every route known, the stop flag set before the combination
-UNFINISHED = 3      # a walk ended unfinished (step limit or stop flag): nothing here is complete
-OVERFLOW = 4        # a walk's routes did not fit the scratch arrays
+UNFINISHED = 3      # a walk ended unfinished (step limit or stop flag): the walked types before it (meta[1])
+OVERFLOW = 4        # a walk's routes did not fit the scratch arrays (likewise)
 
 
 @njit(cache=True, nogil=True)
@@ -66,10 +66,10 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             node_hex, chain_hexes, chain_mode, specs[k], plan[5 + 3 * k] != 0, plan[6 + 3 * k] != 0, stop, rev,
             rkeys, rflags, rstart, pnodes, pchains, limits, False)
         if not complete or stored != count:
+            # (the types walked before it are complete: they are returned as if the rest had no routes)
             meta[0] = UNFINISHED if not complete else OVERFLOW
-            none = np.empty(0, dtype=np.int64)
-            return (np.empty((4, 0), dtype=np.int64), np.empty((0, words), dtype=np.uint64), none, none,
-                    np.zeros((1, 1), dtype=np.uint64), meta)
+            meta[1] = k
+            break
         used = rstart[stored]
         node_parts[k] = pnodes[:used].copy()
         chain_parts[k] = pchains[:used].copy()
@@ -99,7 +99,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         at += m
     for k in range(k_types):
         parent = plan[4 + 3 * k]
-        if parent < 0:
+        if parent < 0 or meta[0] != COMBINED:
             continue
         picked, scored = refit_routes(specs[k], cost, token, begins[parent], ends[parent], nodes)
         revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_picked_routes(
@@ -154,6 +154,8 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     suffix[n_trains] = 0
     for i in range(n_trains - 1, -1, -1):
         suffix[i] = suffix[i + 1] + top[group_type[group_of[i]]]
+    if meta[0] != COMBINED:     # (UNFINISHED or OVERFLOW: no combination)
+        return packed, keys, nodes, chains, np.zeros((1, 1), dtype=np.uint64), meta
     node_sets = node_bitsets(packed[2], packed[3], nodes, n) if connected else np.zeros((1, 1), dtype=np.uint64)
     if routes >= index_min:
         meta[0] = WALKED
