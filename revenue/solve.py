@@ -199,8 +199,12 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
 AT_ONCE_TYPES = 3          # train types up to which the probe runs in one call (Search._at_once: compiled per count)
 # and the walk steps per type it tries: the walk it does not finish the step-by-step path walks again (the types
-# walked before it are kept), so that walk is cut short early
-AT_ONCE_STEPS = 1 << 13
+# walked before it are kept). Every game-server board needs fewer (at 2^13, 18 of 1,401 did not, the slowest,
+# and the call's p99 rose 0.3 ms).
+AT_ONCE_STEPS = 1 << 15
+# Nor is the call tried on boards of more chains per node than this (real boards 1.6 at most, the custom medium
+# and large ones 5-7), whose walks mostly need more steps: each paid up to 2^15 of them twice (0.8-1 ms a call)
+AT_ONCE_CHAINS_PER_NODE = 3
 
 
 _VISIT_AT = SPEC_FIELDS.index("row_visit")     # (row_pay follows it)
@@ -876,7 +880,9 @@ class Search:
         was cut short or its routes did not fit the scratch arrays: the types walked before it are kept in
         `sets`, complete, and _probe does not walk them again."""
         p = self.problem
-        if cap[0] < ROUTE_CAPACITY or cap[1] < ROUTE_CAPACITY * 8 or p.graph.n_nodes + 2 > ROUTE_CAPACITY * 8:
+        n_nodes = p.graph.n_nodes
+        if cap[0] < ROUTE_CAPACITY or cap[1] < ROUTE_CAPACITY * 8 or n_nodes + 2 > ROUTE_CAPACITY * 8 or \
+                len(p.chain_keys) > AT_ONCE_CHAINS_PER_NODE * n_nodes:
             return False
         specs = p.specs
         names = sorted(specs, key=parents.__contains__) if parents else list(specs)     # (as _probe)
