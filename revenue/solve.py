@@ -19,6 +19,7 @@ import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, fill_key_index
+from .core.probe import COMBINED, STOPPED, UNFINISHED, walk_and_combine
 from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes,
                           sort_routes)
 from .core.track import reachable_nodes
@@ -81,6 +82,21 @@ class RouteSet:
         # nodes/chains are this set's alone (a walk's own arrays, which with_pools may fill beyond the
         # routes), not shared with another set (refit, merge, subset)
         self.own_arrays = False
+
+    @classmethod
+    def presorted(cls, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains,
+               weights: tuple[int, int]) -> "RouteSet":
+        """The complete set of routes already sorted best first (core.probe.walk_and_combine), whose
+        nodes and chains other sets share."""
+        out = cls.__new__(cls)
+        out.train, out.problem, out.weights = train, problem, weights
+        out.rev, out.keys, out.flags, out.begin, out.end = rev, keys, flags, begin, end
+        out.nodes, out.chains = nodes, chains
+        out.complete = True
+        out.floor = -1
+        out.top = out.best_seen = rev.item(0) if len(rev) else 0
+        out.own_arrays = False
+        return out
 
     @classmethod
     def merge(cls, problem: Problem, train: str, sets: list["RouteSet"],
@@ -181,6 +197,14 @@ def from_ends(problem: Problem, spec: TrainSpec) -> bool:
 
 
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
+AT_ONCE_TYPES = 3          # train types up to which the probe runs in one call (Search._at_once: compiled per count)
+# and the walk steps per type it tries: the walk it does not finish the step-by-step path walks again (the types
+# walked before it are kept). Every game-server board needs fewer (at 2^13, 18 of 1,401 did not, the slowest,
+# and the call's p99 rose 0.3 ms).
+AT_ONCE_STEPS = 1 << 15
+# Nor is the call tried on boards of more chains per node than this (real boards 1.6 at most, the custom medium
+# and large ones 5-7), whose walks mostly need more steps: each paid up to 2^15 of them twice (0.8-1 ms a call)
+AT_ONCE_CHAINS_PER_NODE = 3
 
 
 _VISIT_AT = SPEC_FIELDS.index("row_visit")     # (row_pay follows it)
@@ -655,6 +679,31 @@ class Combination:
         self.node_sets = np.concatenate([r.node_sets() for r in ordered]) if run.connected else _NO_NODE_SETS
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
+    @classmethod
+    def searched(cls, problem: Problem, trains: list, sets: dict[str, RouteSet], packed: np.ndarray, keys: np.ndarray,
+                 node_sets: np.ndarray, meta: np.ndarray, types: int) -> "Combination":
+        """The combination core.probe.walk_and_combine set up (and searched, when its routes were few):
+        its arrays (the routes of every group, `meta`'s groups, trains and suffix bounds, the node sets) as
+        the constructor makes them."""
+        out = cls.__new__(cls)
+        out.problem, out.sets = problem, sets
+        n = len(trains)
+        starts_at = 3 + 2 * types
+        trains_at = starts_at + types + 1
+        out.group_start = meta[starts_at:trains_at]
+        out.position = meta[trains_at:trains_at + n].tolist()
+        out.trains = [trains[i] for i in out.position]
+        out.group_of = meta[trains_at + n:trains_at + 2 * n]
+        out.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
+        out.rev, out.flags, out.keys = packed[0], packed[1], keys
+        out.same = _same_as_previous(out.group_of.tolist())
+        run = problem.run
+        out.flag_max, out.flag_min = _flag_limits(run)
+        out.connected = run.connected
+        out.node_sets = node_sets if run.connected else _NO_NODE_SETS
+        out.index, out.index_start, out.bound_later = key_indexes(keys, out.group_start, out.group_of)
+        return out
+
     def progress(self, best: int = 0) -> np.ndarray:
         """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
         return np.array([best, 0, 0, 0] + [-1] * len(self.trains), dtype=np.int64)
@@ -762,9 +811,6 @@ class Search:
         try:
             p = self.problem
             adj = p.graph.derived["adjacency"]      # (adjacency)
-            allowed = p.derived.get("reachable")
-            if allowed is None:
-                allowed = p.derived["reachable"] = reachable(p)
             # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
             # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
@@ -775,8 +821,17 @@ class Search:
             # when a short probe shows the routes are many (the title boards of the benchmark need at
             # most 22,000 steps per type, so they never take it; custom medium and large 2^17-2^18).
             waits = self.until is not None or self.on_improve is not None
+            quick = (min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS) if PROBE_STEPS > 0 else 0
+            # Most boards: the probe and the combination in one compiled call (core.probe); what it does
+            # not finish is done again step by step below.
+            if quick > 0 and len(p.specs) <= AT_ONCE_TYPES and self._at_once(parents, cap, min(quick, AT_ONCE_STEPS)):
+                if not _compiled.is_set():
+                    _compiled.set()
+                return
+            allowed = p.derived.get("reachable")
+            if allowed is None:
+                allowed = p.derived["reachable"] = reachable(p)
             if PROBE_STEPS > 0:
-                quick = min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS
                 if not (quick > 0 and self._probe(adj, allowed, cap, quick)):
                     if waits:
                         self._first_run(adj, allowed)
@@ -818,6 +873,63 @@ class Search:
         except BaseException as exc:   # surfaced by run()
             self.error = exc
 
+    def _at_once(self, parents: dict[str, str], cap: tuple[int, int], steps: int) -> bool:
+        """_probe and the combination search in one call (core.probe.walk_and_combine), on this thread's
+        scratch arrays. True when it did both (or the stop flag ended the search after the walks; with
+        many routes the combination is searched here, on the key bitmaps made in Python), False when a walk
+        was cut short or its routes did not fit the scratch arrays: the types walked before it are kept in
+        `sets`, complete, and _probe does not walk them again."""
+        p = self.problem
+        n_nodes = p.graph.n_nodes
+        if cap[0] < ROUTE_CAPACITY or cap[1] < ROUTE_CAPACITY * 8 or n_nodes + 2 > ROUTE_CAPACITY * 8 or \
+                len(p.chain_keys) > AT_ONCE_CHAINS_PER_NODE * n_nodes:
+            return False
+        specs = p.specs
+        names = sorted(specs, key=parents.__contains__) if parents else list(specs)     # (as _probe)
+        trains = p.company.trains
+        bypass = max([spec.bypass for spec in specs.values()]) if len(specs) != 1 else specs[names[0]].bypass
+        scratch = _scratch(p.words)
+        if len(scratch[0]) != ROUTE_CAPACITY:       # (a test's smaller first guess: the step-by-step path)
+            return False
+        plan = [steps, bypass, len(trains), INDEX_MIN]
+        arrays = []
+        for name in names:
+            spec_arrays_of, is_fast, walk_from_ends = kernel_arguments(p, name, self.weights)
+            arrays.append(spec_arrays_of)
+            plan += (names.index(parents[name]) if name in parents else -1, is_fast, walk_from_ends)
+        for train in trains:
+            plan.append(names.index(train.name))
+        graph_derived = p.graph.derived
+        flag_max, flag_min = _flag_limits(p.run)
+        progress = np.array([0, 0, 0, 0] + [-1] * len(trains), dtype=np.int64)     # (Combination.progress)
+        packed, keys, nodes, chains, node_sets, meta = walk_and_combine(
+            *graph_derived["adjacency"], p.chain_keys, p.cost, p.token, p.blocks, p.bypassable,
+            *graph_derived["hex_walks"], tuple(arrays), np.array(plan, dtype=np.int64), flag_max, flag_min,
+            p.run.connected, self.stop, *scratch, progress)
+        meta_array, meta = meta, meta.tolist()
+        status = meta[0]
+        k = len(names)
+        rev, flags, begin, end = packed
+        group_start = meta[3 + 2 * k:4 + 3 * k]
+        weights = self.weights
+        for i, (name, g) in enumerate(zip(names, meta[3 + k:3 + 2 * k])):
+            if status >= UNFINISHED and (i >= meta[1] or name in parents):
+                continue    # (unfinished: only the types walked before the one cut short are kept, for _probe)
+            lo, hi = group_start[g], group_start[g + 1]
+            self.sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi], begin[lo:hi],
+                                              end[lo:hi], nodes, chains, weights)
+        if status >= UNFINISHED:
+            return False
+        if status == STOPPED:
+            return True
+        self.combination = Combination.searched(p, list(trains), self.sets, packed, keys, node_sets, meta_array, k)
+        self.progress = progress
+        if status == COMBINED:
+            self.complete = bool(meta[1])
+        else:       # (WALKED: many routes, searched with the key bitmaps made here)
+            self.complete = self.combination.search(progress, self.stop)
+        return True
+
     def _probe(self, adj, allowed, cap, steps: int) -> bool:
         """Enumerate each train type's routes within `steps` walk steps (types found among another's
         routes are refitted from them, revenue.solve.route_parents); True when every type's are all
@@ -828,7 +940,7 @@ class Search:
             if name in parents:
                 if self.sets[parents[name]].complete:
                     self.sets[name] = self.sets[parents[name]].refit(name)
-            else:
+            elif not (name in self.sets and self.sets[name].complete):   # (else walked by _at_once or a probe)
                 self.sets[name] = all_routes(p, name, adj, allowed, self.stop, self.weights, capacity=cap,
                                              steps=steps)
                 if not self.sets[name].complete:

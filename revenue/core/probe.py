@@ -1,0 +1,172 @@
+"""The plain exact search of a small board in one compiled call: each train type's routes walked (or
+refitted from a looser type's), sorted, and the best combination searched, what revenue.solve's
+Search._probe, RouteSet and Combination do call by call. A game state's walks and combination take a
+few microseconds of work each; called one by one from Python, each call's arguments and results, and
+the Python objects around them, cost several times that.
+
+The same kernels do the work (core.routes.enumerate_routes, refit_routes, the sorts, and
+core.combine.best_combination), in the same order on the same arrays, so the routes, their order and
+the run found, with its statistics, are those of the call-by-call path. Whatever this call does not
+finish (a walk cut short by its step limit or the stop flag, more routes than the scratch arrays hold)
+it reports, and the caller takes the call-by-call path instead.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .combine import best_combination
+from .routes import _order_desc, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes
+from .track import reachable_nodes
+
+# walk_and_combine's status (meta[0])
+COMBINED = 0        # every route known and the combination searched (meta[1]: it finished)
+WALKED = 1          # every route known, too many for the plain combination: the caller searches it (key bitmaps)
+STOPPED = 2         # every route known, the stop flag set before the combination
+UNFINISHED = 3      # a walk ended unfinished (step limit or stop flag): the walked types before it (meta[1])
+OVERFLOW = 4        # a walk's routes did not fit the scratch arrays (likewise)
+
+
+@njit(cache=True, nogil=True)
+def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
+                     node_hex, chain_hexes, chain_mode, specs, plan, flag_max, flag_min, connected, stop, rev, rkeys,
+                     rflags, rstart, pnodes, pchains, progress):
+    """specs: each train type's kernel arrays (core.routes.SPEC_FIELDS), in the order revenue.solve's probe
+    makes its route sets (walked types first). plan (int64): [steps, bypass, trains, the least routes for
+    key bitmaps (revenue.solve.INDEX_MIN: from there the caller sets the combination up), then per type
+    parent (-1: walked; else the type it is refitted from, earlier in the order), fast, from_ends, then
+    per train of the company its type]. rev .. pchains: one walk's scratch arrays (routes, their keys,
+    flags, node offsets, nodes and chains).
+
+    Returns (routes [4, R]: score, flags, begin, end; keys [R, W]; nodes; chains; node sets; meta), the
+    routes of every type sorted best first, the types in the combination's group order, and meta: status,
+    finished, then per type (in the given order) its route count and its group, then per group its
+    first route (and the end), per searched train its company position and its group, and the suffix
+    bounds (revenue.solve.Combination)."""
+    k_types = len(specs)
+    steps, bypass, n_trains, index_min = plan[0], plan[1], plan[2], plan[3]
+    n, words = token.shape[0], chain_keys.shape[1]
+    meta = np.zeros(3 + 2 * k_types + (k_types + 1) + 2 * n_trains + (n_trains + 1), dtype=np.int64)
+    allowed = reachable_nodes(adj_start, adj_other, token, blocks, bypassable, bypass)
+    revs = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
+    flagss = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
+    begins = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
+    ends = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
+    keyss = [np.empty((0, words), dtype=np.uint64) for _ in range(k_types)]
+    node_parts = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
+    chain_parts = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
+    offset = 0
+    limits = np.empty(5, dtype=np.int64)
+    for k in range(k_types):
+        if plan[4 + 3 * k] >= 0:
+            continue
+        limits[0], limits[1], limits[2], limits[3], limits[4] = -1, -1, 0, steps, 0
+        count, total, stored, complete = enumerate_routes(
+            adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
+            node_hex, chain_hexes, chain_mode, specs[k], plan[5 + 3 * k] != 0, plan[6 + 3 * k] != 0, stop, rev,
+            rkeys, rflags, rstart, pnodes, pchains, limits, False)
+        if not complete or stored != count:
+            # (the types walked before it are complete: they are returned as if the rest had no routes)
+            meta[0] = UNFINISHED if not complete else OVERFLOW
+            meta[1] = k
+            break
+        used = rstart[stored]
+        node_parts[k] = pnodes[:used].copy()
+        chain_parts[k] = pchains[:used].copy()
+        order = _order_desc(rev[:stored])
+        out_rev = np.empty(stored, dtype=np.int64)
+        out_keys = np.empty((stored, words), dtype=np.uint64)
+        out_flags = np.empty(stored, dtype=np.int64)
+        out_begin = np.empty(stored, dtype=np.int64)
+        out_end = np.empty(stored, dtype=np.int64)
+        for i in range(stored):
+            j = order[i]
+            out_rev[i] = rev[j]
+            for w in range(words):
+                out_keys[i, w] = rkeys[j, w]
+            out_flags[i] = rflags[j]
+            out_begin[i] = rstart[j] + offset
+            out_end[i] = rstart[j + 1] + offset
+        revs[k], keyss[k], flagss[k], begins[k], ends[k] = out_rev, out_keys, out_flags, out_begin, out_end
+        offset += used
+    nodes = np.empty(offset, dtype=np.int64)
+    chains = np.empty(offset, dtype=np.int64)
+    at = 0
+    for k in range(k_types):
+        m = node_parts[k].shape[0]
+        nodes[at:at + m] = node_parts[k]
+        chains[at:at + m] = chain_parts[k]
+        at += m
+    for k in range(k_types):
+        parent = plan[4 + 3 * k]
+        if parent < 0 or meta[0] != COMBINED:
+            continue
+        picked, scored = refit_routes(specs[k], cost, token, begins[parent], ends[parent], nodes)
+        revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_picked_routes(
+            scored, picked, keyss[parent], flagss[parent], begins[parent], ends[parent])
+    # The groups: the types by their best route, best first (stable: ties keep the given order).
+    top = np.zeros(k_types, dtype=np.int64)
+    for k in range(k_types):
+        meta[3 + k] = revs[k].shape[0]
+        if revs[k].shape[0] > 0:
+            top[k] = revs[k][0]
+    group_type = np.arange(k_types)
+    for a in range(1, k_types):
+        b = a
+        while b > 0 and top[group_type[b]] > top[group_type[b - 1]]:
+            group_type[b], group_type[b - 1] = group_type[b - 1], group_type[b]
+            b -= 1
+    group_of_type = np.empty(k_types, dtype=np.int64)
+    for g in range(k_types):
+        group_of_type[group_type[g]] = g
+    starts_at = 3 + 2 * k_types
+    group_start = meta[starts_at:starts_at + k_types + 1]
+    routes = 0
+    for g in range(k_types):
+        meta[3 + k_types + group_type[g]] = g
+        group_start[g] = routes
+        routes += revs[group_type[g]].shape[0]
+    group_start[k_types] = routes
+    packed = np.empty((4, routes), dtype=np.int64)
+    keys = np.empty((routes, words), dtype=np.uint64)
+    for g in range(k_types):
+        k = group_type[g]
+        lo = group_start[g]
+        for i in range(revs[k].shape[0]):
+            packed[0, lo + i] = revs[k][i]
+            packed[1, lo + i] = flagss[k][i]
+            packed[2, lo + i] = begins[k][i]
+            packed[3, lo + i] = ends[k][i]
+            for w in range(words):
+                keys[lo + i, w] = keyss[k][i, w]
+    # The trains by their type's group (stable), each train's group, the suffix bounds.
+    trains_at = starts_at + k_types + 1
+    position = meta[trains_at:trains_at + n_trains]
+    group_of = meta[trains_at + n_trains:trains_at + 2 * n_trains]
+    suffix = meta[trains_at + 2 * n_trains:trains_at + 3 * n_trains + 1]
+    t = 0
+    for g in range(k_types):
+        for i in range(n_trains):
+            if group_of_type[plan[4 + 3 * k_types + i]] == g:
+                position[t] = i
+                group_of[t] = g
+                t += 1
+    suffix[n_trains] = 0
+    for i in range(n_trains - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + top[group_type[group_of[i]]]
+    if meta[0] != COMBINED:     # (UNFINISHED or OVERFLOW: no combination)
+        return packed, keys, nodes, chains, np.zeros((1, 1), dtype=np.uint64), meta
+    node_sets = node_bitsets(packed[2], packed[3], nodes, n) if connected else np.zeros((1, 1), dtype=np.uint64)
+    if routes >= index_min:
+        meta[0] = WALKED
+    elif stop[0] != 0:
+        meta[0] = STOPPED
+    else:
+        same = np.zeros(n_trains, dtype=np.bool_)
+        for i in range(1, n_trains):
+            same[i] = group_of[i] == group_of[i - 1]
+        meta[0] = COMBINED
+        meta[1] = best_combination(group_of, group_start, packed[0], keys, same, suffix, packed[1], flag_max,
+                                   flag_min, connected, node_sets, np.zeros((1, 1), dtype=np.uint64),
+                                   np.full(k_types, -1, dtype=np.int64), False, progress, stop)
+    return packed, keys, nodes, chains, node_sets, meta
