@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .combine import best_combination
-from .routes import _order_desc, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes
+from .routes import enumerate_routes, node_bitsets, refit_routes, sort_picked_routes, sort_routes
 from .track import reachable_nodes
 
 # walk_and_combine's status (meta[0])
@@ -73,21 +73,9 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         used = rstart[stored]
         node_parts[k] = pnodes[:used].copy()
         chain_parts[k] = pchains[:used].copy()
-        order = _order_desc(rev[:stored])
-        out_rev = np.empty(stored, dtype=np.int64)
-        out_keys = np.empty((stored, words), dtype=np.uint64)
-        out_flags = np.empty(stored, dtype=np.int64)
-        out_begin = np.empty(stored, dtype=np.int64)
-        out_end = np.empty(stored, dtype=np.int64)
-        for i in range(stored):
-            j = order[i]
-            out_rev[i] = rev[j]
-            for w in range(words):
-                out_keys[i, w] = rkeys[j, w]
-            out_flags[i] = rflags[j]
-            out_begin[i] = rstart[j] + offset
-            out_end[i] = rstart[j + 1] + offset
-        revs[k], keyss[k], flagss[k], begins[k], ends[k] = out_rev, out_keys, out_flags, out_begin, out_end
+        # (each type's node offsets shifted to its place in the nodes of all types, joined below)
+        revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_routes(
+            rev[:stored], rkeys, rflags, rstart[:stored] + offset, rstart[1:stored + 1] + offset)
         offset += used
     nodes = np.empty(offset, dtype=np.int64)
     chains = np.empty(offset, dtype=np.int64)
