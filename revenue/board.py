@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import eq, itemgetter, methodcaller
+from operator import itemgetter, methodcaller
 
 import numpy as np
 
@@ -302,9 +302,6 @@ class _Known:
         self.token_table = np.zeros((64, 3), dtype=np.int64)
         self.companies: dict[str, int] = {}
         self.tracks: OrderedDict[bytes, tuple] = OrderedDict()
-        # the last lay and token lists read by their ids (_diffed_ids): field names -> (copies of the dicts,
-        # their ids; never changed), each entry replaced whole (threads read either one or the other)
-        self.recent: dict[tuple, tuple] = {}
         self.sides = _graph().printed_sides(data, neighbour_map(data))
         self.index = {name: i for i, name in enumerate(data.printed)}
         self.phases = {p.name: p for p in data.phases}
@@ -424,18 +421,15 @@ def _keys(dicts, names: tuple[str, str, str]) -> list[tuple] | None:
     return None if None in keys else keys
 
 
-def _ids(dicts, names: tuple[str, str, str], ids: dict[tuple, int], recent: dict | None = None) -> np.ndarray | None:
+def _ids(dicts, names: tuple[str, str, str], ids: dict[tuple, int]) -> np.ndarray | None:
     """The ids in `ids` (a _Known's lay_ids or token_ids) of the _key of every dict of a list, as an int64
     array; None when one has none (never checked, or a value that cannot be a key). In the usual case,
     every dict holding exactly the three fields and the number of a plain type, the keys are made and
-    looked up in one C pass and let go at once (or, with `recent`, only those of the dicts that differ from
-    the previous list's: _diffed_ids); else they are read by _keys first."""
+    looked up in one C pass and let go at once; else they are read by _keys first."""
     count = len(dicts)
     try:
         # (a dict missing a field fails the getter, so a total of 3 a dict means exactly 3 each)
         if sum(map(len, dicts)) == 3 * count and _NUMBER_TYPES.issuperset(map(type, map(_NUMBERS[names], dicts))):
-            if recent is not None:
-                return _diffed_ids(dicts, names, ids, recent)
             try:
                 return np.fromiter(map(ids.get, map(_GETTERS[names], dicts)), dtype=np.int64, count=count)
             except TypeError:   # a key never checked before (None, which np.fromiter refuses), or unhashable
@@ -449,54 +443,6 @@ def _ids(dicts, names: tuple[str, str, str], ids: dict[tuple, int], recent: dict
         return np.fromiter(map(ids.get, keys), dtype=np.int64, count=count)
     except TypeError:   # a value that cannot be a key (a list), or one never checked before
         return None
-
-
-DIFFED_MOST = 8     # changed dicts beyond which _diffed_ids looks every key up instead
-
-
-def _diffed_ids(dicts, names: tuple[str, str, str], ids: dict[tuple, int], recent: dict) -> np.ndarray | None:
-    """_ids of a list of usual dicts (exactly the three fields, the number of a plain type: _ids checked)
-    read against the previous such list of the map variant (recent[names]: copies of its dicts, their ids):
-    consecutive boards of a game differ by a lay or a token, so a dict equal to the one at its place in the
-    previous list has that one's id (equal dicts have equal keys), and only the others are looked up. Raises
-    KeyError when a changed dict lacks a field (as _ids' lookup does). The copies keep what the previous
-    dicts held when they were read, whatever their owner does with them later."""
-    count = len(dicts)
-    getter = _GETTERS[names]
-    previous = recent.get(names)
-    before, before_ids = previous if previous is not None else ((), _NO_TOKENS)
-    try:
-        same = list(map(eq, dicts, before))     # (as long as the shorter list)
-        unchanged, changed = same.count(True), same.count(False)
-    except Exception:   # (a value whose comparison fails: looked up as _ids would)
-        same, unchanged, changed = (), 0, 1
-    if unchanged + changed != len(same) or changed + count - len(same) > DIFFED_MOST:
-        try:
-            out = np.fromiter(map(ids.get, map(getter, dicts)), dtype=np.int64, count=count)
-        except TypeError:
-            return None
-        recent[names] = (list(map(dict, dicts)), out)
-        return out
-    kept = len(same)
-    out = np.empty(count, dtype=np.int64)
-    out[:kept] = before_ids[:kept]
-    copies = list(before[:kept])
-    at = -1
-    for _ in range(changed):
-        at = same.index(False, at + 1)
-        found = ids.get(getter(dicts[at]))
-        if found is None:
-            return None
-        out[at] = found
-        copies[at] = dict(dicts[at])
-    for at in range(kept, count):
-        found = ids.get(getter(dicts[at]))
-        if found is None:
-            return None
-        out[at] = found
-        copies.append(dict(dicts[at]))
-    recent[names] = (copies, out)
-    return out
 
 
 def _build_known(req) -> Board | None:
@@ -514,9 +460,7 @@ def _build_known(req) -> Board | None:
     if opened is None:
         return None
     title, data, known, phase, options, prefix, totals = opened
-    recent = known.recent
-    lays = _ids(tiles, _LAY_FIELDS, known.lay_ids, recent)
-    placed = _ids(tokens, _TOKEN_FIELDS, known.token_ids, recent)
+    lays, placed = _ids(tiles, _LAY_FIELDS, known.lay_ids), _ids(tokens, _TOKEN_FIELDS, known.token_ids)
     if lays is None or placed is None:
         return None
     options = dict(options)

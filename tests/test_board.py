@@ -8,7 +8,6 @@ import json
 import pathlib
 import random
 
-import numpy as np
 import pytest
 
 from revenue.board import _TOWN_KIND, build_board
@@ -277,46 +276,3 @@ def test_a_known_boards_options_keep_their_spelling():
     spelled = [build_board({**LAID, "options": {"optional_6_train": value}}) for value in values]
     assert all(board.key is not None for board in spelled)
     assert [board.options for board in spelled] == [{"optional_6_train": v} for v in ("True", "1", "1", "True")]
-
-
-def test_lay_and_token_ids_read_against_the_previous_list_are_the_lookups():
-    # _ids with `recent` (revenue.board._diffed_ids) reads each list against the one before: every answer
-    # must be the plain lookup's, whatever changed between the lists (a lay changed in place, added,
-    # taken off, values equal but of another type, a dict changed in place by its owner after its call).
-    from revenue.board import _LAY_FIELDS, DIFFED_MOST, _ids
-    rng = random.Random(17)
-    hexes, tiles = [f"H{i}" for i in range(30)], ["7", "8", "9", "57"]
-    ids = {(h, t, r): i for i, (h, t, r) in enumerate((h, t, r) for h in hexes for t in tiles for r in range(6))}
-    recent: dict = {}
-    lays = [{"hex": h, "tile": "7", "rotation": 0} for h in hexes[:10]]
-    seen = {"diffed": 0, "none": 0}
-    for step in range(600):
-        lays = list(lays)
-        move = rng.randrange(9)
-        at = rng.randrange(len(lays)) if lays else 0
-        if move == 0 and lays:      # a tile upgraded in place
-            lays[at] = {**lays[at], "tile": rng.choice(tiles)}
-        elif move == 1:             # a lay added
-            lays.append({"hex": rng.choice(hexes), "tile": rng.choice(tiles), "rotation": rng.randrange(6)})
-        elif move == 2 and lays:    # one taken off (the rest move up)
-            del lays[at]
-        elif move == 3 and lays:    # the owner changes the dict of the previous call in place
-            lays[at]["rotation"] = (lays[at]["rotation"] + 1) % 6
-        elif move == 4 and lays:    # equal values of other types: True == 1, 1.0 == 1, "1" != 1
-            lays[at] = {**lays[at], "rotation": rng.choice([True, 1.0, "1", None, np.int64(1)])}
-        elif move == 5 and lays:    # a field missing, or one more
-            lays[at] = rng.choice([{"hex": lays[at]["hex"], "rotation": 0},
-                                   {**lays[at], "color": "yellow"}])
-        elif move == 6:             # many changed at once
-            lays = [{"hex": h, "tile": rng.choice(tiles), "rotation": rng.randrange(6)}
-                    for h in rng.sample(hexes, rng.randrange(DIFFED_MOST + 3))]
-        elif move == 7 and lays:    # a lay never seen
-            lays[at] = {**lays[at], "tile": "9999"}
-        if rng.random() < 0.5:      # a fresh copy of every dict, as a decoded request has
-            lays = [dict(lay) for lay in lays]
-        want, got = _ids(lays, _LAY_FIELDS, ids), _ids(lays, _LAY_FIELDS, ids, recent)
-        assert (None if want is None else want.tolist()) == (None if got is None else got.tolist()), step
-        seen["none" if want is None else "diffed"] += 1
-        if want is None or rng.random() < 0.05:     # back to lays the ids know
-            lays = [{"hex": h, "tile": "7", "rotation": rng.randrange(6)} for h in rng.sample(hexes, 12)]
-    assert seen["diffed"] > 200 and seen["none"] > 50
