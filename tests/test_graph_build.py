@@ -22,6 +22,7 @@ def forget_everything() -> None:
     with graph_module._GRAPHS_LOCK:
         graph_module._GRAPHS.clear()
         graph_module._GRAPH_BYTES.clear()     # (sizes of graphs no longer kept would count against the budget)
+        graph_module._FRESH.clear()
     for title in TITLES.values():
         for data in title._data.values():
             data.derived.clear()
@@ -159,3 +160,36 @@ def test_boards_differing_in_tokens_or_phase_share_the_track(games, title):
         assert late.track is two.track and graph_facts(late) == walked_facts(late.board)
         assert list(late.node_arrays().value) == [n.value for n in late.nodes]
     assert shared >= 3
+
+
+def test_graphs_asked_for_once_are_let_go_first():
+    # graph_for remembers GRAPH_CACHE_SIZE graphs, of which at most FRESH_GRAPHS never asked for again
+    # (graph_module._FRESH): a board asked about again within that many newer boards gets the same graph,
+    # and keeps it while newer boards come; one asked about once is let go after FRESH_GRAPHS newer ones.
+    # The byte total follows what is kept.
+    from revenue.graph import FRESH_GRAPHS, GRAPH_CACHE_SIZE, graph_for
+    boards = [b.request["board"] for b in game_sequences(seed=3)["1830"]]
+    assert len(boards) > GRAPH_CACHE_SIZE + 2 * FRESH_GRAPHS + 2
+    forget_everything()
+    graph_module._graphs_bytes = 0
+    asked_again, once = boards[0], boards[1]
+    first, first_once = graph_for(asked_again), graph_for(once)
+    for board in boards[2:FRESH_GRAPHS]:
+        graph_for(board)
+    assert graph_for(asked_again) is first      # fewer than FRESH_GRAPHS newer boards: kept
+    graph_for(boards[FRESH_GRAPHS])
+    assert list(graph_module._FRESH)[0] == ("board", first_once.board.key)     # kept so far
+    graph_for(boards[FRESH_GRAPHS + 1])
+    assert graph_for(once) is not first_once    # asked about once, FRESH_GRAPHS newer: let go
+    for board in boards[FRESH_GRAPHS + 1:3 * FRESH_GRAPHS]:
+        graph_for(board)
+    assert len(graph_module._FRESH) == FRESH_GRAPHS
+    assert graph_for(asked_again) is first      # asked about again before: kept past FRESH_GRAPHS newer boards
+    for board in boards[:GRAPH_CACHE_SIZE + 2 * FRESH_GRAPHS]:     # every board asked about twice
+        assert graph_for(board) is graph_for(board)
+    kept = graph_module._GRAPHS
+    assert len(kept) == GRAPH_CACHE_SIZE and set(graph_module._FRESH) <= set(kept)
+    assert graph_for(asked_again) is not first  # no more than GRAPH_CACHE_SIZE kept, the oldest let go
+    assert graph_module._graphs_bytes == sum(graph_module._GRAPH_BYTES.values())
+    assert set(graph_module._GRAPH_BYTES) == set(kept)
+    forget_everything()
