@@ -606,18 +606,19 @@ class RouteValues:
         self.merge = dict(zip(nodes, spec.merge[at].tolist())) if spec.rules.merge else None
 
 
-def _holds(classes: dict[int, int], minimum: int, nodes: list[int]) -> bool:
-    """A RouteBonus clause: the route's nodes in `classes` are of at least `minimum` distinct classes."""
-    hit = classes.keys() & nodes      # (a set op in C; the classes are at most as many as the nodes hit)
-    if len(hit) < minimum:
-        return False
-    return minimum <= 1 or len({classes[v] for v in hit}) >= minimum
-
-
 def route_bonuses(spec: TrainSpec, nodes: list[int]) -> list[tuple[str, int]]:
-    """The route bonuses (RouteRules.bonuses) a route earns, in the rules' order, one line per bonus."""
-    return [(b.name, b.amount) for b in spec.rules.bonuses
-            if all(_holds(classes, minimum, nodes) for classes, minimum in b.clauses)]
+    """The route bonuses (RouteRules.bonuses) a route earns, in the rules' order, one line per bonus: those
+    whose every clause holds, the route's nodes in the clause's classes being of at least its minimum of
+    distinct classes."""
+    out = []
+    for b in spec.rules.bonuses:
+        for classes, minimum in b.clauses:
+            hit = classes.keys() & nodes    # (a set op in C; no more classes than nodes hit)
+            if len(hit) < minimum or minimum > 1 and len({classes[v] for v in hit}) < minimum:
+                break
+        else:
+            out.append((b.name, b.amount))
+    return out
 
 
 def all_paid(problem: Problem, spec: TrainSpec, path: np.ndarray, nodes: list[int]
