@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 
 from .company import build_company
 from .errors import InputError, short_repr
 from .graph import Chain, Graph, graph_for
 from .interop import action_routes, action_trains, read_route, train_name
-from .problem import Problem, TrainSpec, chain_hex_walk, compile_problem, price_route
+from .problem import Problem, TrainSpec, all_paid, chain_hex_walk, compile_problem, price_route
 from .titles.base import BYPASS_FLAG
 
 NODE_PART = 6     # the tile registry's node table column of a node's part index (revenue.graph.TileGeometry)
@@ -214,34 +215,28 @@ def chain_connections(graph: Graph, chains: list[int], nodes: list[int]) -> list
     return out
 
 
-def plain_result(problem: Problem, spec: TrainSpec, path, nodes: list[int], connections: list[list[str]]) -> dict | None:
-    """route_result of a legal route of a simple train without bonuses or subsidies (TrainSpec.simple) when
-    no row has more stops than it pays, whichever the weights: every stop is paid its value (a token city
-    among them, the route holding one), read from the train's arrays at the route's nodes alone (`path`,
-    the nodes as an array), not from lists of every node. None otherwise (route_result decides)."""
-    row_pay = spec.row_pay.tolist()
-    if len(row_pay) == 1:       # (one row: every stop is in it)
-        if len(nodes) > row_pay[0]:
-            return None
-    else:
-        count = [0] * len(row_pay)
-        for r in spec.row[path].tolist():
-            count[r] += 1
-        if any(c > p for c, p in zip(count, row_pay)):
-            return None
-    if spec.token_paid and True not in problem.token[path].tolist():    # (ndarray.any: a Python wrapper)
-        return None
-    values = spec.base[path].tolist()
-    names = node_names(problem.graph, nodes)
+def answer_entry(problem: Problem, spec: TrainSpec, path: np.ndarray, chains: list[int],
+                 weights: tuple[int, int]) -> dict:
+    """route_result of a route the optimizer found (`path`, its nodes as an array, and its chains), priced
+    with `weights`: a route whose every stop is paid is written straight from the train's arrays at its
+    nodes (problem.all_paid, exact whatever the weights), any other by price_route."""
+    nodes = path.tolist()
+    graph = problem.graph
+    connections = chain_connections(graph, chains, nodes)
+    priced = all_paid(problem, spec, path, nodes)
+    if priced is None:
+        return route_result(problem, spec, nodes, connections, weights=weights)
+    revenue, values, lines, subsidy, halts = priced
+    names = node_names(graph, nodes)
     return {
         "train": spec.train.name,
-        "revenue": sum(values),
+        "revenue": revenue,
         "nodes": names,
         "connections": [{"hexes": hexes} for hexes in connections],
         "stops": [{"node": name, "value": value, "paid": True} for name, value in zip(names, values)],
-        "bonuses": [],
-        "halts": 0,
-        "subsidy": 0,
+        "bonuses": [{"name": name, "amount": amount} for name, amount in lines],
+        "halts": halts,
+        "subsidy": subsidy,
     }
 
 

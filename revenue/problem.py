@@ -606,40 +606,73 @@ class RouteValues:
         self.merge = dict(zip(nodes, spec.merge[at].tolist())) if spec.rules.merge else None
 
 
-def _plain_price(spec: TrainSpec, values: RouteValues, nodes: list[int]) -> RoutePrice | None:
-    """price_route of a route whose every stop is paid its value, read without ranking them: no per-stop
-    bonus (whose lines price_route lists in its own order), no merged consecutive stops on the route, not
-    both ends alternative ends, every row (with what a spill lends) paying all its stops, and one of them
-    holding a token (or RouteRules.token_paid off). None otherwise (price_route's general reading decides).
-    A simple train (TrainSpec.simple) has no merged stops, alternative ends or spill at all."""
-    row, token = values.row, values.token
-    count = [0] * len(spec.row_pay)
-    for v in nodes:
-        count[row[v]] += 1
-    if spec.simple:
-        row_pay = spec.row_pay.tolist()
-    else:
-        merge, alt_end = values.merge, values.alt_end
-        if merge is not None and any(merge[v] >= 0 and merge[v] == merge[u] for u, v in zip(nodes, nodes[1:])):
-            return None
-        if alt_end is not None and alt_end[nodes[0]] and alt_end[nodes[-1]]:
-            return None
-        row_pay = spec.pay_and_visit(dict(enumerate(count)), {})[0] if spec.spill_from >= 0 else spec.row_pay.tolist()
-    if any(c > p for c, p in zip(count, row_pay)) or (spec.token_paid and not any(token[v] for v in nodes)):
-        return None
-    # (no per-stop bonus: bonus is 0 everywhere; sub is 0 everywhere unless the rules list subsidies)
-    base = values.base
-    revenue = sum(base[v] for v in nodes)
-    lines: dict[str, int] = {}
+def route_bonuses(spec: TrainSpec, nodes: list[int]) -> list[tuple[str, int]]:
+    """The route bonuses (RouteRules.bonuses) a route earns, in the rules' order, one line per bonus: those
+    whose every clause holds, the route's nodes in the clause's classes being of at least its minimum of
+    distinct classes."""
+    out = []
     for b in spec.rules.bonuses:
-        if all(len({classes[v] for v in nodes if v in classes}) >= minimum for classes, minimum in b.clauses):
-            revenue += b.amount
-            lines[b.name] = lines.get(b.name, 0) + b.amount
-    if not spec.rules.subsidy:
-        return RoutePrice(revenue, [(v, base[v], True) for v in nodes], list(lines.items()), 0, 0)
-    sub = values.sub
-    return RoutePrice(revenue, [(v, base[v], True) for v in nodes], list(lines.items()),
-                      sum(sub[v] for v in nodes), sum(1 for v in nodes if sub[v]))
+        for classes, minimum in b.clauses:
+            hit = classes.keys() & nodes    # (a set op in C; no more classes than nodes hit)
+            if len(hit) < minimum or minimum > 1 and len({classes[v] for v in hit}) < minimum:
+                break
+        else:
+            out.append((b.name, b.amount))
+    return out
+
+
+def all_paid(problem: Problem, spec: TrainSpec, path: np.ndarray, nodes: list[int]
+             ) -> tuple[int, list[int], list[tuple[str, int]], int, int] | None:
+    """price_route of a legal route whose every stop is paid, whichever the weights: no merged consecutive
+    stops, not both ends alternative ends, every row (with what a spill lends) paying all its stops, one
+    of them holding a token (or RouteRules.token_paid off), and the per-stop bonuses of at most one name
+    (price_route lists several in the order of its set of paid stops). Read from the train's arrays at the
+    route's nodes alone (`path`, the nodes as an array): (revenue, each stop's value, bonus lines,
+    subsidy, halts). None otherwise (price_route's ranked reading decides)."""
+    row_pay = spec.row_pay.tolist()
+    if len(row_pay) == 1:       # (one row: every stop is in it)
+        if len(nodes) > row_pay[0]:
+            return None
+    else:
+        count = [0] * len(row_pay)
+        for r in spec.row[path].tolist():
+            count[r] += 1
+        if spec.spill_from >= 0:
+            row_pay = spec.pay_and_visit(dict(enumerate(count)), {})[0]
+        for c, p in zip(count, row_pay):
+            if c > p:
+                return None
+    rules = spec.rules
+    if not spec.simple:     # (a simple train has no merged stops, alternative ends or spill)
+        if rules.merge:
+            merge = spec.merge[path].tolist()
+            for u, v in zip(merge, merge[1:]):
+                if u == v >= 0:
+                    return None
+        if rules.alt_ends and spec.alt_end.item(nodes[0]) and spec.alt_end.item(nodes[-1]):
+            return None
+    if spec.token_paid and True not in problem.token[path].tolist():    # (ndarray.any: a Python wrapper)
+        return None
+    values = spec.base[path].tolist()
+    revenue = sum(values)
+    lines: dict[str, int] = {}
+    if spec.bonus_names:
+        names = spec.bonus_names
+        named = [line for v in nodes if v in names for line in names[v]]
+        if named:
+            name = named[0][0]
+            if any(n != name for n, _ in named):
+                return None
+            lines[name] = sum(amount for _, amount in named)
+        revenue += sum(spec.bonus[path].tolist())
+    if rules.bonuses:
+        for name, amount in route_bonuses(spec, nodes):
+            revenue += amount
+            lines[name] = lines.get(name, 0) + amount
+    if not rules.subsidy:
+        return revenue, values, list(lines.items()), 0, 0
+    sub = spec.sub[path].tolist()
+    return revenue, values, list(lines.items()), sum(sub), len(sub) - sub.count(0)
 
 
 def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int | None = None,
@@ -655,12 +688,20 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
     - without (a route someone chose, 18xx.games 1860): the player's `halts` subsidy stops first (in visit
       order), then the best others; with `halts` None, or more than the rows can pay, the others first
       and the subsidy stops fill what they leave (the engine's default)."""
-    values = RouteValues(problem, spec, nodes)
     # (a player's halts, and the rows pooled for a player's route, choose stops the plain reading does not)
     if not spec.bonus_names and (spec.simple or halts is None and not (weights is None and spec.rules.request_pool)):
-        plain = _plain_price(spec, values, nodes)
+        plain = all_paid(problem, spec, np.array(nodes, dtype=np.int64), nodes)
         if plain is not None:
-            return plain
+            revenue, values, lines, subsidy, halts_paid = plain
+            return RoutePrice(revenue, [(v, value, True) for v, value in zip(nodes, values)], lines, subsidy,
+                              halts_paid)
+    return ranked_price(problem, spec, nodes, halts, weights)
+
+
+def ranked_price(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int | None = None,
+                 weights: tuple[int, int] | None = None) -> RoutePrice | None:
+    """price_route's general reading: each row's stops ranked and the best paid (all_paid's routes too)."""
+    values = RouteValues(problem, spec, nodes)
     token, base, bonus, row = values.token, values.base, values.bonus, values.row
     alt_end, alt_mult, merge = values.alt_end, values.alt_mult, values.merge
     doubled = alt_end is not None and alt_end[nodes[0]] and alt_end[nodes[-1]]
@@ -727,9 +768,8 @@ def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int 
     for v in paid:
         for name, amount in spec.bonus_names.get(v, ()):
             lines[name] = lines.get(name, 0) + amount
-    for b in spec.rules.bonuses:
-        if all(len({classes[v] for v in nodes if v in classes}) >= minimum for classes, minimum in b.clauses):
-            revenue += b.amount
-            lines[b.name] = lines.get(b.name, 0) + b.amount
+    for name, amount in route_bonuses(spec, nodes):
+        revenue += amount
+        lines[name] = lines.get(name, 0) + amount
     return RoutePrice(revenue, [(v, worth[v], v in paid) for v in nodes], list(lines.items()),
                       sum(sub[v] for v in paid), sum(1 for v in paid if sub[v]))

@@ -24,7 +24,7 @@ from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_rou
                           sort_routes)
 from .core.track import reachable_nodes
 from .errors import InputError
-from .evaluate import chain_connections, plain_result, route_result
+from .evaluate import answer_entry
 from .graph import graph_for
 from . import bounded
 from .interop import run_routes_action
@@ -132,15 +132,8 @@ class RouteSet:
         """The result entry of the i-th best route."""
         a, b = self.begin.item(i), self.end.item(i)
         problem = self.problem
-        spec = problem.specs[self.train]
-        path = self.nodes[a:b]
-        nodes = path.tolist()
-        connections = chain_connections(problem.graph, self.chains[a + 1:b].tolist(), nodes)
-        if spec.simple and not spec.bonus_names and not spec.rules.bonuses and not spec.rules.subsidy:
-            entry = plain_result(problem, spec, path, nodes, connections)
-            if entry is not None:     # (Combination.run checks it against the kernel's price)
-                return entry
-        return route_result(problem, spec, nodes, connections, weights=self.weights)
+        return answer_entry(problem, problem.specs[self.train], self.nodes[a:b], self.chains[a + 1:b].tolist(),
+                            self.weights)
 
     def refit(self, train: str) -> "RouteSet":
         """The routes of `train`, a train type whose routes are among these (see route_parents)."""
