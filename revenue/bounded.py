@@ -33,8 +33,9 @@ def capacity(problem: Problem, memory_mb: float, walked: int, stored: int = 0) -
     """(routes, route nodes) each of `walked` train types still to walk may store within `memory_mb`
     for the whole search, `stored` routes being kept already (a walk that needed less leaves the rest
     to the walks after it)."""
-    budget = (memory_mb * 2**20 * STORE_SHARE - stored * route_bytes(problem)) / max(walked, 1)
-    routes = max(MIN_ROUTES, int(budget // route_bytes(problem)))
+    per_route = route_bytes(problem)
+    budget = (memory_mb * 2**20 * STORE_SHARE - stored * per_route) / max(walked, 1)
+    routes = max(MIN_ROUTES, int(budget // per_route))
     return routes, routes * NODES_PER_ROUTE
 
 

@@ -156,7 +156,7 @@ _SCALARS_OF = operator.itemgetter(*_SCALAR_FIELDS)
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
     """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS), its values scored with
     `weights` (revenue.problem.kernel_values)."""
-    scored = kernel_values(spec, weights)
+    scored = kernel_values(spec, weights) if weights != (1, 0) else None     # (kernel_values: {} for (1, 0))
     values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else list(_SPEC_FIELDS_OF(spec))
     for i, x in zip(_SCALAR_FIELDS, _int64s(_SCALARS_OF(values))):
         values[i] = x
@@ -186,7 +186,8 @@ def fast(spec: TrainSpec) -> bool:
 def from_ends(problem: Problem, spec: TrainSpec) -> bool:
     """Walk routes from their required ends rather than from the token cities: when a route must begin
     or end at one of a few nodes, few walks start there, and each needs one arm instead of two."""
-    return spec.need_ends > 0 and int(spec.need.sum()) <= max(8, 2 * int(problem.token.sum()))
+    # (count_nonzero: the sum of these bool arrays, without ndarray.sum's Python wrapper)
+    return spec.need_ends > 0 and np.count_nonzero(spec.need) <= max(8, 2 * np.count_nonzero(problem.token))
 
 
 ROUTE_CAPACITY = 1 << 14   # first guess of the number of routes (grown to the exact need when short)
@@ -320,8 +321,7 @@ def _same_walk(spec_a: TrainSpec, spec_b: TrainSpec) -> bool:
     specs: the kernels' own arguments are scored with the search's weights, made later."""
     if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
         return True
-    for f in SPEC_FIELDS:
-        x, y = getattr(spec_a, f), getattr(spec_b, f)
+    for f, x, y in zip(SPEC_FIELDS, _SPEC_FIELDS_OF(spec_a), _SPEC_FIELDS_OF(spec_b)):
         if x is y or f in LIMITS:
             continue
         if not isinstance(x, np.ndarray):     # (the scalar fields)
@@ -674,22 +674,25 @@ class Combination:
 
     @classmethod
     def searched(cls, problem: Problem, trains: list, sets: dict[str, RouteSet], packed: np.ndarray, keys: np.ndarray,
-                 node_sets: np.ndarray, meta: np.ndarray, types: int) -> "Combination":
+                 node_sets: np.ndarray, meta: np.ndarray, types: int, meta_list: list[int] | None = None
+                 ) -> "Combination":
         """The combination core.probe.walk_and_combine set up (and searched, when its routes were few):
         its arrays (the routes of every group, `meta`'s groups, trains and suffix bounds, the node sets) as
-        the constructor makes them."""
+        the constructor makes them. `meta_list`: meta.tolist(), when the caller has it."""
         out = cls.__new__(cls)
         out.problem, out.sets = problem, sets
         n = len(trains)
         starts_at = 3 + 2 * types
         trains_at = starts_at + types + 1
+        if meta_list is None:
+            meta_list = meta.tolist()
         out.group_start = meta[starts_at:trains_at]
-        out.position = meta[trains_at:trains_at + n].tolist()
+        out.position = meta_list[trains_at:trains_at + n]
         out.trains = [trains[i] for i in out.position]
         out.group_of = meta[trains_at + n:trains_at + 2 * n]
         out.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
         out.rev, out.flags, out.keys = packed[0], packed[1], keys
-        out.same = _same_as_previous(out.group_of.tolist())
+        out.same = _same_as_previous(meta_list[trains_at + n:trains_at + 2 * n])
         run = problem.run
         out.flag_max, out.flag_min = _flag_limits(run)
         out.connected = run.connected
@@ -884,14 +887,21 @@ class Search:
         scratch = _scratch(p.words)
         if len(scratch[0]) != ROUTE_CAPACITY:       # (a test's smaller first guess: the step-by-step path)
             return False
+        weights = self.weights
         plan = [steps, bypass, len(trains), INDEX_MIN]
         arrays = []
-        for name in names:
-            spec_arrays_of, is_fast, walk_from_ends = kernel_arguments(p, name, self.weights)
+        if len(names) == 1:     # (one type: walked, train after train of it)
+            spec_arrays_of, is_fast, walk_from_ends = kernel_arguments(p, names[0], weights)
             arrays.append(spec_arrays_of)
-            plan += (names.index(parents[name]) if name in parents else -1, is_fast, walk_from_ends)
-        for train in trains:
-            plan.append(names.index(train.name))
+            plan += (-1, is_fast, walk_from_ends)
+            plan += [0] * len(trains)
+        else:
+            at = {name: i for i, name in enumerate(names)}
+            for name in names:
+                spec_arrays_of, is_fast, walk_from_ends = kernel_arguments(p, name, weights)
+                arrays.append(spec_arrays_of)
+                plan += (at[parents[name]] if name in parents else -1, is_fast, walk_from_ends)
+            plan += [at[train.name] for train in trains]
         graph_derived = p.graph.derived
         flag_max, flag_min = _flag_limits(p.run)
         progress = np.array([0, 0, 0, 0] + [-1] * len(trains), dtype=np.int64)     # (Combination.progress)
@@ -903,19 +913,23 @@ class Search:
         status = meta[0]
         k = len(names)
         rev, flags, begin, end = packed
-        group_start = meta[3 + 2 * k:4 + 3 * k]
-        weights = self.weights
-        for i, (name, g) in enumerate(zip(names, meta[3 + k:3 + 2 * k])):
-            if status >= UNFINISHED and (i >= meta[1] or name in parents):
-                continue    # (unfinished: only the types walked before the one cut short are kept, for _probe)
-            lo, hi = group_start[g], group_start[g + 1]
-            self.sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi], begin[lo:hi],
-                                              end[lo:hi], nodes, chains, weights)
+        if k == 1 and status < UNFINISHED:      # (one type, one group: its routes are all of them, unsliced)
+            self.sets[names[0]] = RouteSet.presorted(p, names[0], rev, keys, flags, begin, end, nodes, chains,
+                                                     weights)
+        else:
+            group_start = meta[3 + 2 * k:4 + 3 * k]
+            for i, (name, g) in enumerate(zip(names, meta[3 + k:3 + 2 * k])):
+                if status >= UNFINISHED and (i >= meta[1] or name in parents):
+                    continue    # (unfinished: only the types walked before the one cut short are kept, for _probe)
+                lo, hi = group_start[g], group_start[g + 1]
+                self.sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi], begin[lo:hi],
+                                                     end[lo:hi], nodes, chains, weights)
         if status >= UNFINISHED:
             return False
         if status == STOPPED:
             return True
-        self.combination = Combination.searched(p, list(trains), self.sets, packed, keys, node_sets, meta_array, k)
+        self.combination = Combination.searched(p, list(trains), self.sets, packed, keys, node_sets, meta_array, k,
+                                                meta)
         self.progress = progress
         if status == COMBINED:
             self.complete = bool(meta[1])
