@@ -19,7 +19,8 @@ import numpy as np
 
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, fill_key_index
-from .core.probe import COMBINED, STOPPED, UNFINISHED, walk_and_combine
+from .core.probe import (COMBINED, HEAD, NODES_PER_ROUTE, STOPPED, TYPE_FIELDS, UNFINISHED, WALK_FIELDS, meta_size,
+                         walk_and_combine)
 from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes,
                           sort_routes)
 from .core.track import reachable_nodes
@@ -225,6 +226,20 @@ def kernel_arguments(problem: Problem, train: str, weights: tuple[int, int] = (1
 
 
 LIMITS = ("row_visit", "row_pay")
+_WALK_OF = operator.attrgetter(*WALK_FIELDS)
+_TYPE_SCALARS_OF = operator.attrgetter("need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry",
+                                       "spill_next", "token_paid")
+assert [f for f in SPEC_FIELDS if f not in WALK_FIELDS and f not in LIMITS] == list(_TYPE_SCALARS_OF.__reduce__()[1])
+
+
+def _walk_arrays(spec: TrainSpec, weights: tuple[int, int]) -> tuple:
+    """The train's walk arrays as core.probe takes them (WALK_FIELDS), its values scored with `weights`
+    (revenue.problem.kernel_values), as spec_arrays gives them."""
+    arrays = _WALK_OF(spec)
+    if weights == (1, 0):
+        return arrays
+    scored = kernel_values(spec, weights)
+    return tuple([scored.get(f, x) for f, x in zip(WALK_FIELDS, arrays)])
 
 
 def with_pools(problem: Problem, routes: RouteSet, pools, weights: tuple[int, int]) -> RouteSet:
@@ -382,19 +397,32 @@ def _scratch(words: int) -> tuple[np.ndarray, ...]:
     """This thread's route arrays of the first guess's size (ROUTE_CAPACITY routes, 8 nodes each), made
     once per thread (the keys' again for wider keys): fresh arrays of that size cost a walk of few routes
     more than the walk itself. The same tuple for the same key width: rev, keys [routes, words], flags,
-    start, path nodes and chains."""
+    start, path nodes and chains (all but the keys parts of one array, _scratch_at_once)."""
     arrays = getattr(_SCRATCH, "arrays", None)
     if arrays is None or arrays[1].shape[1] != words:
-        routes = ROUTE_CAPACITY
-        keys = getattr(_SCRATCH, "keys", np.empty(0, dtype=np.uint64))
-        if len(keys) < routes * words:
+        flat = getattr(_SCRATCH, "flat", None)
+        if flat is None:
+            flat = _SCRATCH.flat = np.empty(ROUTE_CAPACITY * (3 + 2 * NODES_PER_ROUTE) + 1, dtype=np.int64)
+        routes = (len(flat) - 1) // (3 + 2 * NODES_PER_ROUTE)
+        keys = getattr(_SCRATCH, "keys", None)
+        if keys is None or len(keys) < routes * words:
             keys = _SCRATCH.keys = np.empty(routes * words, dtype=np.uint64)
-        if arrays is None:
-            arrays = (np.empty(routes, dtype=np.int64), None, np.empty(routes, dtype=np.int64),
-                      np.empty(routes + 1, dtype=np.int64), np.empty(routes * 8, dtype=np.int64),
-                      np.empty(routes * 8, dtype=np.int64))
-        arrays = _SCRATCH.arrays = (arrays[0], keys[:routes * words].reshape(routes, words)) + arrays[2:]
+        keys = keys[:routes * words].reshape(routes, words)
+        nodes_at, room = 3 * routes + 1, routes * NODES_PER_ROUTE
+        arrays = _SCRATCH.arrays = (flat[:routes], keys, flat[routes:2 * routes], flat[2 * routes:nodes_at],
+                                    flat[nodes_at:nodes_at + room], flat[nodes_at + room:])
+        _SCRATCH.at_once = (flat, keys)
     return arrays
+
+
+def _scratch_at_once(words: int) -> tuple[np.ndarray, np.ndarray]:
+    """_scratch's arrays as core.probe.walk_and_combine takes them: the one array of rev, flags, start,
+    nodes and chains, and the keys."""
+    at_once = getattr(_SCRATCH, "at_once", None)
+    if at_once is None or at_once[1].shape[1] != words:
+        _scratch(words)
+        at_once = _SCRATCH.at_once
+    return at_once
 
 
 INDEX_LIMIT = 1 << 30   # routes x key slots beyond which the last train is searched without bitmaps
@@ -610,6 +638,24 @@ def _flag_limits(run) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
+_FLAG_LISTS: dict[tuple, tuple[int, ...]] = {}
+_NO_FLAG_LISTS = (-1,) * FLAG_BITS + (0,) * FLAG_BITS
+
+
+def _flag_lists(run) -> tuple[int, ...]:
+    """The run rules' flag_max then flag_min (core.combine.FLAG_BITS each) as core.probe's io holds them."""
+    if not run.flag_max and not run.flag_min:
+        return _NO_FLAG_LISTS
+    key = (tuple(run.flag_max.items()), tuple(run.flag_min.items()))
+    out = _FLAG_LISTS.get(key)
+    if out is None:
+        flag_max, flag_min = _flag_limits(run)
+        if len(_FLAG_LISTS) > 256:
+            _FLAG_LISTS.clear()
+        out = _FLAG_LISTS[key] = tuple(flag_max.tolist() + flag_min.tolist())
+    return out
+
+
 # The node sets the kernel takes, and does not read, without a connected rule (core.combine._run_ok and
 # _meets read them only when `connected`): one array for every such search.
 _NO_NODE_SETS = np.zeros((1, 1), dtype=np.uint64)
@@ -673,8 +719,8 @@ class Combination:
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     @classmethod
-    def searched(cls, problem: Problem, trains: list, sets: dict[str, RouteSet], packed: np.ndarray, keys: np.ndarray,
-                 node_sets: np.ndarray, meta: np.ndarray, types: int, meta_list: list[int] | None = None
+    def searched(cls, problem: Problem, trains: list, sets: dict[str, RouteSet], rev: np.ndarray, flags: np.ndarray,
+                 keys: np.ndarray, node_sets: np.ndarray, meta: np.ndarray, types: int, meta_list: list[int] | None = None
                  ) -> "Combination":
         """The combination core.probe.walk_and_combine set up (and searched, when its routes were few):
         its arrays (the routes of every group, `meta`'s groups, trains and suffix bounds, the node sets) as
@@ -691,7 +737,7 @@ class Combination:
         out.trains = [trains[i] for i in out.position]
         out.group_of = meta[trains_at + n:trains_at + 2 * n]
         out.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
-        out.rev, out.flags, out.keys = packed[0], packed[1], keys
+        out.rev, out.flags, out.keys = rev, flags, keys
         out.same = _same_as_previous(meta_list[trains_at + n:trains_at + 2 * n])
         run = problem.run
         out.flag_max, out.flag_min = _flag_limits(run)
@@ -880,59 +926,81 @@ class Search:
         if cap[0] < ROUTE_CAPACITY or cap[1] < ROUTE_CAPACITY * 8 or n_nodes + 2 > ROUTE_CAPACITY * 8 or \
                 len(p.chain_keys) > AT_ONCE_CHAINS_PER_NODE * n_nodes:
             return False
+        scratch, scratch_keys = _scratch_at_once(p.words)
+        if len(scratch_keys) != ROUTE_CAPACITY:       # (a test's smaller first guess: the step-by-step path)
+            return False
         specs = p.specs
         names = sorted(specs, key=parents.__contains__) if parents else list(specs)     # (as _probe)
         trains = p.company.trains
-        bypass = max([spec.bypass for spec in specs.values()]) if len(specs) != 1 else specs[names[0]].bypass
-        scratch = _scratch(p.words)
-        if len(scratch[0]) != ROUTE_CAPACITY:       # (a test's smaller first guess: the step-by-step path)
-            return False
+        n, k = len(trains), len(names)
         weights = self.weights
-        plan = [steps, bypass, len(trains), INDEX_MIN]
-        arrays = []
-        if len(names) == 1:     # (one type: walked, train after train of it)
-            spec_arrays_of, is_fast, walk_from_ends = kernel_arguments(p, names[0], weights)
-            arrays.append(spec_arrays_of)
-            plan += (-1, is_fast, walk_from_ends)
-            plan += [0] * len(trains)
-        else:
-            at = {name: i for i, name in enumerate(names)}
-            for name in names:
-                spec_arrays_of, is_fast, walk_from_ends = kernel_arguments(p, name, weights)
-                arrays.append(spec_arrays_of)
-                plan += (at[parents[name]] if name in parents else -1, is_fast, walk_from_ends)
-            plan += [at[train.name] for train in trains]
+        # core.probe's io: each type's fields, each train's type, the types' limits, the progress, meta
+        index = {name: i for i, name in enumerate(names)} if k > 1 else None
+        types: list = []
+        limits: list = []
+        walks: list = []
+        walk_of: dict = {}
+        limits_at = HEAD + TYPE_FIELDS * k + n
+        bypass = 0
+        for name in names:
+            spec = specs[name]
+            # (types copied from one spec for other limits walk alike: the first one's arrays, scalars and
+            # from_ends, as kernel_arguments gives them)
+            first = walk_of.get(spec.walk)
+            if first is None:
+                scalars = _TYPE_SCALARS_OF(spec)
+                if weights != (1, 0):       # (merge_penalty as revenue.problem.kernel_values scores it)
+                    scalars = (scalars[0], scalars[1] * weights[0]) + scalars[2:]
+                first = walk_of[spec.walk] = (len(walks), scalars, from_ends(p, spec))
+                walks.append(_walk_arrays(spec, weights))
+            rows = len(spec.row_visit)
+            types += (first[0], index[parents[name]] if name in parents else -1, fast(spec), first[2], *first[1],
+                      rows, limits_at)
+            limits += spec.row_visit.tolist()
+            limits += spec.row_pay.tolist()
+            limits_at += 2 * rows
+            if spec.bypass > bypass:
+                bypass = spec.bypass
+        progress_at = limits_at
+        meta_at = progress_at + 4 + n
+        io = np.array([steps, bypass, n, INDEX_MIN, p.run.connected, k, progress_at, meta_at, *_flag_lists(p.run),
+                       *types, *([0] * n if k == 1 else [index[train.name] for train in trains]), *limits,
+                       0, 0, 0, 0, *[-1] * n, *[0] * meta_size(k, n)], dtype=np.int64)
         graph_derived = p.graph.derived
-        flag_max, flag_min = _flag_limits(p.run)
-        progress = np.array([0, 0, 0, 0] + [-1] * len(trains), dtype=np.int64)     # (Combination.progress)
-        packed, keys, nodes, chains, node_sets, meta = walk_and_combine(
+        out, keys, node_sets = walk_and_combine(
             *graph_derived["adjacency"], p.chain_keys, p.cost, p.token, p.blocks, p.bypassable,
-            *graph_derived["hex_walks"], tuple(arrays), np.array(plan, dtype=np.int64), flag_max, flag_min,
-            p.run.connected, self.stop, *scratch, progress)
-        meta_array, meta = meta, meta.tolist()
-        status = meta[0]
-        k = len(names)
-        rev, flags, begin, end = packed
-        if k == 1 and status < UNFINISHED:      # (one type, one group: its routes are all of them, unsliced)
-            self.sets[names[0]] = RouteSet.presorted(p, names[0], rev, keys, flags, begin, end, nodes, chains,
-                                                     weights)
+            *graph_derived["hex_walks"], tuple(walks), io, self.stop, scratch, scratch_keys)
+        meta = io[meta_at:]
+        listed = meta.tolist()
+        status = listed[0]
+        used = listed[2]
+        group_start = listed[3 + 2 * k:4 + 3 * k]
+        routes = group_start[k]
+        # out: the routes' nodes and chains, then their scores, flags, begins and ends
+        nodes, chains = out[:used], out[used:2 * used]
+        rev_at = 2 * used
+        flags_at, begin_at, end_at = rev_at + routes, rev_at + 2 * routes, rev_at + 3 * routes
+        rev, flags = out[rev_at:flags_at], out[flags_at:begin_at]
+        sets = self.sets
+        if k == 1 and status < UNFINISHED:      # (one type, one group: its routes are all of them)
+            sets[names[0]] = RouteSet.presorted(p, names[0], rev, keys, flags, out[begin_at:end_at],
+                                                out[end_at:end_at + routes], nodes, chains, weights)
         else:
-            group_start = meta[3 + 2 * k:4 + 3 * k]
-            for i, (name, g) in enumerate(zip(names, meta[3 + k:3 + 2 * k])):
-                if status >= UNFINISHED and (i >= meta[1] or name in parents):
+            for i, (name, g) in enumerate(zip(names, listed[3 + k:3 + 2 * k])):
+                if status >= UNFINISHED and (i >= listed[1] or name in parents):
                     continue    # (unfinished: only the types walked before the one cut short are kept, for _probe)
                 lo, hi = group_start[g], group_start[g + 1]
-                self.sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi], begin[lo:hi],
-                                                     end[lo:hi], nodes, chains, weights)
+                sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi],
+                                                out[begin_at + lo:begin_at + hi], out[end_at + lo:end_at + hi],
+                                                nodes, chains, weights)
         if status >= UNFINISHED:
             return False
         if status == STOPPED:
             return True
-        self.combination = Combination.searched(p, list(trains), self.sets, packed, keys, node_sets, meta_array, k,
-                                                meta)
-        self.progress = progress
+        self.combination = Combination.searched(p, list(trains), sets, rev, flags, keys, node_sets, meta, k, listed)
+        self.progress = progress = io[progress_at:meta_at]
         if status == COMBINED:
-            self.complete = bool(meta[1])
+            self.complete = bool(listed[1])
         else:       # (WALKED: many routes, searched with the key bitmaps made here)
             self.complete = self.combination.search(progress, self.stop)
         return True
