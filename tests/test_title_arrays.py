@@ -366,7 +366,7 @@ def test_1860_rules_remembered_between_boards_match_rules_read_afresh(options):
                 except InputError:      # (leased trains of a company that may not lease, say)
                     continue
                 r, c = remembered_matches_afresh(
-                    graph, company, (G._RULES, G._HOME_CITIES, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS),
+                    graph, company, (G._RULES, G._HOME_CITIES, G._READ_OPTIONS, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS),
                     seen)
                 reused, compared = reused + r, compared + c
     assert compared > 0 and reused > compared // 2, (reused, compared)
