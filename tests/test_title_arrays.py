@@ -336,7 +336,7 @@ def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
             names = sorted({t.name for t in trains(graph)})
             company = build_company({"id": company_id, "trains": [{"name": n} for n in names]}, board)
             r, c = remembered_matches_afresh(
-                graph, company, (R._READINGS, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS), seen)
+                graph, company, (R._READINGS, R._LAYS, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS), seen)
             reused, compared = reused + r, compared + c
     assert compared > 0 and reused > compared // 2, (reused, compared)
 
@@ -366,7 +366,7 @@ def test_1860_rules_remembered_between_boards_match_rules_read_afresh(options):
                 except InputError:      # (leased trains of a company that may not lease, say)
                     continue
                 r, c = remembered_matches_afresh(
-                    graph, company, (G._RULES, G._HOME_CITIES, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS),
+                    graph, company, (G._RULES, G._HOME_CITIES, G._READ_OPTIONS, P._RULE_ARRAYS, P._GROUP_BITS, P._TILE_GROUP_BITS),
                     seen)
                 reused, compared = reused + r, compared + c
     assert compared > 0 and reused > compared // 2, (reused, compared)
@@ -396,3 +396,22 @@ def test_base_blocks_read_from_the_tokened_nodes_match_node_blocks(title):
 
 def rules_train(graph) -> str:
     return sorted(t.name for t in trains(graph) if not t.leased)[0]
+
+
+def test_18rhl_map_facts_read_from_the_lays_match_every_hexs_tiles():
+    """18Rhl reads the metropolises' colours, the coal and steel icons and the Eastern Ruhr links from a
+    board's checked lays (Board._laid: only the lays it reads, remembered by their ids) instead of the
+    board's hexes dict: along whole games, as a server sees them, the same facts as from every hex."""
+    from revenue.titles import g18rhl as R
+
+    fast = 0
+    for seed in (0, 3):
+        R._LAYS.clear()
+        for game in game_sequences(seed=seed)["18rhl"]:
+            board = graph_for(game.request["board"]).board
+            laid = board._laid
+            if laid is not None:
+                fast += 1
+                assert R._lay_facts(laid, board.data.printed) == R._lay_facts(laid, board.data.printed) \
+                    == R._tile_facts(board.hexes)
+    assert fast > 100

@@ -69,6 +69,30 @@ def _options(options: dict | None) -> dict:
     return options
 
 
+_READ_OPTIONS: dict[tuple, tuple] = {}
+_HALT_KIND = 3      # revenue.graph.NODE_KINDS.index("halt") (the graph module imports the titles)
+
+
+def _rule_options(options: dict | None) -> tuple[bool, bool, bool, bool]:
+    """(halts count: not southern_formed, original_insolvency, every town counts: nationalization or
+    no_skip_towns, re_enter_hexes) of a board's options, remembered by their items (a game's boards
+    carry a few option sets)."""
+    try:
+        key = tuple(options.items()) if options else ()
+        out = _READ_OPTIONS.get(key)
+    except TypeError:       # (an unhashable option value: read afresh)
+        key, out = None, None
+    if out is None:
+        read = _options(options)
+        out = (not _on(read, "southern_formed"), _on(read, "original_insolvency"),
+               _on(read, "nationalization") or _on(read, "no_skip_towns"), _on(read, "re_enter_hexes"))
+        if key is not None:
+            if len(_READ_OPTIONS) >= MEMO_SIZE:
+                _READ_OPTIONS.clear()
+            _READ_OPTIONS[key] = out
+    return out
+
+
 def _leased_new(train: TrainType, options: dict) -> bool:
     """A leased train under the default (second edition) insolvency rules."""
     return train.leased and not _on(options, "original_insolvency")
@@ -171,10 +195,12 @@ class G1860(Title):
         return node.value // 2 if train.leased else node.value
 
     def node_value_all(self, train, graph, board):
-        options = _options(board.options)
         arrays = graph.node_arrays()
-        if _leased_new(train, options):
-            ignored = graph.kind_is("halt") & _on(options, "southern_formed")
+        if not train.leased:
+            return arrays.value
+        halts_count, original_insolvency, _, _ = _rule_options(board.options)
+        if not original_insolvency:     # (_leased_new)
+            ignored = graph.kind_is("halt") & (not halts_count)
             return np.where(ignored, 0, LEASE_PER_STOP)
         if train.leased:
             odd = (arrays.value % 2).nonzero()[0]
@@ -190,20 +216,17 @@ class G1860(Title):
         return node.kind != "halt"
 
     def end_allowed_all(self, train, graph):
-        return ~graph.kind_is("halt")
+        return graph.node_arrays().kind != _HALT_KIND
 
     def route_rules(self, train, company, board, graph) -> RouteRules:
         """One RouteRules object per distinct reading (the options' rules, the train's rows, the halts'
         nodes, the home flag's nodes): boards that read alike share it (nothing changes a RouteRules)."""
-        options = _options(board.options)
+        halts_count, original_insolvency, use_all_towns, re_enter = _rule_options(board.options)
         apart = len(train.rows) > HALTS
-        halts_count = not _on(options, "southern_formed")
-        leased_new = _leased_new(train, options)
-        use_all_towns = _on(options, "nationalization") or _on(options, "no_skip_towns")
+        leased_new = train.leased and not original_insolvency       # (_leased_new)
         kinds = graph.node_arrays().kind.tobytes()     # (where the halts are, and how many nodes)
-        flags = self._home_flags(self._home(company.id), company.id, graph)
-        key = (kinds, apart, halts_count, leased_new, use_all_towns, _on(options, "re_enter_hexes"),
-               tuple(flags.items()))
+        flags = self._home_flags(self._home(company.id), company.id, graph, kinds)
+        key = (kinds, apart, halts_count, leased_new, use_all_towns, re_enter, tuple(flags.items()))
         rules = _RULES.get(key)
         if rules is None:
             rules = RouteRules(
@@ -212,19 +235,21 @@ class G1860(Title):
                 subsidy=dict.fromkeys(graph.kind_is("halt").nonzero()[0].tolist(), HALT_SUBSIDY)
                 if halts_count and not leased_new else {},
                 bonuses=[RouteBonus("leased train", LEASE_BASE, [])] if leased_new else [],
-                no_reentry=not _on(options, "re_enter_hexes"), flags=flags)
+                no_reentry=not re_enter, flags=flags)
             if len(_RULES) >= MEMO_SIZE:
                 _RULES.clear()
             _RULES[key] = rules
         return rules
 
     @staticmethod
-    def _home_flags(home: str | None, company_id: str, graph) -> dict[int, int]:
-        """The home flag on the company's tokened city of its home hex."""
+    def _home_flags(home: str | None, company_id: str, graph, kinds: bytes | None = None) -> dict[int, int]:
+        """The home flag on the company's tokened city of its home hex (`kinds`: the nodes' kinds as bytes,
+        if the caller has them)."""
         if home is None:
             return {}
         # (the home hex's cities by node numbering and kinds, remembered: most boards of a game share them)
-        key = (id(graph.sides), home, graph.track.node_hex.tobytes(), graph.node_arrays().kind.tobytes())
+        key = (id(graph.sides), home, graph.track.node_hex.tobytes(),
+               graph.node_arrays().kind.tobytes() if kinds is None else kinds)
         entry = _HOME_CITIES.get(key)
         if entry is None or entry[0] is not graph.sides:
             if len(_HOME_CITIES) >= MEMO_SIZE:
@@ -235,6 +260,10 @@ class G1860(Title):
         return {v: HOME_FLAG for v in entry[1] if arrays.holds(v, company_id)}
 
     def run_rules(self, company, board, graph) -> RunRules:
+        return _RUN
+
+    @staticmethod
+    def _run_rules() -> RunRules:
         return RunRules(flag_max={BYPASS_FLAG.bit_length() - 1: 1}, flag_min={HOME_FLAG.bit_length() - 1: 1},
                         connected=True, messages={
                             "flag_max": "Only one train can bypass a tokened-out city",
@@ -248,3 +277,6 @@ class G1860(Title):
             for c in reversed(self.raw().get("corporations", ())):     # (the first of an id wins)
                 homes[c["id"]] = c.get("coordinates")
         return homes.get(company_id)
+
+
+_RUN = G1860._run_rules()     # (one object for every problem: nothing changes a problem's run rules)

@@ -268,14 +268,10 @@ class _MapFacts:
 
     def __init__(self, graph, board):
         track = graph.track
-        hexes = board.hexes
         sides, registry = graph.sides, track.registry
-        self.merged = tuple(METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow")
-        self.green = tuple(h for h in METROPOLISES if h in hexes and hexes[h].color == "green")
-        with_icons = [(h, bh.icons) for h, bh in hexes.items() if bh.icons]     # (most hexes have none)
-        self.coal = frozenset(h for h, icons in with_icons if "K" in icons)
-        self.steel = frozenset(h for h, icons in with_icons if "S" in icons)
-        self.links = sum(1 for h, edge in LINK_SIDES if hexes[h].local_edge(edge) in _exits(hexes[h].tile))
+        laid = getattr(board, "_laid", None)
+        self.merged, self.green, self.coal, self.steel, self.links = \
+            _lay_facts(laid, board.data.printed) if laid is not None else _tile_facts(board.hexes)
         key = (id(sides), id(registry), track.node_hex.tobytes(), graph.node_arrays().kind.tobytes(),
                tuple(graph.node_arrays().groups), track.gids[_read_hexes(sides)].tobytes(), self.merged, self.coal,
                self.steel, self.links)
@@ -285,6 +281,72 @@ class _MapFacts:
                 _READINGS.clear()
             entry = _READINGS[key] = (sides, registry, _Reading())
         self.reading = entry[2]
+
+
+def _tile_facts(hexes: dict) -> tuple:
+    """(merged, green, coal, steel, links) of _MapFacts from the hexes with their tiles: it reads only
+    the metropolises, the LINK_SIDES hexes and the hexes with icons."""
+    merged = tuple(METROPOLISES.index(h) for h in METROPOLISES if h in hexes and hexes[h].color != "yellow")
+    green = tuple(h for h in METROPOLISES if h in hexes and hexes[h].color == "green")
+    with_icons = [(h, bh.icons) for h, bh in hexes.items() if bh.icons]     # (most hexes have none)
+    coal = frozenset(h for h, icons in with_icons if "K" in icons)
+    steel = frozenset(h for h, icons in with_icons if "S" in icons)
+    links = sum(1 for h, edge in LINK_SIDES if hexes[h].local_edge(edge) in _exits(hexes[h].tile))
+    return merged, green, coal, steel, links
+
+
+_WATCHED = frozenset(METROPOLISES + tuple(h for h, _ in LINK_SIDES))
+
+
+class _Lays:
+    """For one revenue.board._Known (the checked lays of a map variant): which lays _tile_facts reads
+    (on a watched hex, or with icons, or on a printed hex with icons; grown as lays are added, never
+    changed: a lay's id names one BoardHex), the printed hexes it reads, and its answers by the ids of
+    the read lays of a board (most boards of a game have the same few)."""
+
+    def __init__(self, known, printed: dict):
+        self.known, self.source = known, printed
+        self.printed = {h: bh for h, bh in printed.items() if h in _WATCHED or bh.icons}
+        self.read = np.zeros(0, dtype=np.bool_)
+        self.facts: dict[tuple, tuple] = {}
+
+    def reads(self) -> np.ndarray:
+        names, hexes = self.known.lay_names, self.known.lay_hexes
+        n = min(len(names), len(hexes))
+        read = self.read
+        if len(read) < n:
+            printed = self.printed
+            more = [names[i] in printed or bool(hexes[i].icons) for i in range(len(read), n)]
+            read = self.read = np.concatenate([read, np.array(more, dtype=np.bool_)])
+        return read
+
+
+_LAYS: dict[int, _Lays] = {}
+
+
+def _lay_facts(laid: tuple, printed: dict) -> tuple:
+    """_tile_facts of a board made of checked lays (revenue.board.Board._laid: the _Known and the lay ids)
+    without its hexes dict: the printed hexes _tile_facts reads, with the board's lays among them or with
+    icons put in their place (any other hex it would skip)."""
+    known, ids = laid
+    lays = _LAYS.get(known.serial)
+    if lays is None or lays.known is not known or lays.source is not printed:
+        if len(_LAYS) >= 64:
+            _LAYS.clear()
+        lays = _LAYS[known.serial] = _Lays(known, printed)
+    read = ids[lays.reads()[ids]].tolist()
+    key = tuple(read)
+    facts = lays.facts.get(key)
+    if facts is None:
+        hexes = dict(lays.printed)
+        names, board_hexes = known.lay_names, known.lay_hexes
+        for i in read:
+            hexes[names[i]] = board_hexes[i]
+        facts = _tile_facts(hexes)
+        if len(lays.facts) >= MEMO_SIZE:
+            lays.facts.clear()
+        lays.facts[key] = facts
+    return facts
 
 
 def _map_facts(graph, board) -> _MapFacts:
