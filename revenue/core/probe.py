@@ -9,13 +9,19 @@ core.combine.best_combination), in the same order on the same arrays, so the rou
 the run found, with its statistics, are those of the call-by-call path. Whatever this call does not
 finish (a walk cut short by its step limit or the stop flag, more routes than the scratch arrays hold)
 it reports, and the caller takes the call-by-call path instead.
+
+Each argument costs the call about 0.1 us to take in and each array it returns about 1 us to hand out,
+so the call takes few: the train types' scalars and row limits, the combination's flag limits and the
+call's progress and results (meta) in one int64 array (`io`, laid out below), each walk's arrays once for
+the types that share them, the scratch arrays but the keys in one, and its routes and their nodes in one
+array out.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .combine import best_combination
+from .combine import FLAG_BITS, best_combination
 from .routes import enumerate_routes, node_bitsets, refit_routes, sort_picked_routes, sort_routes
 from .track import reachable_nodes
 
@@ -26,27 +32,67 @@ STOPPED = 2         # every route known, the stop flag set before the combinatio
 UNFINISHED = 3      # a walk ended unfinished (step limit or stop flag): the walked types before it (meta[1])
 OVERFLOW = 4        # a walk's routes did not fit the scratch arrays (likewise)
 
+# io: the header [steps, bypass, trains, the least routes for key bitmaps (revenue.solve.INDEX_MIN: from
+# there the caller sets the combination up), connected, types, where progress starts, where meta starts,
+# flag_max (FLAG_BITS), flag_min (FLAG_BITS)], then per type TYPE_FIELDS values, then per train of the
+# company its type, then each type's row limits (row_visit, row_pay: `rows` each, from `limits_at`),
+# then the progress array (core.combine: 4 + trains) and the room for meta.
+HEAD = 8 + 2 * FLAG_BITS
+# per type: its walk (index into `walks`), parent (-1: walked; else the type it is refitted from, earlier in
+# the order), fast, from_ends, the spec's scalars (core.routes.SPEC_FIELDS: need_ends, merge_penalty,
+# bypass, spill_from, spill_to, no_reentry, spill_next, token_paid), rows, limits_at
+TYPE_FIELDS = 14
+# the walk arrays: core.routes.SPEC_FIELDS but the row limits and the scalars
+WALK_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "need", "alt_mult", "alt_end", "merge", "metro",
+               "rule_class", "rule_amount", "rule_set", "rule_min", "flag_on")
+NODES_PER_ROUTE = 8     # scratch: route nodes per route
+
+
+def meta_size(types: int, trains: int) -> int:
+    """meta: status, finished, the routes' nodes in all, then per type (in the given order) its route count
+    and its group, then per group its first route (and the end), per searched train its company position
+    and its group, and the suffix bounds (revenue.solve.Combination)."""
+    return 3 + 2 * types + (types + 1) + 2 * trains + (trains + 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _spec(walk, io, at):
+    """A type's kernel arrays in the order of core.routes.SPEC_FIELDS: its walk's arrays, its scalars and
+    its row limits (views of io)."""
+    (row, base, bonus, end_ok, groups, need, alt_mult, alt_end, merge, metro, rule_class, rule_amount, rule_set,
+     rule_min, flag_on) = walk
+    rows, limits_at = io[at + 12], io[at + 13]
+    return (row, base, bonus, end_ok, groups, io[limits_at:limits_at + rows],
+            io[limits_at + rows:limits_at + 2 * rows], need, io[at + 4], alt_mult, alt_end, merge, io[at + 5],
+            metro, rule_class, rule_amount, rule_set, rule_min, io[at + 6], flag_on, io[at + 7], io[at + 8],
+            io[at + 9], io[at + 10], io[at + 11])
+
 
 @njit(cache=True, nogil=True)
 def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
-                     node_hex, chain_hexes, chain_mode, specs, plan, flag_max, flag_min, connected, stop, rev, rkeys,
-                     rflags, rstart, pnodes, pchains, progress):
-    """specs: each train type's kernel arrays (core.routes.SPEC_FIELDS), in the order revenue.solve's probe
-    makes its route sets (walked types first). plan (int64): [steps, bypass, trains, the least routes for
-    key bitmaps (revenue.solve.INDEX_MIN: from there the caller sets the combination up), then per type
-    parent (-1: walked; else the type it is refitted from, earlier in the order), fast, from_ends, then
-    per train of the company its type]. rev .. pchains: one walk's scratch arrays (routes, their keys,
-    flags, node offsets, nodes and chains).
+                     node_hex, chain_hexes, chain_mode, walks, io, stop, scratch, rkeys):
+    """walks: each distinct walk's arrays (WALK_FIELDS); io: the plan, the progress and meta (above), the
+    types in the order revenue.solve's probe makes its route sets (walked types first). scratch: one
+    walk's routes, flags, node offsets (routes + 1), nodes and chains (NODES_PER_ROUTE per route) in one,
+    rkeys its keys [routes, words].
 
-    Returns (routes [4, R]: score, flags, begin, end; keys [R, W]; nodes; chains; node sets; meta), the
-    routes of every type sorted best first, the types in the combination's group order, and meta: status,
-    finished, then per type (in the given order) its route count and its group, then per group its
-    first route (and the end), per searched train its company position and its group, and the suffix
-    bounds (revenue.solve.Combination)."""
-    k_types = len(specs)
-    steps, bypass, n_trains, index_min = plan[0], plan[1], plan[2], plan[3]
+    Returns (out, keys [R, W], node sets): out holds the nodes and the chains of the routes (N each, meta[2])
+    then their score, flags, begin and end (R each, the groups' end), the routes of every type sorted best
+    first, the types in the combination's group order; meta and progress are written into io."""
+    steps, bypass, n_trains, index_min, connected = io[0], io[1], io[2], io[3], io[4] != 0
+    k_types, progress_at, meta_at = io[5], io[6], io[7]
+    flag_max, flag_min = io[8:8 + FLAG_BITS], io[8 + FLAG_BITS:8 + 2 * FLAG_BITS]
+    trains_plan = HEAD + TYPE_FIELDS * k_types      # (each train's type)
+    progress = io[progress_at:progress_at + 4 + n_trains]
+    meta = io[meta_at:meta_at + 3 + 2 * k_types + (k_types + 1) + 2 * n_trains + (n_trains + 1)]
+    meta[:] = 0
+    capacity = rkeys.shape[0]
+    rev, rflags = scratch[:capacity], scratch[capacity:2 * capacity]
+    rstart = scratch[2 * capacity:3 * capacity + 1]
+    node_room = (scratch.shape[0] - 3 * capacity - 1) // 2
+    pnodes = scratch[3 * capacity + 1:3 * capacity + 1 + node_room]
+    pchains = scratch[3 * capacity + 1 + node_room:3 * capacity + 1 + 2 * node_room]
     n, words = token.shape[0], chain_keys.shape[1]
-    meta = np.zeros(3 + 2 * k_types + (k_types + 1) + 2 * n_trains + (n_trains + 1), dtype=np.int64)
     allowed = reachable_nodes(adj_start, adj_other, token, blocks, bypassable, bypass)
     revs = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
     flagss = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
@@ -56,15 +102,17 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     node_parts = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
     chain_parts = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
     offset = 0
+    most_routes = 0     # (the routes of every type at most: a refitted type's are among its parent's)
     limits = np.empty(5, dtype=np.int64)
     for k in range(k_types):
-        if plan[4 + 3 * k] >= 0:
+        at = HEAD + TYPE_FIELDS * k
+        if io[at + 1] >= 0:
             continue
         limits[0], limits[1], limits[2], limits[3], limits[4] = -1, -1, 0, steps, 0
         count, total, stored, complete = enumerate_routes(
             adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
-            node_hex, chain_hexes, chain_mode, specs[k], plan[5 + 3 * k] != 0, plan[6 + 3 * k] != 0, stop, rev,
-            rkeys, rflags, rstart, pnodes, pchains, limits, False)
+            node_hex, chain_hexes, chain_mode, _spec(walks[io[at]], io, at), io[at + 2] != 0, io[at + 3] != 0,
+            stop, rev, rkeys, rflags, rstart, pnodes, pchains, limits, False)
         if not complete or stored != count:
             # (the types walked before it are complete: they are returned as if the rest had no routes)
             meta[0] = UNFINISHED if not complete else OVERFLOW
@@ -77,8 +125,15 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_routes(
             rev[:stored], rkeys, rflags, rstart[:stored] + offset, rstart[1:stored + 1] + offset)
         offset += used
-    nodes = np.empty(offset, dtype=np.int64)
-    chains = np.empty(offset, dtype=np.int64)
+        most_routes += stored
+    for k in range(k_types):
+        parent = io[HEAD + TYPE_FIELDS * k + 1]
+        if parent >= 0:
+            most_routes += revs[parent].shape[0]
+    out = np.empty(2 * offset + 4 * most_routes, dtype=np.int64)
+    nodes = out[:offset]
+    chains = out[offset:2 * offset]
+    meta[2] = offset
     at = 0
     for k in range(k_types):
         m = node_parts[k].shape[0]
@@ -86,10 +141,11 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         chains[at:at + m] = chain_parts[k]
         at += m
     for k in range(k_types):
-        parent = plan[4 + 3 * k]
+        at = HEAD + TYPE_FIELDS * k
+        parent = io[at + 1]
         if parent < 0 or meta[0] != COMBINED:
             continue
-        picked, scored = refit_routes(specs[k], cost, token, begins[parent], ends[parent], nodes)
+        picked, scored = refit_routes(_spec(walks[io[at]], io, at), cost, token, begins[parent], ends[parent], nodes)
         revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_picked_routes(
             scored, picked, keyss[parent], flagss[parent], begins[parent], ends[parent])
     # The groups: the types by their best route, best first (stable: ties keep the given order).
@@ -115,7 +171,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         group_start[g] = routes
         routes += revs[group_type[g]].shape[0]
     group_start[k_types] = routes
-    packed = np.empty((4, routes), dtype=np.int64)
+    packed = out[2 * offset:2 * offset + 4 * routes].reshape(4, routes)
     keys = np.empty((routes, words), dtype=np.uint64)
     for g in range(k_types):
         k = group_type[g]
@@ -135,7 +191,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     t = 0
     for g in range(k_types):
         for i in range(n_trains):
-            if group_of_type[plan[4 + 3 * k_types + i]] == g:
+            if group_of_type[io[trains_plan + i]] == g:
                 position[t] = i
                 group_of[t] = g
                 t += 1
@@ -143,7 +199,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     for i in range(n_trains - 1, -1, -1):
         suffix[i] = suffix[i + 1] + top[group_type[group_of[i]]]
     if meta[0] != COMBINED:     # (UNFINISHED or OVERFLOW: no combination)
-        return packed, keys, nodes, chains, np.zeros((1, 1), dtype=np.uint64), meta
+        return out, keys, np.zeros((1, 1), dtype=np.uint64)
     node_sets = node_bitsets(packed[2], packed[3], nodes, n) if connected else np.zeros((1, 1), dtype=np.uint64)
     if routes >= index_min:
         meta[0] = WALKED
@@ -157,4 +213,4 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         meta[1] = best_combination(group_of, group_start, packed[0], keys, same, suffix, packed[1], flag_max,
                                    flag_min, connected, node_sets, np.zeros((1, 1), dtype=np.uint64),
                                    np.full(k_types, -1, dtype=np.int64), False, progress, stop)
-    return packed, keys, nodes, chains, node_sets, meta
+    return out, keys, node_sets
