@@ -13,7 +13,8 @@ before the run, each gRPC answer sends its client's next call from gRPC's own th
 futures, no event loop), and the timed loop only sends the requests and keeps the answers' bytes.
 Every answer is then checked against the proved optimum the server gave for that scenario in the warm-up pass: a different revenue counts as an error. The report says what CPU the
 generator took while it ran (`generator_cpu_share`, of all the machine's cores) and, for a server it
-started, the server's CPU per call. With `--http` the clients POST the same
+started, the server's CPU per call and each of its processes' share of it (`server_cpu_share_by_process`:
+uneven when the kernel gave one process more of the connections). With `--http` the clients POST the same
 requests as JSON to /v1/solve (aiohttp's client, one connection per client: it takes a third of the CPU
 per call that httpx does, and the generator shares the machine with the server) and read the JSON
 answers; its clients share one asyncio event loop. `run()` is what `revenue bench --load` calls.
@@ -106,16 +107,22 @@ class _Server:
     def cpu_seconds(self) -> float | None:
         """CPU time of the server's processes so far (the first and those it forked), or None where
         /proc does not tell."""
+        by_process = self.cpu_by_process()
+        return None if by_process is None else sum(by_process.values())
+
+    def cpu_by_process(self) -> dict[int, float] | None:
+        """cpu_seconds() of each server process (pid -> seconds; the first process first), or None: how
+        evenly the kernel spread the connections among them shows in a run's differences of these."""
         try:
             pids = [self.proc.pid]
             with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
                 pids += [int(p) for p in f.read().split()]
-            total = 0
+            seconds = {}
             for pid in pids:
                 with open(f"/proc/{pid}/stat") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])     # utime, stime (clock ticks)
-            return total / os.sysconf("SC_CLK_TCK")
+                seconds[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime, stime
+            return seconds
         except (OSError, ValueError):
             return None
 
@@ -132,6 +139,18 @@ class _Server:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+
+
+def cpu_spent(before: dict[int, float], after: dict[int, float] | None) -> list[float] | None:
+    """Each process's CPU seconds between two _Server.cpu_by_process() readings, in the order of `after`
+    (a process forked meanwhile counts from 0)."""
+    return None if after is None else [after[pid] - before.get(pid, 0.0) for pid in after]
+
+
+def shares(seconds: list[float]) -> list[float] | None:
+    """Each part's share of the total (3 decimals), or None for a total of 0."""
+    total = sum(seconds)
+    return [round(s / total, 3) for s in seconds] if total > 0 else None
 
 
 FRESH_RATE = 2000     # --fresh-boards: boards made per second of the run (more than it can serve)
@@ -339,11 +358,13 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
             return wall
 
         cpu = os.times()
-        server_cpu = server.cpu_seconds() if server else None
+        server_cpu_before = server.cpu_by_process() if server else None
         wall = asyncio.run(http_load()) if http else grpc_load()
         # CPU seconds of the run: this process's (all its threads: gRPC's, aiohttp's) and the server's
         generator_cpu = sum(os.times()[:2]) - sum(cpu[:2])
-        server_cpu = server.cpu_seconds() - server_cpu if server and server_cpu is not None else None
+        server_cpu_by_process = cpu_spent(server_cpu_before, server.cpu_by_process()) \
+            if server_cpu_before is not None else None
+        server_cpu = None if server_cpu_by_process is None else sum(server_cpu_by_process)
         for k, j, content in received:
             if http:
                 answer = json.loads(content)
@@ -400,6 +421,9 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
     report["generator_cpu_ms_per_call"] = round(1000 * generator_cpu / len(everything), 3) if everything else None
     report["server_cpu_ms_per_call"] = round(1000 * server_cpu / len(everything), 3) \
         if everything and server_cpu is not None else None
+    # Each server process's part of the server's CPU in the run: far from even when the kernel gave one
+    # process more of the connections than the other (SO_REUSEPORT spreads them by a hash).
+    report["server_cpu_share_by_process"] = shares(server_cpu_by_process) if server_cpu_by_process else None
     if fresh:
         # boards sent more than once (only when the run outlasts the boards made for it)
         report["fresh_boards"] = len(payloads)
@@ -442,6 +466,8 @@ def print_report(report: dict, console: Console | None = None) -> None:
           f"({report['generator_cpu_ms_per_call']} ms per call)"
     if report.get("server_cpu_ms_per_call") is not None:
         cpu += f"; server: {report['server_cpu_ms_per_call']} ms of CPU per call"
+        if report.get("server_cpu_share_by_process"):
+            cpu += f" (its processes' shares: {', '.join(f'{100 * x:.0f}%' for x in report['server_cpu_share_by_process'])})"
     console.print(cpu)
     if report.get("deadline_ms"):
         console.print(f"deadline {report['deadline_ms']} ms: {100 * report['ok_before_deadline_share']:.2f}% of calls "
