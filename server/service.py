@@ -1043,8 +1043,9 @@ class RouteService:
         # No deadline: on a machine busy enough, loading (or compiling) the kernels can take a minute.
         result = solve(WARM_SOLVE, cancel=threading.Event())
         assert result["revenue"] == 60 and result["optimal"], result
-        # The small search's one-call kernel (revenue.core.probe) is compiled once per number of train
-        # types: a first company of two or three types would otherwise compile it inside its deadline.
+        # The small search's one-call kernel (revenue.core.probe) is compiled once per number of distinct
+        # walks (train types whose arrays differ beyond their limits): a first company of two or three types
+        # would otherwise compile or load it inside its deadline.
         for trains in WARM_TYPES:
             result = solve({"board": _WARM_BOARD, "company": {"id": "W", "trains": trains}},
                            cancel=threading.Event())
@@ -1080,11 +1081,17 @@ _WARM_BOARD = {
         {"hex": "A3", "code": "path=a:1,b:4"},
         {"hex": "A5", "code": "city=revenue:30;path=a:1,b:_0;path=a:4,b:_0", "color": "gray"},
         {"hex": "A7", "code": "town=revenue:10;path=a:1,b:_0", "color": "gray"}],
-        "trains": [{"name": "2", "distance": 2}, {"name": "3", "distance": 3}, {"name": "4", "distance": 4}]},
+        "trains": [{"name": "2", "distance": 2}, {"name": "3", "distance": 3}, {"name": "4", "distance": 4},
+                   # (other rows, other multipliers: trains that walk apart, see WARM_TYPES)
+                   {"name": "2+1", "rows": [{"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
+                                            {"nodes": ["town"], "pay": 1, "visit": 1}]},
+                   {"name": "2x2", "rows": [{"nodes": ["city", "offboard", "town"], "pay": 2, "visit": 2,
+                                             "multiplier": 2}]}]},
     "tokens": [{"hex": "A1", "city": 0, "company": "W"}],
 }
 WARM_SOLVE = {"board": _WARM_BOARD, "company": {"id": "W", "trains": [{"name": "3"}]}}
-WARM_TYPES = ([{"name": "2"}, {"name": "3"}], [{"name": "2"}, {"name": "3"}, {"name": "4"}])
+WARM_TYPES = ([{"name": "2"}, {"name": "3"}], [{"name": "2"}, {"name": "3"}, {"name": "4"}],
+              [{"name": "2"}, {"name": "2+1"}], [{"name": "2"}, {"name": "2+1"}, {"name": "2x2"}])
 WARM_ROUTES = [{"train": "3", "nodes": ["A1-0", "A5-0", "A7-0"]}]
 WARM_DELIVERIES = {
     "ruleset": "steam", "player": "p",

@@ -566,3 +566,19 @@ def test_forked_server_processes_end_with_the_first():
             proc.wait()
         if child is not None and os.path.exists(f"/proc/{child}"):
             os.kill(child, signal.SIGKILL)
+
+
+def test_warm_up_compiles_the_one_call_search_for_one_to_three_walks(monkeypatch):
+    # A company's first call must not compile (or load) core.probe's kernel inside its deadline: it is
+    # specialised per number of distinct walks, so the warm-up's companies alone (the examples left out)
+    # must reach one, two and three.
+    from numba.core import types
+
+    from revenue.core import probe
+    from server import service
+
+    monkeypatch.setattr(service, "_example_solves", lambda: [])
+    service.RouteService().warm_up()
+    walks = {len(arg) for sig in probe.walk_and_combine.signatures for arg in sig
+             if isinstance(arg, types.BaseTuple) and len(arg) and isinstance(arg[0], types.BaseTuple)}
+    assert {1, 2, 3} <= walks, walks
