@@ -111,3 +111,23 @@ def test_rows_revenue_decides_as_the_route_read_does():
             decided += 1
             assert got == want
     assert decided > 1000 and undecided > 100
+
+
+def test_objective_weights_sum_over_every_train():
+    # objective_weights' weights as its docstring defines them, summed over the company's trains one by one
+    # (1860's boards have subsidies; a type twice in a company counts twice)
+    compared = 0
+    for board in game_sequences(0)["1860"][::6]:
+        request = board.request
+        trains = request["company"]["trains"]
+        for company in (request["company"], {**request["company"], "trains": trains + trains[:1]}):
+            graph = graph_for(request["board"])
+            problem = compile_problem(graph, build_company(company, graph.board))
+            specs = [problem.specs[t.name] for t in problem.company.trains]
+            total_sub = sum(int(spec.sub.sum()) for spec in specs if spec.rules.subsidy)
+            most = 1 + sum(int(np.maximum(s.base * np.maximum(s.alt_mult, 1) + s.bonus, 0).sum())
+                           + int(np.maximum(s.rule_amount, 0).sum()) for s in specs)
+            assert objective_weights(problem, "revenue") == ((total_sub + 1, 1) if total_sub else (1, 0))
+            assert objective_weights(problem, "revenue_and_subsidy") == ((most + 1, most) if total_sub else (1, 0))
+            compared += total_sub > 0
+    assert compared > 0
