@@ -228,13 +228,21 @@ def answer_entry(problem: Problem, spec: TrainSpec, path: np.ndarray, chains: li
         return route_result(problem, spec, nodes, connections, weights=weights)
     revenue, values, lines, subsidy, halts = priced
     names = node_names(graph, nodes)
+    return _entry(spec, revenue, names, connections,
+                  [{"node": name, "value": value, "paid": True} for name, value in zip(names, values)],
+                  lines, halts, subsidy)
+
+
+def _entry(spec: TrainSpec, revenue: int, names: list[str], connections: list[list[str]], stops: list[dict],
+           bonuses: list[tuple[str, int]], halts: int, subsidy: int) -> dict:
+    """A route's result entry (revenue.v1.RouteResult's JSON shape)."""
     return {
         "train": spec.train.name,
         "revenue": revenue,
         "nodes": names,
         "connections": [{"hexes": hexes} for hexes in connections],
-        "stops": [{"node": name, "value": value, "paid": True} for name, value in zip(names, values)],
-        "bonuses": [{"name": name, "amount": amount} for name, amount in lines],
+        "stops": stops,
+        "bonuses": [{"name": name, "amount": amount} for name, amount in bonuses],
         "halts": halts,
         "subsidy": subsidy,
     }
@@ -247,17 +255,10 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], connection
     scores it with `weights`, else with the player's `halts` (revenue.problem.price_route)."""
     priced = price_route(problem, spec, nodes, halts, weights)
     names = node_names(problem.graph, nodes)
-    return {
-        "train": spec.train.name,
-        "revenue": priced.revenue,
-        "nodes": names,
-        "connections": [{"hexes": hexes} for hexes in connections],
-        "stops": [{"node": name, "value": value if paid else 0, "paid": paid}      # (stops: the nodes in order)
-                  for name, (_, value, paid) in zip(names, priced.stops)],
-        "bonuses": [{"name": name, "amount": amount} for name, amount in priced.bonuses],
-        "halts": priced.halts,
-        "subsidy": priced.subsidy,
-    }
+    return _entry(spec, priced.revenue, names, connections,
+                  [{"node": name, "value": value if paid else 0, "paid": paid}      # (stops: the nodes in order)
+                   for name, (_, value, paid) in zip(names, priced.stops)],
+                  priced.bonuses, priced.halts, priced.subsidy)
 
 
 def evaluate(request: dict) -> dict:

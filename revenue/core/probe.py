@@ -48,6 +48,7 @@ WALK_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "need", "alt_mult", "
 NODES_PER_ROUTE = 8     # scratch: route nodes per route
 
 
+@njit(cache=True, nogil=True)
 def meta_size(types: int, trains: int) -> int:
     """meta: status, finished, the routes' nodes in all, then per type (in the given order) its route count
     and its group, then per group its first route (and the end), per searched train its company position
@@ -84,7 +85,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     flag_max, flag_min = io[8:8 + FLAG_BITS], io[8 + FLAG_BITS:8 + 2 * FLAG_BITS]
     trains_plan = HEAD + TYPE_FIELDS * k_types      # (each train's type)
     progress = io[progress_at:progress_at + 4 + n_trains]
-    meta = io[meta_at:meta_at + 3 + 2 * k_types + (k_types + 1) + 2 * n_trains + (n_trains + 1)]
+    meta = io[meta_at:meta_at + meta_size(k_types, n_trains)]
     meta[:] = 0
     capacity = rkeys.shape[0]
     rev, rflags = scratch[:capacity], scratch[capacity:2 * capacity]

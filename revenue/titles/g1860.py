@@ -202,12 +202,10 @@ class G1860(Title):
         if not original_insolvency:     # (_leased_new)
             ignored = graph.kind_is("halt") & (not halts_count)
             return np.where(ignored, 0, LEASE_PER_STOP)
-        if train.leased:
-            odd = (arrays.value % 2).nonzero()[0]
-            if len(odd):      # the message of node_value, for the first such node
-                self.node_value(train, graph.nodes[int(odd[0])], board)
-            return arrays.value // 2
-        return arrays.value
+        odd = (arrays.value % 2).nonzero()[0]
+        if len(odd):      # the message of node_value, for the first such node
+            self.node_value(train, graph.nodes[int(odd[0])], board)
+        return arrays.value // 2
 
     def train_rules_key(self, train):
         return train.leased, len(train.rows)
