@@ -477,14 +477,13 @@ def _build_known(req) -> Board | None:
             return None
     else:
         sides = known.sides
-        status, more_stops, more_chars, packed = place_board(
+        track = _graph().Track(registry, sides, place_board(
             lays, known.table, known.gids, known.masks, placed, known.token_table, registry.path_start,
             registry.node_start, registry.table, registry.node_table, registry.city_start, registry.city_table,
-            sides.neighbour, sides.side, sides.n_sides)
-        if status:
+            sides.neighbour, sides.side, sides.n_sides))
+        if track.status:
             return None     # a hex laid twice, or a token that does not fit: _build names it
-        track = _graph().Track(registry, sides, packed)
-        token_node = track.token_node
+        token_node, more_stops, more_chars = track.token_node, track.more_stops, track.more_chars
         known.remember_track(lay_bytes, (track, more_stops, more_chars))
     stops, chars = totals
     board = Board(title, data, phase, None, data.neighbours, None, options, stops + more_stops, chars + more_chars)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .board import TRACKS_PER_MAP, Board, build_board
 from .core.track import (END_EDGE, END_JUNCTION, END_NODE, GAUGE_BROAD, GAUGE_DUAL, GAUGE_NARROW, TRACK_BOOLS,
-                         TRACK_INTS, build_track)
+                         TRACK_INTS, TRACK_TAIL, build_track)
 from .cache import GRAPH_CACHE_BYTES, graph_bytes
 
 
@@ -328,6 +328,7 @@ _EAGER_INTS = tuple(TRACK_INTS.index(name) for name in (
     "adj_flags", "chain_mode", "node_kind", "node_slots", "node_cost", "node_diesel", "node_grouped", "ident_start",
     "ident_hex", "ident_parts", "token_node"))
 _HAS_DIESEL = TRACK_BOOLS.index("node_has_diesel")
+_BOOL_STARTS = len(TRACK_INTS) + 1     # where the bool arrays' starts begin in the packed tail
 
 
 class Track:
@@ -347,15 +348,19 @@ class Track:
 
     def __init__(self, registry: _Registry, sides: MapSides, packed: tuple):
         """`packed`: what revenue.core.track.build_track (or place_board) returns. The arrays a solve
-        reads are sliced here; the others (_Sliced: those of chain objects and key names) when first read."""
-        ints, int_start, bools, bool_start, self.chain_keys, self.inner_hexes, n_keys = packed
-        i, b = int_start.tolist(), bool_start.tolist()
+        reads are sliced here; the others (_Sliced: those of chain objects and key names) when first read.
+        `status`, `more_stops` and `more_chars` are place_board's (0s from build_track): whether the board's
+        lays and tokens were placed (0), and what the lays change of the printed map's totals."""
+        ints, bools, self.chain_keys, self.inner_hexes = packed
+        tail = ints[len(ints) - TRACK_TAIL:].tolist()
+        i, b = tail[:_BOOL_STARTS], tail[_BOOL_STARTS:TRACK_TAIL - 4]
+        n_keys, self.status, self.more_stops, self.more_chars = tail[TRACK_TAIL - 4:]
         self._packed = (ints, i, bools, b)
         (self.gids, self.path_start, self.node_base, self.node_hex, self.node_reg, self.chain_a, adj_start, adj_chain,
          adj_other, adj_flags, self.chain_mode, kind, slots, cost, diesel, grouped, self.ident_start, self.ident_hex,
          self.ident_parts, self.token_node) = [ints[i[k]:i[k + 1]] for k in _EAGER_INTS]
         has_diesel = bools[b[_HAS_DIESEL]:b[_HAS_DIESEL + 1]]
-        self.n_keys = int(n_keys)
+        self.n_keys = n_keys
         self.node_columns = (kind, slots, cost, diesel, has_diesel, grouped)
         self.adjacency = (adj_start, adj_chain, adj_other, adj_flags)
         self.registry, self.sides = registry, sides

@@ -431,22 +431,27 @@ def chain_idents(chain_start, chain_paths, path_start, path_hex, kind0, val0, ki
 
 
 # build_track's results, packed so that a call boxes four arrays rather than thirty (each boxed array
-# costs about half a microsecond): the int64 arrays, in this order, one after the other in `ints`
-# (`int_start` delimits them), the bool arrays likewise in `bools`; revenue.graph.unpack_track splits them.
+# costs about half a microsecond): the int64 arrays, in this order, one after the other in `ints`, the bool
+# arrays likewise in `bools`; `ints` ends with TRACK_TAIL numbers, read in one go: where each int64 array
+# starts (and the end), where each bool array starts (and the end), the number of track keys, and
+# place_board's status, stop total change and code length change (0s from build_track). revenue.graph.Track
+# splits them.
 TRACK_INTS = ("gids", "path_start", "node_base", "path_hex", "kind0", "val0", "kind1", "val1", "node_hex", "node_reg",
               "chain_a", "chain_b", "chain_start", "chain_paths", "key_start", "key_list", "adj_start", "adj_chain",
               "adj_other", "adj_flags", "chain_mode", "node_kind", "node_slots", "node_cost", "node_diesel",
               "node_grouped", "ident_start", "ident_hex", "ident_parts", "token_node")
 TRACK_BOOLS = ("term_a", "term_b", "term_inner", "node_has_diesel")
+TRACK_TAIL = len(TRACK_INTS) + len(TRACK_BOOLS) + 6
 
 
 @njit(cache=True, nogil=True)
-def _pack(arrays):
-    """A tuple of 1-D arrays of one dtype as one array and the start of each (and the end)."""
+def _pack(arrays, tail):
+    """A tuple of 1-D arrays of one dtype as one array and the start of each (and the end), the `tail`
+    numbers after them (room for the starts included)."""
     start = np.zeros(len(arrays) + 1, dtype=np.int64)
     for i in range(len(arrays)):
         start[i + 1] = start[i] + len(arrays[i])
-    out = np.empty(start[len(arrays)], dtype=arrays[0].dtype)
+    out = np.empty(start[len(arrays)] + tail, dtype=arrays[0].dtype)
     for i in range(len(arrays)):
         out[start[i]:start[i + 1]] = arrays[i]
     return out, start
@@ -454,9 +459,9 @@ def _pack(arrays):
 
 @njit(cache=True, nogil=True)
 def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
-                 n_sides, token_node):
-    """assemble, walk_chains, chain_arrays and node_columns, packed (TRACK_INTS, TRACK_BOOLS): (ints,
-    int_start, bools, bool_start, chain key bitsets, chain inner hexes, number of track keys)."""
+                 n_sides, token_node, status, stops, chars):
+    """assemble, walk_chains, chain_arrays and node_columns, packed (TRACK_INTS, TRACK_BOOLS, TRACK_TAIL):
+    (ints, bools, chain key bitsets, chain inner hexes)."""
     path_start, node_base, path_hex, kind0, val0, kind1, val1, gauge, terminal, node_hex, node_reg = assemble(
         gids, reg_path_start, reg_node_start, reg_table)
     chain_a, chain_b, chain_start, chain_paths = walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal,
@@ -470,9 +475,14 @@ def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, re
     ints, int_start = _pack((gids, path_start, node_base, path_hex, kind0, val0, kind1, val1, node_hex, node_reg,
                              chain_a, chain_b, chain_start, chain_paths, key_start, key_list, adj_start, adj_chain,
                              adj_other, adj_flags, mode, kind, slots, cost, diesel, grouped, ident_start, ident_hex,
-                             ident_parts, token_node))
-    bools, bool_start = _pack((term_a, term_b, term_inner, has_diesel))
-    return ints, int_start, bools, bool_start, bits, inner, n_keys
+                             ident_parts, token_node), TRACK_TAIL)
+    bools, bool_start = _pack((term_a, term_b, term_inner, has_diesel), 0)
+    tail = ints[len(ints) - TRACK_TAIL:]
+    tail[:len(int_start)] = int_start
+    tail[len(int_start):len(int_start) + len(bool_start)] = bool_start
+    tail[TRACK_TAIL - 4], tail[TRACK_TAIL - 3], tail[TRACK_TAIL - 2], tail[TRACK_TAIL - 1] = n_keys, status, stops, \
+        chars
+    return ints, bools, bits, inner
 
 
 @njit(cache=True, nogil=True)
@@ -481,7 +491,7 @@ def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg
     """assemble, walk_chains, chain_arrays and node_columns in one call (one dispatch): everything
     revenue.graph.Track holds, packed (_walk_packed; no tokens placed)."""
     return _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour,
-                        side, n_sides, np.empty(0, dtype=np.int64))
+                        side, n_sides, np.empty(0, dtype=np.int64), 0, 0, 0)
 
 
 @njit(cache=True, nogil=True)
@@ -563,13 +573,13 @@ NO_TOWN = 1 << 62   # least_town's answer for a board without towns (no stop pay
 def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, reg_path_start, reg_node_start,
                 reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides):
     """A board of checked lays and tokens in one call: lay_tiles, its track (_walk_packed) and
-    place_tokens. (status, stop total change, code length change, the packed track); status 1: a hex laid
-    twice, 2: a token that does not fit (revenue.board then checks the board in full)."""
+    place_tokens, packed with place_board's status (1: a hex laid twice, 2: a token that does not fit;
+    revenue.board then checks the board in full) and the lays' stop total and code length changes."""
     gids, masks, stops, chars, once = lay_tiles(lays, table, printed_gids, printed_masks)
     if not once:
         empty = np.empty(0, dtype=np.int64)
-        return 1, 0, 0, _walk_packed(gids[:0], masks[:0], reg_path_start, reg_node_start, reg_table,
-                                     reg_node_table, neighbour, side, n_sides, empty)
+        return _walk_packed(gids[:0], masks[:0], reg_path_start, reg_node_start, reg_table, reg_node_table,
+                            neighbour, side, n_sides, empty, 1, 0, 0)
     node_base = np.zeros(len(gids) + 1, dtype=np.int64)
     for h in range(len(gids)):
         g = gids[h]
@@ -578,5 +588,5 @@ def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, r
     status = 2 if len(token_node) < len(tokens) else 0
     if status:
         gids, masks = gids[:0], masks[:0]    # (no walk)
-    return status, stops, chars, _walk_packed(gids, masks, reg_path_start, reg_node_start, reg_table,
-                                              reg_node_table, neighbour, side, n_sides, token_node)
+    return _walk_packed(gids, masks, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
+                        n_sides, token_node, status, stops, chars)
