@@ -479,8 +479,9 @@ def _compile(graph: Graph, company: Company) -> Problem:
     mine = np.array([c == company_id for c in arrays.token_company], dtype=np.bool_)
     # the company's tokens, and Title.node_blocks for every node at once (off-boards, and cities full of
     # other companies' tokens), in one compiled pass; the rows are never written (nothing writes a problem)
-    token, blocks, bypassable, city = base_blocks(arrays.kind, arrays.slots, arrays.token_node, mine, _LAST_CITY_KIND,
-                                                  _OFFBOARD_KIND)
+    rows = np.zeros((4, len(arrays.kind)), dtype=np.bool_)
+    base_blocks(arrays.kind, arrays.slots, arrays.token_node, mine, _LAST_CITY_KIND, _OFFBOARD_KIND, rows)
+    token, blocks, bypassable, city = rows
     hooks = _overridden(title)
     if "node_blocks" in hooks:
         by_title = title.node_blocks_all(company_id, board, graph, blocks)

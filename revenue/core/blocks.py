@@ -10,15 +10,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-TOKEN, BLOCKS, BYPASSABLE, CITY = range(4)     # the rows of base_blocks' answer
+TOKEN, BLOCKS, BYPASSABLE, CITY = range(4)     # the rows base_blocks fills
 
 
 @njit(cache=True, nogil=True)
-def base_blocks(kind, slots, token_node, mine, last_city_kind, offboard_kind):
-    """bool [4, nodes]: rows TOKEN, BLOCKS, BYPASSABLE and CITY (kind <= last_city_kind: city or pass), one
-    array (each array a kernel returns is boxed by itself)."""
+def base_blocks(kind, slots, token_node, mine, last_city_kind, offboard_kind, out):
+    """Fills `out`, bool [4, nodes] of zeros: rows TOKEN, BLOCKS, BYPASSABLE and CITY (kind <= last_city_kind:
+    city or pass). Written in place rather than returned: a returned array is boxed, which costs more than
+    the caller's allocation."""
     n = kind.shape[0]
-    out = np.zeros((4, n), dtype=np.bool_)
     count = np.zeros(n, dtype=np.int64)
     for t in range(token_node.shape[0]):
         v = token_node[t]
@@ -36,4 +36,3 @@ def base_blocks(kind, slots, token_node, mine, last_city_kind, offboard_kind):
                 out[BYPASSABLE, v] = True
         elif k == offboard_kind:
             out[BLOCKS, v] = True
-    return out
