@@ -1,9 +1,10 @@
 """Where the slow tail of the game-server benchmark goes inside the search: for every benchmark board,
 the search's stages (route walks, refits, combination set-up, combination search) timed on the board's
 compiled problem, each `--repeat` times (CPU time of this thread, median), so a busy machine's waits
-are left out. Prints the slowest boards by the stages' sum and per title the p99 of that sum.
+are left out. Most boards' walks and combination run in one call (core.probe), timed as a whole; with
+`--stages` they take the call-by-call path, which runs the same kernels, so each stage shows. Prints the slowest boards by the stages' sum and per title the p99 of that sum.
 
-    python scripts/kernel_tail.py [--games 2] [--top 30] [--repeat 5] [--title 1860] [--save OUT.json]
+    python scripts/kernel_tail.py [--games 2] [--top 30] [--repeat 5] [--title 1860] [--save OUT.json] [--stages]
 """
 from __future__ import annotations
 
@@ -79,9 +80,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--title", default=None)
     ap.add_argument("--save", default=None)
+    ap.add_argument("--stages", action="store_true",
+                    help="the call-by-call path (not core.probe's one call), so each stage is timed")
     args = ap.parse_args()
     warm_up()
     install()
+    if args.stages:
+        S.AT_ONCE_TYPES = 0
     rows = []
     for g in range(args.games):
         for title, boards in game_sequences(seed=g).items():
