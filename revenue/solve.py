@@ -20,7 +20,7 @@ import numpy as np
 from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, fill_key_index
 from .core.probe import (COMBINED, HEAD, NODES_PER_ROUTE, STOPPED, TYPE_FIELDS, UNFINISHED, WALK_FIELDS, meta_size,
-                         out_keys, out_node_sets, walk_and_combine)
+                         walk_and_combine)
 from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes,
                           sort_routes)
 from .core.track import reachable_nodes
@@ -967,7 +967,7 @@ class Search:
                        *types, *([0] * n if k == 1 else [index[train.name] for train in trains]), *limits,
                        0, 0, 0, 0, *[-1] * n, *[0] * meta_size(k, n)], dtype=np.int64)
         graph_derived = p.graph.derived
-        out = walk_and_combine(
+        out, keys, node_sets = walk_and_combine(
             *graph_derived["adjacency"], p.chain_keys, p.cost, p.token, p.blocks, p.bypassable,
             *graph_derived["hex_walks"], tuple(walks), io, self.stop, scratch, scratch_keys)
         meta = io[meta_at:]
@@ -981,7 +981,6 @@ class Search:
         rev_at = 2 * used
         flags_at, begin_at, end_at = rev_at + routes, rev_at + 2 * routes, rev_at + 3 * routes
         rev, flags = out[rev_at:flags_at], out[flags_at:begin_at]
-        keys = out_keys(out, used, routes, p.words)
         sets = self.sets
         if k == 1 and status < UNFINISHED:      # (one type, one group: its routes are all of them)
             sets[names[0]] = RouteSet.presorted(p, names[0], rev, keys, flags, out[begin_at:end_at],
@@ -998,7 +997,6 @@ class Search:
             return False
         if status == STOPPED:
             return True
-        node_sets = out_node_sets(out, used, routes, p.words, n_nodes) if p.run.connected else _NO_NODE_SETS
         self.combination = Combination.searched(p, list(trains), sets, rev, flags, keys, node_sets, meta, k, listed)
         self.progress = progress = io[progress_at:meta_at]
         if status == COMBINED:

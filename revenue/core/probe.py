@@ -77,10 +77,9 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     walk's routes, flags, node offsets (routes + 1), nodes and chains (NODES_PER_ROUTE per route) in one,
     rkeys its keys [routes, words].
 
-    Returns out: the nodes and the chains of the routes (N each, meta[2]) then their score, flags, begin and
-    end (R each, the groups' end), the routes of every type sorted best first, the types in the combination's
-    group order, then their keys [R, W] and, with a connected rule, their node sets [R, node words] (uint64,
-    as the int64 bits of out: out_keys and out_node_sets read them); meta and progress are written into io."""
+    Returns (out, keys [R, W], node sets): out holds the nodes and the chains of the routes (N each, meta[2])
+    then their score, flags, begin and end (R each, the groups' end), the routes of every type sorted best
+    first, the types in the combination's group order; meta and progress are written into io."""
     steps, bypass, n_trains, index_min, connected = io[0], io[1], io[2], io[3], io[4] != 0
     k_types, progress_at, meta_at = io[5], io[6], io[7]
     flag_max, flag_min = io[8:8 + FLAG_BITS], io[8 + FLAG_BITS:8 + 2 * FLAG_BITS]
@@ -132,8 +131,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         parent = io[HEAD + TYPE_FIELDS * k + 1]
         if parent >= 0:
             most_routes += revs[parent].shape[0]
-    node_words = (n + 63) // 64 if connected else 0      # (node_bitsets' width)
-    out = np.empty(2 * offset + (4 + words + node_words) * most_routes, dtype=np.int64)
+    out = np.empty(2 * offset + 4 * most_routes, dtype=np.int64)
     nodes = out[:offset]
     chains = out[offset:2 * offset]
     meta[2] = offset
@@ -175,8 +173,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         routes += revs[group_type[g]].shape[0]
     group_start[k_types] = routes
     packed = out[2 * offset:2 * offset + 4 * routes].reshape(4, routes)
-    keys_at = 2 * offset + 4 * routes
-    keys = out[keys_at:keys_at + routes * words].view(np.uint64).reshape(routes, words)
+    keys = np.empty((routes, words), dtype=np.uint64)
     for g in range(k_types):
         k = group_type[g]
         lo = group_start[g]
@@ -203,12 +200,8 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     for i in range(n_trains - 1, -1, -1):
         suffix[i] = suffix[i + 1] + top[group_type[group_of[i]]]
     if meta[0] != COMBINED:     # (UNFINISHED or OVERFLOW: no combination)
-        return out
-    node_sets = np.zeros((1, 1), dtype=np.uint64)
-    if connected:
-        sets_at = keys_at + routes * words
-        node_sets = out[sets_at:sets_at + routes * node_words].view(np.uint64).reshape(routes, node_words)
-        node_sets[:] = node_bitsets(packed[2], packed[3], nodes, n)
+        return out, keys, np.zeros((1, 1), dtype=np.uint64)
+    node_sets = node_bitsets(packed[2], packed[3], nodes, n) if connected else np.zeros((1, 1), dtype=np.uint64)
     if routes >= index_min:
         meta[0] = WALKED
     elif stop[0] != 0:
@@ -221,17 +214,4 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         meta[1] = best_combination(group_of, group_start, packed[0], keys, same, suffix, packed[1], flag_max,
                                    flag_min, connected, node_sets, np.zeros((1, 1), dtype=np.uint64),
                                    np.full(k_types, -1, dtype=np.int64), False, progress, stop)
-    return out
-
-
-def out_keys(out: np.ndarray, used: int, routes: int, words: int) -> np.ndarray:
-    """The keys [routes, words] in walk_and_combine's out (`used` nodes, meta[2])."""
-    at = 2 * used + 4 * routes
-    return out[at:at + routes * words].view(np.uint64).reshape(routes, words)
-
-
-def out_node_sets(out: np.ndarray, used: int, routes: int, words: int, n_nodes: int) -> np.ndarray:
-    """The node sets [routes, node words] in walk_and_combine's out, written with a connected rule."""
-    at = 2 * used + (4 + words) * routes
-    node_words = (n_nodes + 63) // 64
-    return out[at:at + routes * node_words].view(np.uint64).reshape(routes, node_words)
+    return out, keys, node_sets
