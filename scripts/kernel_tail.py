@@ -2,7 +2,8 @@
 the search's stages (route walks, refits, combination set-up, combination search) timed on the board's
 compiled problem, each `--repeat` times (CPU time of this thread, median), so a busy machine's waits
 are left out. Most boards' walks and combination run in one call (core.probe), timed as a whole; with
-`--stages` they take the call-by-call path, which runs the same kernels, so each stage shows. Prints the slowest boards by the stages' sum and per title the p99 of that sum.
+`--stages` they take the call-by-call path, which runs the same kernels, so each stage shows. Prints the
+slowest boards by the stages' sum and per title the p99 of that sum.
 
     python scripts/kernel_tail.py [--games 2] [--top 30] [--repeat 5] [--title 1860] [--save OUT.json] [--stages]
 """
