@@ -38,8 +38,12 @@ import click
               help="Server processes sharing the port, each with its own workers: each call's Python work "
                    "holds its process's GIL. [default: one per core (at most 8) on Linux with a fixed "
                    "--port, else 1]")
+@click.option("--max-connection-age-seconds", type=click.FloatRange(min=0),
+              help="Ask gRPC clients to reconnect after this long (their calls finish first), so that the "
+                   "kernel spreads their connections among the processes again; 0 = never. [default: 5 "
+                   "with more than one process, else never]")
 def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_message_bytes, tls_cert, tls_key,
-          auth_token, grace_seconds, http_port, no_http, cors_origins, processes):
+          auth_token, grace_seconds, http_port, no_http, cors_origins, processes, max_connection_age_seconds):
     """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),
     with health checking and reflection, and over HTTP/JSON with the auto-route page at / (docs/service.md).
     Logs one JSON line per call on stderr."""
@@ -51,6 +55,7 @@ def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_mes
         run(Config(host=host, port=port, workers=workers, max_queue=max_queue, max_compute_ms=max_compute_ms,
                    max_memory_mb=max_memory_mb, max_message_bytes=max_message_bytes, tls_cert=tls_cert,
                    tls_key=tls_key, auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes,
+                   max_connection_age_s=max_connection_age_seconds,
                    http_port=None if no_http else http_port, cors_origins=tuple(cors_origins)))
     except OSError as exc:
         raise click.ClickException(str(exc)) from None

@@ -382,6 +382,37 @@ def test_health_not_serving_before_warm_up(monkeypatch):
         s.stop(0).wait(5)
 
 
+def test_connections_are_renewed_when_processes_share_the_port():
+    from server.app import CONNECTION_AGE_SECONDS, Config, grpc_options
+
+    def age(**config):
+        return dict(grpc_options(Config(**config))).get("grpc.max_connection_age_ms")
+
+    assert age(processes=2) == CONNECTION_AGE_SECONDS * 1000
+    assert age(processes=1) is None and age() is None      # one process: nothing to spread
+    assert age(processes=2, max_connection_age_s=0) is None
+    assert age(max_connection_age_s=0.25) == 250
+
+
+def test_calls_go_on_over_renewed_connections():
+    # A connection past its age is ended by the server (GOAWAY) and the channel connects again, without
+    # failing a call: the calls below span several ages, one channel, and every one succeeds.
+    states: list = []
+    with running(workers=1, max_connection_age_s=0.2) as s:
+        channel = grpc.insecure_channel(f"127.0.0.1:{s.port}")
+        channel.subscribe(states.append, try_to_connect=True)
+        service = stub(s, channel)[0]
+        calls = 0
+        started = time.perf_counter()
+        while states.count(grpc.ChannelConnectivity.READY) < 3 and time.perf_counter() - started < 60:
+            assert service.ListTitles(revenue_pb2.ListTitlesRequest(), timeout=10).titles
+            calls += 1
+            time.sleep(0.01)
+        channel.close()
+    assert states.count(grpc.ChannelConnectivity.READY) >= 3, states
+    assert calls > 3
+
+
 def test_reflection_lists_and_describes_the_service(server):
     from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
