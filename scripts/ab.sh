@@ -4,7 +4,8 @@
 # `git archive` copy of an older commit) and prints each run's per-title median/p99 in us and the load.
 # On a shared machine only such pairs compare two versions. Python: DIR/.venv/bin/python, else this
 # checkout's. (The library only: `revenue.server` is mapped by the editable install, so a service A/B
-# needs each version installed in its own environment.)
+# needs each version installed in its own environment.) With AB_CPU=1 it prints the calling thread's CPU time
+# instead of the wall time (cpu_median_ms, cpu_p99_ms): less of what other work on the machine adds.
 set -euo pipefail
 rounds=$1; dir_a=$2; dir_b=$3
 own=$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python
@@ -16,7 +17,8 @@ for _ in $(seq "$rounds"); do
     (cd "$dir" && "$py" -m benchmarks.gameserver --games 2 --json 2>/dev/null) | python3 -c "
 import json, sys
 rows = json.load(sys.stdin)
-print('$side', ' '.join('%s %.0f/%.0f' % (r['title'][:4], r['median_ms'] * 1000, r['p99_ms'] * 1000) for r in rows),
+med, p99 = ('cpu_median_ms', 'cpu_p99_ms') if '${AB_CPU:-0}' == '1' else ('median_ms', 'p99_ms')
+print('$side', ' '.join('%s %.0f/%.0f' % (r['title'][:4], r[med] * 1000, r[p99] * 1000) for r in rows),
       ' load', open('/proc/loadavg').read().split()[0])"
   done
 done

@@ -222,3 +222,40 @@ def test_the_one_call_probe_answers_as_the_step_by_step_search(monkeypatch):
             monkeypatch.setattr(solve_module, "AT_ONCE_TYPES", 0)
             assert answer(request) == fused, request
     assert taken.count(True) > len(requests)      # (the one-call path answered most of them, both ways)
+
+
+def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones():
+    """core.probe prices a refitted type's routes in its parent's walk where that walk is priced by rows
+    (core.routes.walk_prices_children): route by route, in order, they are RouteSet.refit's (the
+    step-by-step path), on 1860's game-server boards (6+3 refitted from 7+4, 4+2 from 5+3, ...)."""
+    from benchmarks.scenarios import game_sequences
+    from revenue import bounded
+    from revenue.company import build_company
+    from revenue.core.routes import walk_prices_children
+    from revenue.graph import graph_for
+    from revenue.problem import compile_problem
+
+    def routes(route_set):
+        return [(rev, route_set.nodes[a:b].tolist()) for rev, a, b in
+                zip(route_set.rev.tolist(), route_set.begin.tolist(), route_set.end.tolist())]
+
+    checked = 0
+    for board in game_sequences(seed=5)["1860"][::3]:
+        graph = graph_for(board.request["board"])
+        company = build_company(board.request["company"], graph.board)
+        problem = compile_problem(graph, company)
+        parents = solve_module.route_parents(problem)
+        if not company.trains or not problem.token.any() or not parents:
+            continue
+        fused = solve_module.Search(problem, time.perf_counter(), None, None, None)
+        cap = bounded.capacity(problem, fused.memory_mb, len(problem.specs) - len(parents))
+        assert fused._at_once(parents, cap, solve_module.AT_ONCE_STEPS)
+        stepwise = solve_module.Search(problem, time.perf_counter(), None, None, None)
+        assert stepwise._probe(problem.graph.derived["adjacency"], solve_module.reachable(problem), cap,
+                               solve_module.PROBE_STEPS)
+        for child, parent in parents.items():
+            arrays, fast, _ = solve_module.kernel_arguments(problem, parent)
+            if walk_prices_children(arrays, fast) and len(stepwise.sets[child]):
+                assert routes(fused.sets[child]) == routes(stepwise.sets[child]), (board.step, child)
+                checked += 1
+    assert checked >= 10

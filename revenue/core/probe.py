@@ -22,7 +22,8 @@ import numpy as np
 from numba import njit
 
 from .combine import FLAG_BITS, best_combination
-from .routes import enumerate_routes, node_bitsets, refit_routes, sort_picked_routes, sort_routes
+from .routes import (_order_desc, enumerate_routes, gather_routes, node_bitsets, refit_routes, sort_picked_routes,
+                     walk_prices_children)
 from .track import reachable_nodes
 
 # walk_and_combine's status (meta[0])
@@ -105,15 +106,40 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     offset = 0
     most_routes = 0     # (the routes of every type at most: a refitted type's are among its parent's)
     limits = np.empty(5, dtype=np.int64)
+    # The refitted types whose routes their parent's walk prices (core.routes.walk_prices_children):
+    # (picked, scores) as refit_routes would give them.
+    priced = np.zeros(k_types, dtype=np.bool_)
+    picks = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
+    scores = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
     for k in range(k_types):
         at = HEAD + TYPE_FIELDS * k
         if io[at + 1] >= 0:
             continue
         limits[0], limits[1], limits[2], limits[3], limits[4] = -1, -1, 0, steps, 0
-        count, total, stored, complete = enumerate_routes(
-            adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
-            node_hex, chain_hexes, chain_mode, _spec(walks[io[at]], io, at), io[at + 2] != 0, io[at + 3] != 0,
-            stop, rev, rkeys, rflags, rstart, pnodes, pchains, limits, False)
+        spec = _spec(walks[io[at]], io, at)
+        fast = io[at + 2] != 0
+        children = np.zeros(0, dtype=np.int64)
+        if walk_prices_children(spec, fast):
+            children = np.array([c for c in range(k_types) if io[HEAD + TYPE_FIELDS * c + 1] == k], dtype=np.int64)
+        if children.shape[0] > 0:
+            rows = io[at + 12]
+            child_visit = np.empty((children.shape[0], rows), dtype=np.int64)
+            child_pay = np.empty((children.shape[0], rows), dtype=np.int64)
+            for i in range(children.shape[0]):
+                limits_at = io[HEAD + TYPE_FIELDS * children[i] + 13]
+                child_visit[i] = io[limits_at:limits_at + rows]
+                child_pay[i] = io[limits_at + rows:limits_at + 2 * rows]
+            child_rev = np.empty((capacity, children.shape[0]), dtype=np.int64)
+            count, total, stored, complete = enumerate_routes(
+                adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
+                node_hex, chain_hexes, chain_mode, spec, fast, io[at + 3] != 0, stop, rev, rkeys, rflags, rstart,
+                pnodes, pchains, limits, False, child_visit, child_pay, child_rev)
+        else:
+            child_rev = np.empty((0, 0), dtype=np.int64)
+            count, total, stored, complete = enumerate_routes(
+                adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
+                node_hex, chain_hexes, chain_mode, spec, fast, io[at + 3] != 0, stop, rev, rkeys, rflags, rstart,
+                pnodes, pchains, limits, False)
         if not complete or stored != count:
             # (the types walked before it are complete: they are returned as if the rest had no routes)
             meta[0] = UNFINISHED if not complete else OVERFLOW
@@ -123,8 +149,22 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         node_parts[k] = pnodes[:used].copy()
         chain_parts[k] = pchains[:used].copy()
         # (each type's node offsets shifted to its place in the nodes of all types, joined below)
-        revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_routes(
-            rev[:stored], rkeys, rflags, rstart[:stored] + offset, rstart[1:stored + 1] + offset)
+        order = _order_desc(rev[:stored])
+        revs[k], keyss[k], flagss[k], begins[k], ends[k] = gather_routes(
+            order, rev[:stored], np.arange(stored), rkeys, rflags, rstart[:stored] + offset,
+            rstart[1:stored + 1] + offset)
+        for i in range(children.shape[0]):     # (the child's routes among the parent's, in its sorted order)
+            c = children[i]
+            picked = np.empty(stored, dtype=np.int64)
+            scored = np.empty(stored, dtype=np.int64)
+            m = 0
+            for j in range(stored):
+                x = child_rev[order[j], i]
+                if x >= 0:
+                    picked[m] = j
+                    scored[m] = x
+                    m += 1
+            picks[c], scores[c], priced[c] = picked[:m], scored[:m], True
         offset += used
         most_routes += stored
     for k in range(k_types):
@@ -146,7 +186,11 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         parent = io[at + 1]
         if parent < 0 or meta[0] != COMBINED:
             continue
-        picked, scored = refit_routes(_spec(walks[io[at]], io, at), cost, token, begins[parent], ends[parent], nodes)
+        if priced[k]:
+            picked, scored = picks[k], scores[k]
+        else:
+            picked, scored = refit_routes(_spec(walks[io[at]], io, at), cost, token, begins[parent], ends[parent],
+                                          nodes)
         revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_picked_routes(
             scored, picked, keyss[parent], flagss[parent], begins[parent], ends[parent])
     # The groups: the types by their best route, best first (stable: ties keep the given order).

@@ -274,7 +274,12 @@ def _order_desc(rev):
 def sort_picked_routes(rev, picked, keys, flags, begin, end):
     """sort_routes of the routes at rows `picked` of keys, flags, begin and end, earning rev (one per
     picked row): the gather and the sort in one call."""
-    order = _order_desc(rev)
+    return gather_routes(_order_desc(rev), rev, picked, keys, flags, begin, end)
+
+
+@njit(cache=True, nogil=True)
+def gather_routes(order, rev, picked, keys, flags, begin, end):
+    """sort_picked_routes in the given order (positions into rev and picked)."""
     m = order.shape[0]
     words = keys.shape[1]
     out_rev = np.empty(m, dtype=rev.dtype)
@@ -397,6 +402,37 @@ def rows_revenue(count, total, has_token, row_pay, spill_from, spill_to, spill_n
 
 
 @njit(cache=True, nogil=True)
+def walk_prices_children(spec, fast):
+    """Whether enumerate_routes prices the routes of its child types itself (child_rev): the walk is
+    priced by rows, so it keeps the rows' counts, sums and tokens, and no merge changes the usage."""
+    (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
+     no_reentry, spill_next, token_paid) = spec
+    return not fast and priced_by_rows(need_ends, rule_amount, merge, alt_end, metro)
+
+
+@njit(cache=True, nogil=True)
+def _child_price(path, length, count, total, has_token, visit, pay, spec, token, cost, value, undecided, worth,
+                 kept, scratch, row_count, row_sum, row_token):
+    """refit_routes' price of the route path[:length] for a type with row limits visit and pay where
+    rows_revenue did not decide it (`undecided`) or found no paid token, from the route's row counts,
+    sums and tokens."""
+    (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
+     merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
+     no_reentry, spill_next, token_paid) = spec
+    revenue = -1
+    if undecided:
+        revenue = best_rows_revenue(path, length, row, value, token, count, total, has_token, pay, spill_from,
+                                    spill_to, spill_next, token_paid, scratch)
+    if revenue < 0:
+        child = (row, base, bonus, end_ok, groups, visit, pay, need, need_ends, alt_mult, alt_end, merge,
+                 merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from,
+                 spill_to, no_reentry, spill_next, token_paid)
+        revenue = price(path, length, token, cost, child, worth, kept, scratch, row_count, row_sum, row_token)
+    return revenue
+
+
+@njit(cache=True, nogil=True)
 def refit_routes(spec, cost, token, begin, end, nodes):
     """The routes (nodes[begin[i]:end[i]]) of a looser train type that this train may run too, priced
     for it: (their positions, their revenues). Valid when the two types differ only in their rows'
@@ -507,7 +543,7 @@ A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 @njit(cache=True, nogil=True)
 def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
                      allowed, node_hex, chain_hexes, chain_mode, spec, fast, from_ends, stop, rev, rkeys, rflags,
-                     rstart, pnodes, pchains, limits, compact):
+                     rstart, pnodes, pchains, limits, compact, child_visit=None, child_pay=None, child_rev=None):
     """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
     nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
     stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
@@ -530,6 +566,11 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     With `no_reentry` a route may not come back to a hex it left: node_hex[n] is each node's hex,
     chain_hexes[c] the hexes chain c passes between its ends' hexes, chain_mode[c] whether it stays in
     one hex (0), moves on (1) or re-enters a hex by itself (2) (revenue.problem.hex_walks).
+
+    With child_visit and child_pay ([K, rows]: the row limits of K train types refit_routes would refit
+    from this one's routes) and a walk priced by rows (walk_prices_children), child_rev[i, k] gets what
+    stored route i earns as a route of type k, or -1 where refit_routes would leave it out: the row
+    counts, sums and tokens the walk keeps at the route's end are the ones refit_routes adds up again.
     """
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
@@ -848,6 +889,25 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     fl |= flag_on[path[i]]
                 rflags[count] = fl
                 rstart[count + 1] = total + length
+                if child_rev is not None:
+                    for kc in range(child_rev.shape[1]):
+                        # refit_routes' price (here, as a call with the spec's arrays took 0.5 us a route)
+                        fit = True
+                        for j in range(n_rows):
+                            limit = child_visit[kc, j]
+                            if j == spill_to:
+                                limit += max(0, child_visit[kc, spill_from] - usage[d, spill_from])
+                            if usage[d, j] > limit:
+                                fit = False
+                        child = -1
+                        if fit:
+                            child = rows_revenue(rcount[d], rsum[d], rtoken[d], child_pay[kc], spill_from, spill_to,
+                                                 spill_next, token_paid, low, high)
+                            if child < 0:     # (UNDECIDED, or no paid token: rare)
+                                child = _child_price(path, length, rcount[d], rsum[d], rtoken[d], child_visit[kc],
+                                                     child_pay[kc], spec, token, cost, value, child == UNDECIDED,
+                                                     worth, kept, scratch, row_count, row_sum, row_token)
+                        child_rev[count, kc] = child
                 stored += 1
             count += 1
             total += length
