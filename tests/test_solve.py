@@ -224,16 +224,33 @@ def test_the_one_call_probe_answers_as_the_step_by_step_search(monkeypatch):
     assert taken.count(True) > len(requests)      # (the one-call path answered most of them, both ways)
 
 
-def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones():
+def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(monkeypatch):
     """core.probe prices a refitted type's routes in its parent's walk where that walk is priced by rows
     (core.routes.walk_prices_children): route by route, in order, they are RouteSet.refit's (the
-    step-by-step path), on 1860's game-server boards (6+3 refitted from 7+4, 4+2 from 5+3, ...)."""
+    step-by-step path), on 1860's game-server boards (6+3 refitted from 7+4, 4+2 from 5+3, ...); and
+    the routes' node sets (copied from the parent's for a refitted type) are node_bitsets'."""
     from benchmarks.scenarios import game_sequences
     from revenue import bounded
     from revenue.company import build_company
-    from revenue.core.routes import walk_prices_children
+    from revenue.core.routes import node_bitsets, walk_prices_children
     from revenue.graph import graph_for
     from revenue.problem import compile_problem
+
+    node_sets_checked = []
+    walk_and_combine = solve_module.walk_and_combine
+
+    def checked(*args):
+        out, keys, node_sets = walk_and_combine(*args)
+        io = args[-4]
+        meta = io[io[7]:]
+        used, routes = meta[2], len(keys)
+        begin, end = out[2 * used + 2 * routes:2 * used + 3 * routes], out[2 * used + 3 * routes:2 * used + 4 * routes]
+        if routes > 1 and node_sets.shape[0] == routes:      # (connected runs: node sets made)
+            assert (node_sets == node_bitsets(begin, end, out[:used], len(args[5]))).all()
+            node_sets_checked.append(routes)
+        return out, keys, node_sets
+
+    monkeypatch.setattr(solve_module, "walk_and_combine", checked)
 
     def routes(route_set):
         return [(rev, route_set.nodes[a:b].tolist()) for rev, a, b in
@@ -258,4 +275,4 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones():
             if walk_prices_children(arrays, fast) and len(stepwise.sets[child]):
                 assert routes(fused.sets[child]) == routes(stepwise.sets[child]), (board.step, child)
                 checked += 1
-    assert checked >= 10
+    assert checked >= 10 and len(node_sets_checked) >= 5

@@ -22,8 +22,7 @@ import numpy as np
 from numba import njit
 
 from .combine import FLAG_BITS, best_combination
-from .routes import (_order_desc, enumerate_routes, gather_routes, node_bitsets, refit_routes, sort_picked_routes,
-                     walk_prices_children)
+from .routes import _order_desc, enumerate_routes, gather_routes, refit_routes, walk_prices_children
 from .track import reachable_nodes
 
 # walk_and_combine's status (meta[0])
@@ -68,6 +67,31 @@ def _spec(walk, io, at):
             io[limits_at + rows:limits_at + 2 * rows], need, io[at + 4], alt_mult, alt_end, merge, io[at + 5],
             metro, rule_class, rule_amount, rule_set, rule_min, io[at + 6], flag_on, io[at + 7], io[at + 8],
             io[at + 9], io[at + 10], io[at + 11])
+
+
+@njit(cache=True, nogil=True)
+def _node_sets(begin, end, nodes, n, io, k_types, group_type, group_of_type, group_start, sources):
+    """core.routes.node_bitsets of the routes of every group, a refitted type's copied from its parent's
+    (its routes are some of the parent's: sources[k], their positions there)."""
+    node_sets = np.zeros((begin.shape[0], max(1, (n + 63) // 64)), dtype=np.uint64)
+    for walked in (True, False):
+        for g in range(k_types):
+            k = group_type[g]
+            parent = io[HEAD + TYPE_FIELDS * k + 1]
+            if (parent < 0) != walked:
+                continue
+            lo, hi = group_start[g], group_start[g + 1]
+            if walked:
+                for i in range(lo, hi):
+                    for at in range(begin[i], end[i]):
+                        v = nodes[at]
+                        node_sets[i, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+            else:
+                from_lo = group_start[group_of_type[parent]]
+                source = sources[k]
+                for i in range(hi - lo):
+                    node_sets[lo + i, :] = node_sets[from_lo + source[i], :]
+    return node_sets
 
 
 @njit(cache=True, nogil=True)
@@ -167,6 +191,8 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             picks[c], scores[c], priced[c] = picked[:m], scored[:m], True
         offset += used
         most_routes += stored
+    # a refitted type's routes: their positions among its parent's (sorted) routes
+    sources = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
     for k in range(k_types):
         parent = io[HEAD + TYPE_FIELDS * k + 1]
         if parent >= 0:
@@ -191,8 +217,10 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         else:
             picked, scored = refit_routes(_spec(walks[io[at]], io, at), cost, token, begins[parent], ends[parent],
                                           nodes)
-        revs[k], keyss[k], flagss[k], begins[k], ends[k] = sort_picked_routes(
-            scored, picked, keyss[parent], flagss[parent], begins[parent], ends[parent])
+        order = _order_desc(scored)
+        revs[k], keyss[k], flagss[k], begins[k], ends[k] = gather_routes(
+            order, scored, picked, keyss[parent], flagss[parent], begins[parent], ends[parent])
+        sources[k] = picked[order]
     # The groups: the types by their best route, best first (stable: ties keep the given order).
     top = np.zeros(k_types, dtype=np.int64)
     for k in range(k_types):
@@ -245,7 +273,8 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         suffix[i] = suffix[i + 1] + top[group_type[group_of[i]]]
     if meta[0] != COMBINED:     # (UNFINISHED or OVERFLOW: no combination)
         return out, keys, np.zeros((1, 1), dtype=np.uint64)
-    node_sets = node_bitsets(packed[2], packed[3], nodes, n) if connected else np.zeros((1, 1), dtype=np.uint64)
+    node_sets = _node_sets(packed[2], packed[3], nodes, n, io, k_types, group_type, group_of_type, group_start,
+                           sources) if connected else np.zeros((1, 1), dtype=np.uint64)
     if routes >= index_min:
         meta[0] = WALKED
     elif stop[0] != 0:
