@@ -173,7 +173,7 @@ def _to_pack(lays, table, printed_gids, printed_masks, tokens, token_table, reg_
              reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides):
     gids, masks, _, _, _ = T.lay_tiles(lays, table, printed_gids, printed_masks)
     return len(T._walk_packed(gids, masks, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
-                              n_sides, tokens)[0])
+                              n_sides, tokens, 0, 0, 0)[0])
 
 
 @njit(nogil=True)
@@ -181,7 +181,7 @@ def _to_boxed(lays, table, printed_gids, printed_masks, tokens, token_table, reg
               reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides):
     gids, masks, _, _, _ = T.lay_tiles(lays, table, printed_gids, printed_masks)
     return T._walk_packed(gids, masks, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
-                          n_sides, tokens)
+                          n_sides, tokens, 0, 0, 0)
 
 
 COLD_PREFIXES = (("dispatch (15 arguments)", _only_dispatch), ("+ lay_tiles, assemble", _to_assemble),
@@ -244,7 +244,7 @@ def main(games: int = 2, reps: int = 50) -> None:
         sides = SIDES[id(neighbour)]
         for _ in range(reps):
             started = time.perf_counter()
-            packed = T.place_board(*args)[3]
+            packed = T.place_board(*args)
             middle = time.perf_counter()
             graph_module.Track(registry, sides, packed)
             done = time.perf_counter()
