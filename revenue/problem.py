@@ -54,6 +54,8 @@ class TrainSpec:
     # one object shared by the specs copied from one another for other rows' limits (_with_limits): their
     # arrays but the limits are the same objects, so they walk alike (revenue.solve.route_parents)
     walk: object = field(default_factory=object)
+    # row_visit then row_pay as ints (core.probe's io holds them: made once per train type, _train_arrays)
+    limits: tuple = ()
 
     @property
     def value(self) -> np.ndarray:
@@ -150,7 +152,7 @@ def _interned(a: np.ndarray) -> np.ndarray:
 
 def _train_arrays(train: TrainType) -> tuple:
     """(row, multiplier) per node kind (NODE_KINDS), the rows' visit and pay limits, whether every row pays
-    all it may visit, and whether every multiplier is 1, once per train type (remembered by identity: the
+    all it may visit, whether every multiplier is 1 and the limits as ints (TrainSpec.limits), once per train type (remembered by identity: the
     title data's types live as long as the process, a request's own are few)."""
     entry = _TRAIN_ARRAYS.get(id(train))
     if entry is None or entry[0] is not train:
@@ -163,7 +165,7 @@ def _train_arrays(train: TrainType) -> tuple:
             train, _interned(np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64)),
             _interned(np.array(multipliers, dtype=np.int64)),
             row_visit, row_pay, all(p >= v for p, v in zip(row_pay.tolist(), row_visit.tolist())),
-            all(m == 1 for m in multipliers))
+            all(m == 1 for m in multipliers), tuple(row_visit.tolist() + row_pay.tolist()))
     return entry[1:]
 
 
@@ -197,18 +199,22 @@ def _constants(n: int) -> _Constants:
 
 
 def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None = None,
-          hooks: frozenset[str] | None = None) -> TrainSpec:
+          hooks: frozenset[str] | None = None, arrays=None, train_arrays: tuple | None = None) -> TrainSpec:
     """The train's arrays. `shared` holds the arrays one problem's trains have in common (the ones a rule
     left at their defaults, equal rows and values): made once and shared, never changed. `hooks`: the
-    title's own hooks (_overridden)."""
-    board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
+    title's own hooks (_overridden); `arrays` and `train_arrays`: graph.node_arrays() and
+    _train_arrays(train), when the caller has them."""
+    board = graph.board
+    title = board.title
+    if arrays is None:
+        arrays = graph.node_arrays()
     n = graph.n_nodes
     kinds = arrays.kind
     shared = {} if shared is None else shared
     hooks = _overridden(title) if hooks is None else hooks
     fixed = _constants(n)
 
-    row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, unit = _train_arrays(train)
+    row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, unit, limits = train_arrays or _train_arrays(train)
     if "visit_allowed" in hooks:
         allowed = title.visit_allowed_all(train, graph)
         if allowed is not None:
@@ -279,7 +285,8 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     fields = spec.__dict__
     fields.update(rule_fields)
     fields.update(train=train, row=row, base=base, bonus=bonus, end_ok=end_ok, groups=groups, row_visit=row_visit,
-                  row_pay=row_pay, bonus_names=names, simple=pays_all and rule_fields["simple"], walk=object())
+                  row_pay=row_pay, bonus_names=names, simple=pays_all and rule_fields["simple"], walk=object(),
+                  limits=limits)
     return spec
 
 
@@ -374,11 +381,11 @@ def _make_rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
 
 
 def _with_limits(spec: TrainSpec, train: TrainType, row_visit: np.ndarray, row_pay: np.ndarray,
-                 pays_all: bool) -> TrainSpec:
+                 pays_all: bool, limits: tuple) -> TrainSpec:
     """`spec` for another train whose arrays differ only in the rows' limits (Title.train_rules_key)."""
     out = object.__new__(TrainSpec)     # (a shallow copy: copy.copy's reduce protocol costs more)
     out.__dict__.update(spec.__dict__)
-    out.train, out.row_visit, out.row_pay = train, row_visit, row_pay
+    out.train, out.row_visit, out.row_pay, out.limits = train, row_visit, row_pay, limits
     out.simple = pays_all and _rules_simple(spec)
     return out
 
@@ -496,13 +503,14 @@ def _compile(graph: Graph, company: Company) -> Problem:
     for train in company.trains:
         if train.name in specs:
             continue
-        row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, _ = _train_arrays(train)
+        entry = _train_arrays(train)
+        row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, _, limits = entry
         key = (id(row_by_kind), id(mult_by_kind), len(train.rows), title.train_rules_key(train) if by_key else id(train))
         like = alike.get(key)
         if like is None:
-            specs[train.name] = alike[key] = _spec(train, company, graph, shared, hooks)
+            specs[train.name] = alike[key] = _spec(train, company, graph, shared, hooks, arrays, entry)
         else:
-            specs[train.name] = _with_limits(like, train, row_visit, row_pay, pays_all)
+            specs[train.name] = _with_limits(like, train, row_visit, row_pay, pays_all, limits)
     run = title.run_rules(company, board, graph) if "run_rules" in hooks else _DEFAULT_RUN
     return Problem(graph, company, token, blocks, bypassable, cost, specs, chain_keys(graph), run)
 
@@ -555,8 +563,12 @@ def objective_weights(problem: Problem, objective: str = "revenue") -> tuple[int
     """
     if objective not in OBJECTIVES:
         raise ValueError(objective)
+    for spec in problem.specs.values():
+        if spec.rules.subsidy:
+            break
+    else:   # (a node pays a subsidy only where the rules list it)
+        return 1, 0
     specs = [problem.specs[t.name] for t in problem.company.trains]
-    # (a node pays a subsidy only where the rules list it)
     total_sub = sum(int(spec.sub.sum()) for spec in specs if spec.rules.subsidy)
     if total_sub == 0:
         return 1, 0

@@ -66,6 +66,10 @@ class RouteSet:
     objective's score, revenue.problem.objective_weights), track keys, flags, and where its nodes and
     chains lie (nodes[begin:end], chains[begin + 1:end])."""
 
+    # (what __init__ sets first, as the class's: presorted leaves them to these)
+    floor = -1
+    own_arrays = False
+
     def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool,
                  weights: tuple[int, int] = (1, 0), picked: np.ndarray | None = None):
         # (with `picked`, the routes are those at these rows of keys, flags, begin and end, earning rev)
@@ -94,10 +98,8 @@ class RouteSet:
         out.rev, out.keys, out.flags, out.begin, out.end = rev, keys, flags, begin, end
         out.nodes, out.chains = nodes, chains
         out.complete = True
-        out.floor = -1
         out.top = out.best_seen = rev.item(0) if len(rev) else 0
-        out.own_arrays = False
-        return out
+        return out      # (floor -1 and own_arrays False: the class's)
 
     @classmethod
     def merge(cls, problem: Problem, train: str, sets: list["RouteSet"],
@@ -738,13 +740,22 @@ class Combination:
         out.group_of = meta[trains_at + n:trains_at + 2 * n]
         out.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
         out.rev, out.flags, out.keys = rev, flags, keys
-        out.same = _same_as_previous(meta_list[trains_at + n:trains_at + 2 * n])
-        run = problem.run
-        out.flag_max, out.flag_min = _flag_limits(run)
-        out.connected = run.connected
-        out.node_sets = node_sets if run.connected else _NO_NODE_SETS
-        out.index, out.index_start, out.bound_later = key_indexes(keys, out.group_start, out.group_of)
+        out.node_sets = node_sets
+        # (the search's own arrays are made by search(), if it is called: a combination the kernel searched
+        # is only read, by bound() and run())
+        out.index = None
         return out
+
+    def _search_arrays(self) -> None:
+        """searched()'s combination: the arrays search() takes besides the routes and meta's, as the
+        constructor makes them."""
+        self.same = _same_as_previous(self.group_of.tolist())
+        run = self.problem.run
+        self.flag_max, self.flag_min = _flag_limits(run)
+        self.connected = run.connected
+        if not run.connected:
+            self.node_sets = _NO_NODE_SETS
+        self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     def progress(self, best: int = 0) -> np.ndarray:
         """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
@@ -752,6 +763,8 @@ class Combination:
 
     def search(self, progress: np.ndarray, stop: np.ndarray) -> bool:
         """Run the kernel; True when it finished (nothing better than progress[0] is left)."""
+        if self.index is None:
+            self._search_arrays()
         return best_combination(self.group_of, self.group_start, self.rev, self.keys, self.same, self.suffix,
                                 self.flags, self.flag_max, self.flag_min, self.connected, self.node_sets,
                                 self.index, self.index_start, self.bound_later, progress, stop)
@@ -803,6 +816,11 @@ def _no_progress(trains: int) -> np.ndarray:
         out.flags.writeable = False
         _NO_PROGRESS[trains] = out
     return out
+
+
+_IO: dict[tuple, np.ndarray] = {}     # core.probe's io arrays by their header, types and limits (Search._at_once)
+IO_TEMPLATES = 1024
+_meta_size = meta_size.py_func      # (plain Python: no dispatch for two small ints)
 
 
 class Search:
@@ -936,7 +954,9 @@ class Search:
         weights = self.weights
         # core.probe's io: each type's fields, each train's type, the types' limits, the progress, meta
         index = {name: i for i, name in enumerate(names)} if k > 1 else None
-        types: list = []
+        run = p.run
+        head = [steps, 0, n, INDEX_MIN, run.connected, k, 0, 0, *_flag_lists(run)]
+        types = head            # (the header, then each type's fields: one list)
         limits: list = []
         walks: list = []
         walk_of: dict = {}
@@ -956,16 +976,27 @@ class Search:
             rows = len(spec.row_visit)
             types += (first[0], index[parents[name]] if name in parents else -1, fast(spec), first[2], *first[1],
                       rows, limits_at)
-            limits += spec.row_visit.tolist()
-            limits += spec.row_pay.tolist()
+            limits += spec.limits       # (row_visit, then row_pay)
             limits_at += 2 * rows
             if spec.bypass > bypass:
                 bypass = spec.bypass
         progress_at = limits_at
         meta_at = progress_at + 4 + n
-        io = np.array([steps, bypass, n, INDEX_MIN, p.run.connected, k, progress_at, meta_at, *_flag_lists(p.run),
-                       *types, *([0] * n if k == 1 else [index[train.name] for train in trains]), *limits,
-                       0, 0, 0, 0, *[-1] * n, *[0] * meta_size(k, n)], dtype=np.int64)
+        head[1], head[6], head[7] = bypass, progress_at, meta_at
+        if k == 1:
+            types += [0] * n
+        else:
+            types += [index[train.name] for train in trains]
+        types += limits
+        # (one board's io is mostly another's: the array is made once per content and copied; the kernel
+        # writes the progress and meta parts, the copy's own)
+        key = tuple(types)
+        template = _IO.get(key)
+        if template is None:
+            if len(_IO) >= IO_TEMPLATES:
+                _IO.clear()
+            template = _IO[key] = np.array(types + [0, 0, 0, 0] + [-1] * n + [0] * _meta_size(k, n), dtype=np.int64)
+        io = template.copy()
         graph_derived = p.graph.derived
         out, keys, node_sets = walk_and_combine(
             *graph_derived["adjacency"], p.chain_keys, p.cost, p.token, p.blocks, p.bypassable,
