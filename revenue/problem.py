@@ -488,13 +488,14 @@ def _compile(graph: Graph, company: Company) -> Problem:
     # other companies' tokens), in one compiled pass; the rows are never written (nothing writes a problem)
     rows = np.zeros((4, len(arrays.kind)), dtype=np.bool_)
     base_blocks(arrays.kind, arrays.slots, arrays.token_node, mine, _LAST_CITY_KIND, _OFFBOARD_KIND, rows)
-    token, blocks, bypassable, city = rows
+    # (rows by index: unpacking the 2-D array iterates it, some 1 us more; the cities' row only for node_blocks)
+    token, blocks, bypassable = rows[0], rows[1], rows[2]
     hooks = _overridden(title)
     if "node_blocks" in hooks:
         by_title = title.node_blocks_all(company_id, board, graph, blocks)
         blocks = by_title if by_title is not None else np.array(
             [title.node_blocks(nd, company_id, board) for nd in graph.nodes], dtype=np.bool_)
-        bypassable = blocks & city
+        bypassable = blocks & rows[3]
     cost = arrays.cost
     specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)

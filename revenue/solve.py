@@ -721,7 +721,7 @@ class Combination:
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     @classmethod
-    def searched(cls, problem: Problem, trains: list, sets: dict[str, RouteSet], rev: np.ndarray, flags: np.ndarray,
+    def searched(cls, problem: Problem, trains: tuple | list, sets: dict[str, RouteSet], rev: np.ndarray, flags: np.ndarray,
                  keys: np.ndarray, node_sets: np.ndarray, meta: np.ndarray, types: int, meta_list: list[int] | None = None
                  ) -> "Combination":
         """The combination core.probe.walk_and_combine set up (and searched, when its routes were few):
@@ -730,32 +730,41 @@ class Combination:
         out = cls.__new__(cls)
         out.problem, out.sets = problem, sets
         n = len(trains)
-        starts_at = 3 + 2 * types
-        trains_at = starts_at + types + 1
+        trains_at = 4 + 3 * types
         if meta_list is None:
             meta_list = meta.tolist()
-        out.group_start = meta[starts_at:trains_at]
         out.position = meta_list[trains_at:trains_at + n]
         out.trains = [trains[i] for i in out.position]
-        out.group_of = meta[trains_at + n:trains_at + 2 * n]
-        out.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
         out.rev, out.flags, out.keys = rev, flags, keys
-        out.node_sets = node_sets
-        # (the search's own arrays are made by search(), if it is called: a combination the kernel searched
-        # is only read, by bound() and run())
-        out.index = None
+        out.node_sets = node_sets if problem.run.connected else _NO_NODE_SETS
+        # (meta's views and the search's own arrays are made when first read (__getattr__): a combination
+        # the kernel searched mostly reads none of them, only run() its trains)
+        out._meta = (meta, types, n)
         return out
 
-    def _search_arrays(self) -> None:
-        """searched()'s combination: the arrays search() takes besides the routes and meta's, as the
-        constructor makes them."""
-        self.same = _same_as_previous(self.group_of.tolist())
-        run = self.problem.run
-        self.flag_max, self.flag_min = _flag_limits(run)
-        self.connected = run.connected
-        if not run.connected:
-            self.node_sets = _NO_NODE_SETS
-        self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
+    _META_VIEWS = frozenset(("group_start", "group_of", "suffix"))
+    _SEARCH_ARRAYS = frozenset(("same", "flag_max", "flag_min", "connected", "index", "index_start", "bound_later"))
+
+    def __getattr__(self, name: str):
+        """searched()'s combination: an attribute the constructor sets, made when first read."""
+        if "_meta" not in self.__dict__:
+            raise AttributeError(name)
+        if name in Combination._META_VIEWS:
+            meta, types, n = self._meta
+            starts_at = 3 + 2 * types
+            trains_at = starts_at + types + 1
+            self.group_start = meta[starts_at:trains_at]
+            self.group_of = meta[trains_at + n:trains_at + 2 * n]
+            self.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
+        elif name in Combination._SEARCH_ARRAYS:
+            self.same = _same_as_previous(self.group_of.tolist())
+            run = self.problem.run
+            self.flag_max, self.flag_min = _flag_limits(run)
+            self.connected = run.connected
+            self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
+        else:
+            raise AttributeError(name)
+        return self.__dict__[name]
 
     def progress(self, best: int = 0) -> np.ndarray:
         """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
@@ -763,8 +772,6 @@ class Combination:
 
     def search(self, progress: np.ndarray, stop: np.ndarray) -> bool:
         """Run the kernel; True when it finished (nothing better than progress[0] is left)."""
-        if self.index is None:
-            self._search_arrays()
         return best_combination(self.group_of, self.group_start, self.rev, self.keys, self.same, self.suffix,
                                 self.flags, self.flag_max, self.flag_min, self.connected, self.node_sets,
                                 self.index, self.index_start, self.bound_later, progress, stop)
@@ -962,6 +969,7 @@ class Search:
         walk_of: dict = {}
         limits_at = HEAD + TYPE_FIELDS * k + n
         bypass = 0
+        plain = weights == (1, 0)
         for name in names:
             spec = specs[name]
             # (types copied from one spec for other limits walk alike: the first one's arrays, scalars and
@@ -969,10 +977,11 @@ class Search:
             first = walk_of.get(spec.walk)
             if first is None:
                 scalars = _TYPE_SCALARS_OF(spec)
-                if weights != (1, 0):       # (merge_penalty as revenue.problem.kernel_values scores it)
+                if not plain:       # (merge_penalty as revenue.problem.kernel_values scores it)
                     scalars = (scalars[0], scalars[1] * weights[0]) + scalars[2:]
-                first = walk_of[spec.walk] = (len(walks), scalars, from_ends(p, spec))
-                walks.append(_walk_arrays(spec, weights))
+                # (from_ends and _walk_arrays called only where they have something to decide)
+                first = walk_of[spec.walk] = (len(walks), scalars, spec.need_ends > 0 and from_ends(p, spec))
+                walks.append(_WALK_OF(spec) if plain else _walk_arrays(spec, weights))
             rows = len(spec.row_visit)
             types += (first[0], index[parents[name]] if name in parents else -1, fast(spec), first[2], *first[1],
                       rows, limits_at)
@@ -1028,7 +1037,7 @@ class Search:
             return False
         if status == STOPPED:
             return True
-        self.combination = Combination.searched(p, list(trains), sets, rev, flags, keys, node_sets, meta, k, listed)
+        self.combination = Combination.searched(p, trains, sets, rev, flags, keys, node_sets, meta, k, listed)
         self.progress = progress = io[progress_at:meta_at]
         if status == COMBINED:
             self.complete = bool(listed[1])
