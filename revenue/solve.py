@@ -151,6 +151,9 @@ class RouteSet:
 
 
 _SPEC_FIELDS_OF = operator.attrgetter(*SPEC_FIELDS)     # (one call for the 25 fields)
+# the kernel arrays a train sets itself (revenue.problem._spec), not its rules or limits
+_TRAIN_FIELDS = ("row", "base", "bonus", "end_ok", "groups")
+_TRAIN_FIELDS_OF = operator.attrgetter(*_TRAIN_FIELDS)
 _SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
     "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next", "token_paid")]
 _SCALARS_OF = operator.itemgetter(*_SCALAR_FIELDS)
@@ -337,6 +340,13 @@ def _same_walk(spec_a: TrainSpec, spec_b: TrainSpec) -> bool:
     differs; the same array object, as trains the title treats alike share, is equal). Read from the
     specs: the kernels' own arguments are scored with the search's weights, made later."""
     if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
+        return True
+    if spec_a.rules is spec_b.rules:
+        # (the fields but a train's own are its rules' over the problem's nodes, revenue.problem._rule_fields:
+        # equal for one rules object)
+        for x, y in zip(_TRAIN_FIELDS_OF(spec_a), _TRAIN_FIELDS_OF(spec_b)):
+            if x is not y and (x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes()):
+                return False
         return True
     for f, x, y in zip(SPEC_FIELDS, _SPEC_FIELDS_OF(spec_a), _SPEC_FIELDS_OF(spec_b)):
         if x is y or f in LIMITS:
@@ -881,8 +891,7 @@ class Search:
             # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
             # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
-            walked = [name for name in p.specs if name not in parents]
-            cap = bounded.capacity(p, self.memory_mb, len(walked))
+            cap = bounded.capacity(p, self.memory_mb, len(p.specs) - len(parents))     # (the types walked)
             # The plain exact search, when each type's routes are enumerated within PROBE_STEPS. A caller
             # who waits for runs (a deadline, or improvements to report) gets the heuristic's run first
             # when a short probe shows the routes are many (the title boards of the benchmark need at
@@ -1159,10 +1168,12 @@ class Search:
 
     def bound(self, score: int) -> int:
         """A bound on the score of every run, no lower than `score`, the best found (revenue.bounded.run_bound)."""
-        if self.complete and self.combination is not None and len(self.sets) == len(self.problem.specs) and all(
-                r.complete and r.floor < 0 for r in self.sets.values()):
-            # (every route stored and the combination finished: its best is the bound, as run_bound finds)
-            return max(score, int(self.progress[0]))
+        if self.complete and self.combination is not None and len(self.sets) == len(self.problem.specs):
+            for r in self.sets.values():
+                if not r.complete or r.floor >= 0:
+                    break
+            else:   # (every route stored and the combination finished: its best is the bound, as run_bound finds)
+                return max(score, self.progress.item(0))
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
