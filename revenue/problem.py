@@ -499,21 +499,52 @@ def _compile(graph: Graph, company: Company) -> Problem:
     cost = arrays.cost
     specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)
-    alike: dict[tuple, TrainSpec] = {}     # trains the title's hooks treat alike (Title.train_rules_key)
-    by_key = "train_rules_key" in hooks or not hooks & TRAIN_HOOKS
-    for train in company.trains:
-        if train.name in specs:
-            continue
-        entry = _train_arrays(train)
-        row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, _, limits = entry
-        key = (id(row_by_kind), id(mult_by_kind), len(train.rows), title.train_rules_key(train) if by_key else id(train))
-        like = alike.get(key)
-        if like is None:
-            specs[train.name] = alike[key] = _spec(train, company, graph, shared, hooks, arrays, entry)
+    made: list[TrainSpec] = []
+    for train, entry, like in _plan(company.trains, title, hooks):
+        if like < 0:
+            spec = _spec(train, company, graph, shared, hooks, arrays, entry)
         else:
-            specs[train.name] = _with_limits(like, train, row_visit, row_pay, pays_all, limits)
+            _, _, row_visit, row_pay, pays_all, _, limits = entry
+            spec = _with_limits(made[like], train, row_visit, row_pay, pays_all, limits)
+        made.append(spec)
+        specs[train.name] = spec
     run = title.run_rules(company, board, graph) if "run_rules" in hooks else _DEFAULT_RUN
     return Problem(graph, company, token, blocks, bypassable, cost, specs, chain_keys(graph), run)
+
+
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _plan(trains: tuple, title, hooks: frozenset[str]) -> list[tuple]:
+    """How _compile makes the specs of a company's trains: per train name, in order, (train, _train_arrays(train),
+    the place in this list of an earlier train whose spec it copies for its own limits, or -1: a spec of its
+    own). Trains the title's hooks treat alike (Title.train_rules_key, an answer of the train alone) of equal
+    rows but for their limits share one spec's arrays. Remembered per trains tuple (a company read before
+    keeps its tuple, revenue.company), title and hooks."""
+    key = (id(trains), id(title), hooks)
+    known = _PLANS.get(key)
+    if known is not None and known[0] is trains and known[1] is title:
+        return known[2]
+    by_key = "train_rules_key" in hooks or not hooks & TRAIN_HOOKS
+    plan: list[tuple] = []
+    seen: set[str] = set()
+    alike: dict[tuple, int] = {}
+    for train in trains:
+        if train.name in seen:
+            continue
+        seen.add(train.name)
+        entry = _train_arrays(train)
+        like = (id(entry[0]), id(entry[1]), len(train.rows), title.train_rules_key(train) if by_key else id(train))
+        first = alike.get(like)
+        if first is None:
+            alike[like] = len(plan)
+            plan.append((train, entry, -1))
+        else:
+            plan.append((train, entry, first))
+    if len(_PLANS) >= TRAIN_ARRAYS_SIZE:
+        _PLANS.clear()
+    _PLANS[key] = (trains, title, plan)
+    return plan
 
 
 def chain_keys(graph: Graph) -> np.ndarray:
