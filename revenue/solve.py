@@ -90,12 +90,17 @@ class RouteSet:
 
     @classmethod
     def presorted(cls, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains,
-               weights: tuple[int, int]) -> "RouteSet":
+                  weights: tuple[int, int], part: tuple[int, int] | None = None) -> "RouteSet":
         """The complete set of routes already sorted best first (core.probe.walk_and_combine), whose
-        nodes and chains other sets share."""
+        nodes and chains other sets share. With `part` (lo, hi), keys and flags are the call's, this set's
+        being their rows lo:hi (sliced when first read: the combination has its own)."""
         out = cls.__new__(cls)
         out.train, out.problem, out.weights = train, problem, weights
-        out.rev, out.keys, out.flags, out.begin, out.end = rev, keys, flags, begin, end
+        out.rev, out.begin, out.end = rev, begin, end
+        if part is None:
+            out.keys, out.flags = keys, flags
+        else:
+            out._part = (keys, flags, part)
         out.nodes, out.chains = nodes, chains
         out.complete = True
         out.top = out.best_seen = rev.item(0) if len(rev) else 0
@@ -118,6 +123,16 @@ class RouteSet:
         return cls(problem, train, cat([s.rev for s in sets]),
                    np.concatenate([s.keys for s in sets]) if sets else np.zeros((0, words), np.uint64),
                    cat([s.flags for s in sets]), cat(begin), cat(end), cat(nodes), cat(chains), False, weights)
+
+    def __getattr__(self, name: str):
+        """keys and flags of a presorted part, sliced when first read (only missing attributes get here)."""
+        part = self.__dict__.get("_part")
+        if part is None or name not in ("keys", "flags"):
+            raise AttributeError(name)
+        keys, flags, (lo, hi) = part
+        self.keys, self.flags = keys[lo:hi], flags[lo:hi]
+        del self._part
+        return self.__dict__[name]
 
     def __len__(self) -> int:
         return len(self.rev)
@@ -1039,9 +1054,8 @@ class Search:
                 if status >= UNFINISHED and (i >= listed[1] or name in parents):
                     continue    # (unfinished: only the types walked before the one cut short are kept, for _probe)
                 lo, hi = group_start[g], group_start[g + 1]
-                sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi],
-                                                out[begin_at + lo:begin_at + hi], out[end_at + lo:end_at + hi],
-                                                nodes, chains, weights)
+                sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys, flags, out[begin_at + lo:begin_at + hi],
+                                                out[end_at + lo:end_at + hi], nodes, chains, weights, (lo, hi))
         if status >= UNFINISHED:
             return False
         if status == STOPPED:
