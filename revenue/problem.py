@@ -54,6 +54,8 @@ class TrainSpec:
     # one object shared by the specs copied from one another for other rows' limits (_with_limits): their
     # arrays but the limits are the same objects, so they walk alike (revenue.solve.route_parents)
     walk: object = field(default_factory=object)
+    # row_visit then row_pay as ints (core.probe's io holds them: made once per train type, _train_arrays)
+    limits: tuple = ()
 
     @property
     def value(self) -> np.ndarray:
@@ -150,7 +152,7 @@ def _interned(a: np.ndarray) -> np.ndarray:
 
 def _train_arrays(train: TrainType) -> tuple:
     """(row, multiplier) per node kind (NODE_KINDS), the rows' visit and pay limits, whether every row pays
-    all it may visit, and whether every multiplier is 1, once per train type (remembered by identity: the
+    all it may visit, whether every multiplier is 1 and the limits as ints (TrainSpec.limits), once per train type (remembered by identity: the
     title data's types live as long as the process, a request's own are few)."""
     entry = _TRAIN_ARRAYS.get(id(train))
     if entry is None or entry[0] is not train:
@@ -163,7 +165,7 @@ def _train_arrays(train: TrainType) -> tuple:
             train, _interned(np.array([train.row_of(k) for k in NODE_KINDS], dtype=np.int64)),
             _interned(np.array(multipliers, dtype=np.int64)),
             row_visit, row_pay, all(p >= v for p, v in zip(row_pay.tolist(), row_visit.tolist())),
-            all(m == 1 for m in multipliers))
+            all(m == 1 for m in multipliers), tuple(row_visit.tolist() + row_pay.tolist()))
     return entry[1:]
 
 
@@ -197,18 +199,22 @@ def _constants(n: int) -> _Constants:
 
 
 def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None = None,
-          hooks: frozenset[str] | None = None) -> TrainSpec:
+          hooks: frozenset[str] | None = None, arrays=None, train_arrays: tuple | None = None) -> TrainSpec:
     """The train's arrays. `shared` holds the arrays one problem's trains have in common (the ones a rule
     left at their defaults, equal rows and values): made once and shared, never changed. `hooks`: the
-    title's own hooks (_overridden)."""
-    board, title, arrays = graph.board, graph.board.title, graph.node_arrays()
+    title's own hooks (_overridden); `arrays` and `train_arrays`: graph.node_arrays() and
+    _train_arrays(train), when the caller has them."""
+    board = graph.board
+    title = board.title
+    if arrays is None:
+        arrays = graph.node_arrays()
     n = graph.n_nodes
     kinds = arrays.kind
     shared = {} if shared is None else shared
     hooks = _overridden(title) if hooks is None else hooks
     fixed = _constants(n)
 
-    row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, unit = _train_arrays(train)
+    row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, unit, limits = train_arrays or _train_arrays(train)
     if "visit_allowed" in hooks:
         allowed = title.visit_allowed_all(train, graph)
         if allowed is not None:
@@ -279,7 +285,8 @@ def _spec(train: TrainType, company: Company, graph: Graph, shared: dict | None 
     fields = spec.__dict__
     fields.update(rule_fields)
     fields.update(train=train, row=row, base=base, bonus=bonus, end_ok=end_ok, groups=groups, row_visit=row_visit,
-                  row_pay=row_pay, bonus_names=names, simple=pays_all and rule_fields["simple"], walk=object())
+                  row_pay=row_pay, bonus_names=names, simple=pays_all and rule_fields["simple"], walk=object(),
+                  limits=limits)
     return spec
 
 
@@ -374,11 +381,11 @@ def _make_rule_arrays(rules: RouteRules, n: int, title_name: str) -> tuple:
 
 
 def _with_limits(spec: TrainSpec, train: TrainType, row_visit: np.ndarray, row_pay: np.ndarray,
-                 pays_all: bool) -> TrainSpec:
+                 pays_all: bool, limits: tuple) -> TrainSpec:
     """`spec` for another train whose arrays differ only in the rows' limits (Title.train_rules_key)."""
     out = object.__new__(TrainSpec)     # (a shallow copy: copy.copy's reduce protocol costs more)
     out.__dict__.update(spec.__dict__)
-    out.train, out.row_visit, out.row_pay = train, row_visit, row_pay
+    out.train, out.row_visit, out.row_pay, out.limits = train, row_visit, row_pay, limits
     out.simple = pays_all and _rules_simple(spec)
     return out
 
@@ -481,30 +488,63 @@ def _compile(graph: Graph, company: Company) -> Problem:
     # other companies' tokens), in one compiled pass; the rows are never written (nothing writes a problem)
     rows = np.zeros((4, len(arrays.kind)), dtype=np.bool_)
     base_blocks(arrays.kind, arrays.slots, arrays.token_node, mine, _LAST_CITY_KIND, _OFFBOARD_KIND, rows)
-    token, blocks, bypassable, city = rows
+    # (rows by index: unpacking the 2-D array iterates it, some 1 us more; the cities' row only for node_blocks)
+    token, blocks, bypassable = rows[0], rows[1], rows[2]
     hooks = _overridden(title)
     if "node_blocks" in hooks:
         by_title = title.node_blocks_all(company_id, board, graph, blocks)
         blocks = by_title if by_title is not None else np.array(
             [title.node_blocks(nd, company_id, board) for nd in graph.nodes], dtype=np.bool_)
-        bypassable = blocks & city
+        bypassable = blocks & rows[3]
     cost = arrays.cost
     specs: dict[str, TrainSpec] = {}
     shared: dict = {}    # arrays the trains have in common (_spec)
-    alike: dict[tuple, TrainSpec] = {}     # trains the title's hooks treat alike (Title.train_rules_key)
-    by_key = "train_rules_key" in hooks or not hooks & TRAIN_HOOKS
-    for train in company.trains:
-        if train.name in specs:
-            continue
-        row_by_kind, mult_by_kind, row_visit, row_pay, pays_all, _ = _train_arrays(train)
-        key = (id(row_by_kind), id(mult_by_kind), len(train.rows), title.train_rules_key(train) if by_key else id(train))
-        like = alike.get(key)
-        if like is None:
-            specs[train.name] = alike[key] = _spec(train, company, graph, shared, hooks)
+    made: list[TrainSpec] = []
+    for train, entry, like in _plan(company.trains, title, hooks):
+        if like < 0:
+            spec = _spec(train, company, graph, shared, hooks, arrays, entry)
         else:
-            specs[train.name] = _with_limits(like, train, row_visit, row_pay, pays_all)
+            _, _, row_visit, row_pay, pays_all, _, limits = entry
+            spec = _with_limits(made[like], train, row_visit, row_pay, pays_all, limits)
+        made.append(spec)
+        specs[train.name] = spec
     run = title.run_rules(company, board, graph) if "run_rules" in hooks else _DEFAULT_RUN
     return Problem(graph, company, token, blocks, bypassable, cost, specs, chain_keys(graph), run)
+
+
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _plan(trains: tuple, title, hooks: frozenset[str]) -> list[tuple]:
+    """How _compile makes the specs of a company's trains: per train name, in order, (train, _train_arrays(train),
+    the place in this list of an earlier train whose spec it copies for its own limits, or -1: a spec of its
+    own). Trains the title's hooks treat alike (Title.train_rules_key, an answer of the train alone) of equal
+    rows but for their limits share one spec's arrays. Remembered per trains tuple (a company read before
+    keeps its tuple, revenue.company), title and hooks."""
+    key = (id(trains), id(title), hooks)
+    known = _PLANS.get(key)
+    if known is not None and known[0] is trains and known[1] is title:
+        return known[2]
+    by_key = "train_rules_key" in hooks or not hooks & TRAIN_HOOKS
+    plan: list[tuple] = []
+    seen: set[str] = set()
+    alike: dict[tuple, int] = {}
+    for train in trains:
+        if train.name in seen:
+            continue
+        seen.add(train.name)
+        entry = _train_arrays(train)
+        like = (id(entry[0]), id(entry[1]), len(train.rows), title.train_rules_key(train) if by_key else id(train))
+        first = alike.get(like)
+        if first is None:
+            alike[like] = len(plan)
+            plan.append((train, entry, -1))
+        else:
+            plan.append((train, entry, first))
+    if len(_PLANS) >= TRAIN_ARRAYS_SIZE:
+        _PLANS.clear()
+    _PLANS[key] = (trains, title, plan)
+    return plan
 
 
 def chain_keys(graph: Graph) -> np.ndarray:
@@ -555,8 +595,12 @@ def objective_weights(problem: Problem, objective: str = "revenue") -> tuple[int
     """
     if objective not in OBJECTIVES:
         raise ValueError(objective)
+    for spec in problem.specs.values():
+        if spec.rules.subsidy:
+            break
+    else:   # (a node pays a subsidy only where the rules list it)
+        return 1, 0
     specs = [problem.specs[t.name] for t in problem.company.trains]
-    # (a node pays a subsidy only where the rules list it)
     total_sub = sum(int(spec.sub.sum()) for spec in specs if spec.rules.subsidy)
     if total_sub == 0:
         return 1, 0

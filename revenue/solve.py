@@ -66,6 +66,10 @@ class RouteSet:
     objective's score, revenue.problem.objective_weights), track keys, flags, and where its nodes and
     chains lie (nodes[begin:end], chains[begin + 1:end])."""
 
+    # (what __init__ sets first, as the class's: presorted leaves them to these)
+    floor = -1
+    own_arrays = False
+
     def __init__(self, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains, complete: bool,
                  weights: tuple[int, int] = (1, 0), picked: np.ndarray | None = None):
         # (with `picked`, the routes are those at these rows of keys, flags, begin and end, earning rev)
@@ -86,18 +90,21 @@ class RouteSet:
 
     @classmethod
     def presorted(cls, problem: Problem, train: str, rev, keys, flags, begin, end, nodes, chains,
-               weights: tuple[int, int]) -> "RouteSet":
+                  weights: tuple[int, int], part: tuple[int, int] | None = None) -> "RouteSet":
         """The complete set of routes already sorted best first (core.probe.walk_and_combine), whose
-        nodes and chains other sets share."""
+        nodes and chains other sets share. With `part` (lo, hi), keys and flags are the call's, this set's
+        being their rows lo:hi (sliced when first read: the combination has its own)."""
         out = cls.__new__(cls)
         out.train, out.problem, out.weights = train, problem, weights
-        out.rev, out.keys, out.flags, out.begin, out.end = rev, keys, flags, begin, end
+        out.rev, out.begin, out.end = rev, begin, end
+        if part is None:
+            out.keys, out.flags = keys, flags
+        else:
+            out._part = (keys, flags, part)
         out.nodes, out.chains = nodes, chains
         out.complete = True
-        out.floor = -1
         out.top = out.best_seen = rev.item(0) if len(rev) else 0
-        out.own_arrays = False
-        return out
+        return out      # (floor -1 and own_arrays False: the class's)
 
     @classmethod
     def merge(cls, problem: Problem, train: str, sets: list["RouteSet"],
@@ -116,6 +123,16 @@ class RouteSet:
         return cls(problem, train, cat([s.rev for s in sets]),
                    np.concatenate([s.keys for s in sets]) if sets else np.zeros((0, words), np.uint64),
                    cat([s.flags for s in sets]), cat(begin), cat(end), cat(nodes), cat(chains), False, weights)
+
+    def __getattr__(self, name: str):
+        """keys and flags of a presorted part, sliced when first read (only missing attributes get here)."""
+        part = self.__dict__.get("_part")
+        if part is None or name not in ("keys", "flags"):
+            raise AttributeError(name)
+        keys, flags, (lo, hi) = part
+        self.keys, self.flags = keys[lo:hi], flags[lo:hi]
+        del self._part
+        return self.__dict__[name]
 
     def __len__(self) -> int:
         return len(self.rev)
@@ -149,6 +166,9 @@ class RouteSet:
 
 
 _SPEC_FIELDS_OF = operator.attrgetter(*SPEC_FIELDS)     # (one call for the 25 fields)
+# the kernel arrays a train sets itself (revenue.problem._spec), not its rules or limits
+_TRAIN_FIELDS = ("row", "base", "bonus", "end_ok", "groups")
+_TRAIN_FIELDS_OF = operator.attrgetter(*_TRAIN_FIELDS)
 _SCALAR_FIELDS = [i for i, f in enumerate(SPEC_FIELDS) if f in (
     "need_ends", "merge_penalty", "bypass", "spill_from", "spill_to", "no_reentry", "spill_next", "token_paid")]
 _SCALARS_OF = operator.itemgetter(*_SCALAR_FIELDS)
@@ -335,6 +355,13 @@ def _same_walk(spec_a: TrainSpec, spec_b: TrainSpec) -> bool:
     differs; the same array object, as trains the title treats alike share, is equal). Read from the
     specs: the kernels' own arguments are scored with the search's weights, made later."""
     if spec_a.walk is spec_b.walk:      # (copied from one spec for other limits: alike)
+        return True
+    if spec_a.rules is spec_b.rules:
+        # (the fields but a train's own are its rules' over the problem's nodes, revenue.problem._rule_fields:
+        # equal for one rules object)
+        for x, y in zip(_TRAIN_FIELDS_OF(spec_a), _TRAIN_FIELDS_OF(spec_b)):
+            if x is not y and (x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes()):
+                return False
         return True
     for f, x, y in zip(SPEC_FIELDS, _SPEC_FIELDS_OF(spec_a), _SPEC_FIELDS_OF(spec_b)):
         if x is y or f in LIMITS:
@@ -719,7 +746,7 @@ class Combination:
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     @classmethod
-    def searched(cls, problem: Problem, trains: list, sets: dict[str, RouteSet], rev: np.ndarray, flags: np.ndarray,
+    def searched(cls, problem: Problem, trains: tuple | list, sets: dict[str, RouteSet], rev: np.ndarray, flags: np.ndarray,
                  keys: np.ndarray, node_sets: np.ndarray, meta: np.ndarray, types: int, meta_list: list[int] | None = None
                  ) -> "Combination":
         """The combination core.probe.walk_and_combine set up (and searched, when its routes were few):
@@ -728,23 +755,41 @@ class Combination:
         out = cls.__new__(cls)
         out.problem, out.sets = problem, sets
         n = len(trains)
-        starts_at = 3 + 2 * types
-        trains_at = starts_at + types + 1
+        trains_at = 4 + 3 * types
         if meta_list is None:
             meta_list = meta.tolist()
-        out.group_start = meta[starts_at:trains_at]
         out.position = meta_list[trains_at:trains_at + n]
         out.trains = [trains[i] for i in out.position]
-        out.group_of = meta[trains_at + n:trains_at + 2 * n]
-        out.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
         out.rev, out.flags, out.keys = rev, flags, keys
-        out.same = _same_as_previous(meta_list[trains_at + n:trains_at + 2 * n])
-        run = problem.run
-        out.flag_max, out.flag_min = _flag_limits(run)
-        out.connected = run.connected
-        out.node_sets = node_sets if run.connected else _NO_NODE_SETS
-        out.index, out.index_start, out.bound_later = key_indexes(keys, out.group_start, out.group_of)
+        out.node_sets = node_sets if problem.run.connected else _NO_NODE_SETS
+        # (meta's views and the search's own arrays are made when first read (__getattr__): a combination
+        # the kernel searched mostly reads none of them, only run() its trains)
+        out._meta = (meta, types, n)
         return out
+
+    _META_VIEWS = frozenset(("group_start", "group_of", "suffix"))
+    _SEARCH_ARRAYS = frozenset(("same", "flag_max", "flag_min", "connected", "index", "index_start", "bound_later"))
+
+    def __getattr__(self, name: str):
+        """searched()'s combination: an attribute the constructor sets, made when first read."""
+        if "_meta" not in self.__dict__:
+            raise AttributeError(name)
+        if name in Combination._META_VIEWS:
+            meta, types, n = self._meta
+            starts_at = 3 + 2 * types
+            trains_at = starts_at + types + 1
+            self.group_start = meta[starts_at:trains_at]
+            self.group_of = meta[trains_at + n:trains_at + 2 * n]
+            self.suffix = meta[trains_at + 2 * n:trains_at + 3 * n + 1]
+        elif name in Combination._SEARCH_ARRAYS:
+            self.same = _same_as_previous(self.group_of.tolist())
+            run = self.problem.run
+            self.flag_max, self.flag_min = _flag_limits(run)
+            self.connected = run.connected
+            self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
+        else:
+            raise AttributeError(name)
+        return self.__dict__[name]
 
     def progress(self, best: int = 0) -> np.ndarray:
         """A fresh progress array (core.combine), searching for runs that earn more than `best`."""
@@ -805,6 +850,11 @@ def _no_progress(trains: int) -> np.ndarray:
     return out
 
 
+_IO: dict[tuple, np.ndarray] = {}     # core.probe's io arrays by their header, types and limits (Search._at_once)
+IO_TEMPLATES = 1024
+_meta_size = meta_size.py_func      # (plain Python: no dispatch for two small ints)
+
+
 class Search:
     """One solve: the exact search, and on boards whose routes take long to enumerate, a heuristic first
     run and a storage cap (revenue.bounded). Runs and bounds are kept as the kernels' scores
@@ -856,8 +906,7 @@ class Search:
             # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
             # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
-            walked = [name for name in p.specs if name not in parents]
-            cap = bounded.capacity(p, self.memory_mb, len(walked))
+            cap = bounded.capacity(p, self.memory_mb, len(p.specs) - len(parents))     # (the types walked)
             # The plain exact search, when each type's routes are enumerated within PROBE_STEPS. A caller
             # who waits for runs (a deadline, or improvements to report) gets the heuristic's run first
             # when a short probe shows the routes are many (the title boards of the benchmark need at
@@ -936,12 +985,15 @@ class Search:
         weights = self.weights
         # core.probe's io: each type's fields, each train's type, the types' limits, the progress, meta
         index = {name: i for i, name in enumerate(names)} if k > 1 else None
-        types: list = []
+        run = p.run
+        head = [steps, 0, n, INDEX_MIN, run.connected, k, 0, 0, *_flag_lists(run)]
+        types = head            # (the header, then each type's fields: one list)
         limits: list = []
         walks: list = []
         walk_of: dict = {}
         limits_at = HEAD + TYPE_FIELDS * k + n
         bypass = 0
+        plain = weights == (1, 0)
         for name in names:
             spec = specs[name]
             # (types copied from one spec for other limits walk alike: the first one's arrays, scalars and
@@ -949,23 +1001,35 @@ class Search:
             first = walk_of.get(spec.walk)
             if first is None:
                 scalars = _TYPE_SCALARS_OF(spec)
-                if weights != (1, 0):       # (merge_penalty as revenue.problem.kernel_values scores it)
+                if not plain:       # (merge_penalty as revenue.problem.kernel_values scores it)
                     scalars = (scalars[0], scalars[1] * weights[0]) + scalars[2:]
-                first = walk_of[spec.walk] = (len(walks), scalars, from_ends(p, spec))
-                walks.append(_walk_arrays(spec, weights))
+                # (from_ends and _walk_arrays called only where they have something to decide)
+                first = walk_of[spec.walk] = (len(walks), scalars, spec.need_ends > 0 and from_ends(p, spec))
+                walks.append(_WALK_OF(spec) if plain else _walk_arrays(spec, weights))
             rows = len(spec.row_visit)
             types += (first[0], index[parents[name]] if name in parents else -1, fast(spec), first[2], *first[1],
                       rows, limits_at)
-            limits += spec.row_visit.tolist()
-            limits += spec.row_pay.tolist()
+            limits += spec.limits       # (row_visit, then row_pay)
             limits_at += 2 * rows
             if spec.bypass > bypass:
                 bypass = spec.bypass
         progress_at = limits_at
         meta_at = progress_at + 4 + n
-        io = np.array([steps, bypass, n, INDEX_MIN, p.run.connected, k, progress_at, meta_at, *_flag_lists(p.run),
-                       *types, *([0] * n if k == 1 else [index[train.name] for train in trains]), *limits,
-                       0, 0, 0, 0, *[-1] * n, *[0] * meta_size(k, n)], dtype=np.int64)
+        head[1], head[6], head[7] = bypass, progress_at, meta_at
+        if k == 1:
+            types += [0] * n
+        else:
+            types += [index[train.name] for train in trains]
+        types += limits
+        # (one board's io is mostly another's: the array is made once per content and copied; the kernel
+        # writes the progress and meta parts, the copy's own)
+        key = tuple(types)
+        template = _IO.get(key)
+        if template is None:
+            if len(_IO) >= IO_TEMPLATES:
+                _IO.clear()
+            template = _IO[key] = np.array(types + [0, 0, 0, 0] + [-1] * n + [0] * _meta_size(k, n), dtype=np.int64)
+        io = template.copy()
         graph_derived = p.graph.derived
         out, keys, node_sets = walk_and_combine(
             *graph_derived["adjacency"], p.chain_keys, p.cost, p.token, p.blocks, p.bypassable,
@@ -990,14 +1054,13 @@ class Search:
                 if status >= UNFINISHED and (i >= listed[1] or name in parents):
                     continue    # (unfinished: only the types walked before the one cut short are kept, for _probe)
                 lo, hi = group_start[g], group_start[g + 1]
-                sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys[lo:hi], flags[lo:hi],
-                                                out[begin_at + lo:begin_at + hi], out[end_at + lo:end_at + hi],
-                                                nodes, chains, weights)
+                sets[name] = RouteSet.presorted(p, name, rev[lo:hi], keys, flags, out[begin_at + lo:begin_at + hi],
+                                                out[end_at + lo:end_at + hi], nodes, chains, weights, (lo, hi))
         if status >= UNFINISHED:
             return False
         if status == STOPPED:
             return True
-        self.combination = Combination.searched(p, list(trains), sets, rev, flags, keys, node_sets, meta, k, listed)
+        self.combination = Combination.searched(p, trains, sets, rev, flags, keys, node_sets, meta, k, listed)
         self.progress = progress = io[progress_at:meta_at]
         if status == COMBINED:
             self.complete = bool(listed[1])
@@ -1119,10 +1182,12 @@ class Search:
 
     def bound(self, score: int) -> int:
         """A bound on the score of every run, no lower than `score`, the best found (revenue.bounded.run_bound)."""
-        if self.complete and self.combination is not None and len(self.sets) == len(self.problem.specs) and all(
-                r.complete and r.floor < 0 for r in self.sets.values()):
-            # (every route stored and the combination finished: its best is the bound, as run_bound finds)
-            return max(score, int(self.progress[0]))
+        if self.complete and self.combination is not None and len(self.sets) == len(self.problem.specs):
+            for r in self.sets.values():
+                if not r.complete or r.floor >= 0:
+                    break
+            else:   # (every route stored and the combination finished: its best is the bound, as run_bound finds)
+                return max(score, self.progress.item(0))
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
