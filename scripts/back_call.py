@@ -23,6 +23,8 @@ from pathlib import Path
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--games", type=int, default=2)
+parser.add_argument("--slowest", type=int, default=0,
+                    help="also print the stages of this many slowest calls, one column each")
 parser.add_argument("--root", default=str(Path(__file__).resolve().parent.parent),
                     help="the checkout whose revenue package is timed (default: this one)")
 args = parser.parse_args()
@@ -69,6 +71,7 @@ def main() -> None:
         wrap(owner, name, label)
     warm_up()
     times: dict[str, dict[str, list[float]]] = {}
+    calls: list[tuple[str, dict[str, float]]] = []
     for seed in range(args.games):
         for title, boards in game_sequences(seed=seed).items():
             for board in boards:
@@ -80,6 +83,7 @@ def main() -> None:
                     this_call["run own"] = this_call["run"] - this_call["_work"] - this_call.get("answer", 0.0) \
                         - this_call.get("bound", 0.0)
                 this_call["solve own"] = this_call["solve"] - sum(this_call.get(s, 0.0) for s in OUTER)
+                calls.append((f"{title[:6]} {board.step}"[:24], dict(this_call)))
                 for label, us in this_call.items():
                     for key in (title, "all"):
                         times.setdefault(label, {}).setdefault(key, []).append(us)
@@ -93,6 +97,12 @@ def main() -> None:
             values = values + [0.0] * (len(times["solve"][t]) - len(values))
             row += f"{statistics.median(values):13.1f}"
         print(row)
+    if args.slowest:
+        slowest = sorted(calls, key=lambda c: -c[1]["solve"])[:args.slowest]
+        print("\nthe slowest calls, us:")
+        for name, stages in slowest:
+            print(f"{name:24s} " + " ".join(f"{label} {stages[label]:.0f}" for label in SHOWN
+                                             if stages.get(label, 0.0) >= 20))
 
 
 if __name__ == "__main__":

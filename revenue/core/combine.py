@@ -431,7 +431,8 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                     for b in range(FLAG_BITS):
                         flags_used[t + 1, b] = flags_used[t, b]
                     if connected:
-                        touched[t + 1, :] = touched[t, :]
+                        for k in range(touched.shape[1]):
+                            touched[t + 1, k] = touched[t, k]
                         running[t + 1] = running[t]
                     found = True
             if not found:

@@ -73,7 +73,8 @@ def _spec(walk, io, at):
 def _node_sets(begin, end, nodes, n, io, k_types, group_type, group_of_type, group_start, sources):
     """core.routes.node_bitsets of the routes of every group, a refitted type's copied from its parent's
     (its routes are some of the parent's: sources[k], their positions there)."""
-    node_sets = np.zeros((begin.shape[0], max(1, (n + 63) // 64)), dtype=np.uint64)
+    words = max(1, (n + 63) // 64)
+    node_sets = np.zeros((begin.shape[0], words), dtype=np.uint64)
     for walked in (True, False):
         for g in range(k_types):
             k = group_type[g]
@@ -81,7 +82,13 @@ def _node_sets(begin, end, nodes, n, io, k_types, group_type, group_of_type, gro
             if (parent < 0) != walked:
                 continue
             lo, hi = group_start[g], group_start[g + 1]
-            if walked:
+            if walked and words == 1:       # (the bits gathered in a register: twice as fast)
+                for i in range(lo, hi):
+                    bits = np.uint64(0)
+                    for at in range(begin[i], end[i]):
+                        bits |= np.uint64(1) << np.uint64(nodes[at])
+                    node_sets[i, 0] = bits
+            elif walked:
                 for i in range(lo, hi):
                     for at in range(begin[i], end[i]):
                         v = nodes[at]
@@ -89,8 +96,9 @@ def _node_sets(begin, end, nodes, n, io, k_types, group_type, group_of_type, gro
             else:
                 from_lo = group_start[group_of_type[parent]]
                 source = sources[k]
-                for i in range(hi - lo):
-                    node_sets[lo + i, :] = node_sets[from_lo + source[i], :]
+                for i in range(hi - lo):        # (word by word: a slice's copy costs ten times more)
+                    for w in range(words):
+                        node_sets[lo + i, w] = node_sets[from_lo + source[i], w]
     return node_sets
 
 
