@@ -138,6 +138,10 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     offset = 0
     most_routes = 0     # (the routes of every type at most: a refitted type's are among its parent's)
     limits = np.empty(5, dtype=np.int64)
+    last_walked = -1        # (its nodes and chains are still in pnodes and pchains when the walks end)
+    for k in range(k_types):
+        if io[HEAD + TYPE_FIELDS * k + 1] < 0:
+            last_walked = k
     # The refitted types whose routes their parent's walk prices (core.routes.walk_prices_children):
     # (picked, scores) as refit_routes would give them.
     priced = np.zeros(k_types, dtype=np.bool_)
@@ -178,8 +182,12 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             meta[1] = k
             break
         used = rstart[stored]
-        node_parts[k] = pnodes[:used].copy()
-        chain_parts[k] = pchains[:used].copy()
+        if k == last_walked:
+            node_parts[k] = pnodes[:used]
+            chain_parts[k] = pchains[:used]
+        else:
+            node_parts[k] = pnodes[:used].copy()
+            chain_parts[k] = pchains[:used].copy()
         # (each type's node offsets shifted to its place in the nodes of all types, joined below)
         order = _order_desc(rev[:stored])
         revs[k], keyss[k], flagss[k], begins[k], ends[k] = gather_routes(
