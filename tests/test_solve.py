@@ -276,3 +276,50 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(mon
                 assert routes(fused.sets[child]) == routes(stepwise.sets[child]), (board.step, child)
                 checked += 1
     assert checked >= 10 and len(node_sets_checked) >= 5
+
+
+def test_a_walk_with_a_step_limit_ends_unfinished_exactly_when_it_needs_that_many_steps():
+    """enumerate_routes looks at its step limit each STOP_CHECK steps, the edges it passes over in its
+    inner loop counted one by one: a walk that takes S steps unlimited ends unfinished under a limit L
+    exactly when S reaches the first multiple of STOP_CHECK from L, and otherwise finds the same routes
+    in the same steps (1860's and 18Rhl's game-server boards, every train type)."""
+    import numpy as np
+
+    from benchmarks.scenarios import game_sequences
+    from revenue.company import build_company
+    from revenue.core.routes import STOP_CHECK, enumerate_routes
+    from revenue.graph import graph_for
+    from revenue.problem import compile_problem
+
+    def walk(problem, arguments, limit):
+        buffers = solve_module._scratch(problem.words)
+        limits = np.array([-1, -1, 0, limit, 0], dtype=np.int64)
+        count, total, stored, complete = enumerate_routes(*arguments, *buffers, limits, False)
+        return complete, int(limits[4]), buffers[0][:stored].tolist(), buffers[4][:total].tolist()
+
+    long_walks = 0
+    for title in ("1860", "18rhl"):
+        for board in game_sequences(seed=3)[title][::4]:
+            graph = graph_for(board.request["board"])
+            problem = compile_problem(graph, build_company(board.request["company"], graph.board))
+            if not problem.company.trains or not problem.token.any():
+                continue
+            stop = np.zeros(1, dtype=np.int64)
+            for name in problem.specs:
+                arrays, fast, from_ends = solve_module.kernel_arguments(problem, name)
+                arguments = (*problem.graph.derived["adjacency"], problem.chain_keys, problem.cost, problem.token,
+                             problem.blocks, problem.bypassable, solve_module.reachable(problem),
+                             *problem.graph.derived["hex_walks"], arrays, fast, from_ends, stop)
+                complete, steps, rev, nodes = walk(problem, arguments, 0)
+                assert complete
+                below = steps // STOP_CHECK * STOP_CHECK        # (the last multiple the walk reached)
+                for limit in {below, below + 1, below + STOP_CHECK, steps, steps + 1} - {0}:
+                    first_check = -(-limit // STOP_CHECK) * STOP_CHECK
+                    limited = walk(problem, arguments, limit)
+                    assert limited[0] == (steps < first_check), (board.step, name, steps, limit)
+                    if limited[0]:
+                        assert limited[1:] == (steps, rev, nodes)
+                    else:
+                        assert first_check <= limited[1] <= steps
+                long_walks += steps >= STOP_CHECK
+    assert long_walks >= 10
