@@ -626,6 +626,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     over = np.zeros(max_depth, dtype=np.bool_)
     settled = np.empty(n_rows, dtype=np.int64)      # usage with T's cost, to check it
     grp = np.zeros(max_depth, dtype=np.int64)
+    flg = np.zeros(max_depth, dtype=np.int64)      # the flags of the nodes on the route (flag_on)
     visited = np.zeros(n, dtype=np.bool_)
     scratch = np.empty(n + 1, dtype=np.int64)
     worth = np.empty(n + 1, dtype=np.int64)
@@ -679,6 +680,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         over[0] = False
         t_pend = 0                   # T's cost when out of A's usage
         grp[0] = groups[t]
+        flg[0] = flag_on[t]
         vsum[0] = value[t]
         rcount[0, :] = 0
         rsum[0, :] = 0
@@ -724,6 +726,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                             settled[j] = usage[d, j]
                         over[d] = not fits(settled, row_visit, spill_from, spill_to)
                     grp[d] = grp[d - 1]
+                    flg[d] = flg[d - 1]
                     vsum[d] = vsum[d - 1]
                     for j in range(n_rows):
                         rcount[d, j] = rcount[d - 1, j]
@@ -813,6 +816,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
             counted[nd] = w_cost
             over[nd] = bad
             grp[nd] = grp[d] | groups[w]
+            flg[nd] = flg[d] | flag_on[w]
             vsum[nd] = vsum[d] + value[w]
             if by_rows:
                 for j in range(n_rows):
@@ -906,10 +910,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                 rev[count] = revenue
                 for j in range(words):
                     rkeys[count, j] = keys[d, j]
-                fl = BYPASS_FLAG if byp[d] > 0 else 0
-                for i in range(length):
-                    fl |= flag_on[path[i]]
-                rflags[count] = fl
+                rflags[count] = flg[d] | (BYPASS_FLAG if byp[d] > 0 else 0)
                 rstart[count + 1] = total + length
                 if child_rev is not None:
                     for kc in range(child_rev.shape[1]):
