@@ -19,16 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros     # (an LLVM intrinsic: the lowest set bit's position)
 
 STOP_CHECK = 1024
 FLAG_BITS = 8
-
-# The position of a word's lowest set bit b: LOWEST_BIT[(b * DE_BRUIJN) >> 58] (a de Bruijn sequence
-# gives each of the 64 single bits a distinct top 6 bits).
-DE_BRUIJN = np.uint64(0x03F79D71B4CA8B09)
-LOWEST_BIT = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    LOWEST_BIT[((1 << _i) * int(DE_BRUIJN) & (2**64 - 1)) >> 58] = _i
 
 
 @njit(cache=True, nogil=True)
@@ -101,12 +95,12 @@ def fill_key_index(keys, index, base):
     routes, words = keys.shape
     for p in range(routes):
         bit = np.uint64(1) << np.uint64(p & 63)
+        column = base + (p >> 6)
         for w in range(words):
             bits = keys[p, w]
             while bits:
-                low = bits & (~bits + np.uint64(1))
-                index[w * 64 + LOWEST_BIT[(low * DE_BRUIJN) >> np.uint64(58)], base + (p >> 6)] |= bit
-                bits ^= low
+                index[w * 64 + np.int64(trailing_zeros(bits)), column] |= bit
+                bits &= bits - np.uint64(1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -119,10 +113,7 @@ def _first_clear(m, w, i, end, last):
     if w == last and (end & 63) != 0:
         free &= (np.uint64(1) << np.uint64(end & 63)) - np.uint64(1)
     if free != 0:
-        j = 0
-        while not (free >> np.uint64(j)) & np.uint64(1):
-            j += 1
-        return (w << 6) + j
+        return (w << 6) + np.int64(trailing_zeros(free))
     return -1
 
 
@@ -179,10 +170,9 @@ def _key_list(bits_of, klist):
     for k in range(bits_of.shape[0]):
         bits = bits_of[k]
         while bits:
-            low = bits & (~bits + np.uint64(1))
-            klist[nk] = k * 64 + LOWEST_BIT[(low * DE_BRUIJN) >> np.uint64(58)]
+            klist[nk] = k * 64 + np.int64(trailing_zeros(bits))
             nk += 1
-            bits ^= low
+            bits &= bits - np.uint64(1)
     return nk
 
 
