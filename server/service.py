@@ -1058,8 +1058,18 @@ class RouteService:
         self.titles()
         # A real board of each title (the package's examples): their kernels, loaded from Numba's cache
         # at a first call of their kind, took 20-300 ms each in the first calls of a fresh server.
+        # Each once more as a game's next boards come (lays and tokens all checked before on that map:
+        # one compiled call places them, revenue.board._build_known): its lays in another order, then
+        # its tokens too (the same lays' track, the tokens placed on it). Without these, a fresh
+        # server's first such board compiled those kernels in its call (7 s with Numba's cache empty).
         for path in _example_solves():
-            solve(json.loads(path.read_text()), cancel=threading.Event())
+            request = json.loads(path.read_text())
+            solve(request, cancel=threading.Event())
+            board = request["board"]
+            if board.get("tiles"):
+                for tokens in (board.get("tokens"), (board.get("tokens") or [])[::-1]):
+                    again = {**request, "board": {**board, "tiles": board["tiles"][::-1], "tokens": tokens}}
+                    solve(again, cancel=threading.Event())
 
 
 def _example_solves() -> list:
