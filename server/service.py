@@ -1066,9 +1066,10 @@ class RouteService:
             request = json.loads(path.read_text())
             solve(request, cancel=threading.Event())
             board = request["board"]
-            if board.get("tiles"):
-                for tokens in (board.get("tokens"), (board.get("tokens") or [])[::-1]):
-                    again = {**request, "board": {**board, "tiles": board["tiles"][::-1], "tokens": tokens}}
+            tiles, tokens = board.get("tiles"), board.get("tokens") or []
+            if tiles:
+                for placed in (tokens, tokens[::-1]):
+                    again = {**request, "board": {**board, "tiles": tiles[::-1], "tokens": placed}}
                     solve(again, cancel=threading.Event())
 
 
