@@ -5,7 +5,7 @@ finds a heuristic run worth `best` (revenue.heuristic), then walks every route b
 that could be part of a better run: a route of train i earning r can only if r plus every other train's
 best route beats `best`, so routes earning at most `best - sum of the others' bounds` (the floor) are
 counted, not stored. When the stored routes would pass the cap anyway, the walk drops the weaker half
-of them and raises its floor (core.routes._compact).
+of them and raises its floor (core.walk._compact).
 
 Whatever was left out, every run either uses stored routes only, which the combination search bounds,
 or uses a left-out route of some train i, earning at most floor_i plus the other trains' bounds; the

@@ -1,7 +1,7 @@
 """A good legal run at once, for boards whose routes are too many to enumerate quickly.
 
 Each train in turn (the ones that could earn most first) walks the board with the exact route kernel
-(revenue.core.routes.enumerate_routes) for a slice of the time budget, on a copy of the adjacency where
+(revenue.core.walk.enumerate_routes) for a slice of the time budget, on a copy of the adjacency where
 each node's chains are ordered by the value of the node they lead to (so the depth-first walk follows
 the richest track first) and the chains that share a track key with the routes already chosen are left
 out; the walk keeps the best routes it meets (compaction). The best route joins the run, its keys are
@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from .core.detours import best_detours
-from .core.routes import enumerate_routes
+from .core.walk import enumerate_routes
 from .problem import Problem, hex_walks
 
 KEPT_ROUTES = 512       # routes a heuristic walk keeps (the best it meets)

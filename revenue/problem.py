@@ -723,7 +723,7 @@ def all_paid(problem: Problem, spec: TrainSpec, path: np.ndarray, nodes: list[in
 def price_route(problem: Problem, spec: TrainSpec, nodes: list[int], halts: int | None = None,
                 weights: tuple[int, int] | None = None) -> RoutePrice | None:
     """Revenue and subsidy of a route that passed the legality checks (the Python twin of
-    core.routes.price): merged consecutive stops, the alternative multiplier, the engine's stop choice (per
+    core.pricing.price): merged consecutive stops, the alternative multiplier, the engine's stop choice (per
     distance row the best `pay` nodes, one of them a city with the company's token unless
     RouteRules.token_paid is off), per-stop and route bonuses. None when no choice of paid stops holds a
     token city (and one must).

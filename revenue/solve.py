@@ -1,7 +1,7 @@
 """The optimizer: the best legal assignment of routes to a company's trains, with proof.
 
 solve() compiles the board into arrays (revenue.problem), enumerates every legal route of each train
-type (revenue.core.routes) and searches the best combination by branch and bound
+type (revenue.core.walk) and searches the best combination by branch and bound
 (revenue.core.combine). The kernels release the GIL. A search runs in its caller's thread while one
 watchdog thread for the process stops it at its deadline or cancel; when improvements are to be
 reported, or the kernels may still need compiling, it runs in a worker thread instead and the caller's
@@ -21,9 +21,12 @@ from .company import build_company
 from .core.combine import FLAG_BITS, best_combination, fill_key_index
 from .core.probe import (COMBINED, HEAD, NODES_PER_ROUTE, STOPPED, TYPE_FIELDS, UNFINISHED, WALK_FIELDS, meta_size,
                          walk_and_combine)
-from .core.routes import (SPEC_FIELDS, enumerate_routes, node_bitsets, refit_routes, sort_picked_routes,
-                          sort_routes)
+from .core.node_sets import node_bitsets
+from .core.pricing import SPEC_FIELDS
+from .core.refit import refit_routes
+from .core.sort import sort_picked_routes, sort_routes
 from .core.track import reachable_nodes
+from .core.walk import enumerate_routes
 from .errors import InputError
 from .evaluate import answer_entry
 from .graph import graph_for
@@ -175,7 +178,7 @@ _SCALARS_OF = operator.itemgetter(*_SCALAR_FIELDS)
 
 
 def spec_arrays(spec: TrainSpec, weights: tuple[int, int] = (1, 0)) -> tuple:
-    """The train's arrays as the kernels take them (core.routes.SPEC_FIELDS), its values scored with
+    """The train's arrays as the kernels take them (core.pricing.SPEC_FIELDS), its values scored with
     `weights` (revenue.problem.kernel_values)."""
     scored = kernel_values(spec, weights) if weights != (1, 0) else None     # (kernel_values: {} for (1, 0))
     values = [scored.get(f, getattr(spec, f)) for f in SPEC_FIELDS] if scored else list(_SPEC_FIELDS_OF(spec))
@@ -377,7 +380,7 @@ def _same_walk(spec_a: TrainSpec, spec_b: TrainSpec) -> bool:
 
 def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[int, int] = (1, 0), floor: int = -1,
                capacity: tuple[int, int] | None = None, steps: int = 0) -> RouteSet:
-    """Every legal route of one train type scoring more than `floor` (revenue.core.routes.enumerate_routes).
+    """Every legal route of one train type scoring more than `floor` (revenue.core.walk.enumerate_routes).
     `capacity` (routes, route nodes) caps the storage (revenue.bounded.capacity): beyond it the walk
     keeps the best routes and the set's floor says what the routes left out score at most. With `steps`,
     a walk that needs more steps than that ends unfinished (the set is not complete)."""

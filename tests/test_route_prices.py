@@ -1,6 +1,6 @@
 """Every route the walk stores, and every route a refit keeps (revenue.solve.route_parents), earns what the
 Python twin of the pricing says (revenue.problem.price_route, with the optimizer's weights), route by
-route: the kernels price most routes from each distance row's counts and sums (core.routes.best_rows_revenue)
+route: the kernels price most routes from each distance row's counts and sums (core.pricing.best_rows_revenue)
 and call the whole-route price() only where that cannot decide, so both readings are compared on random
 boards with row trains (pay fewer stops than they visit, spill) and on the game-server benchmark's 1860
 and 18Rhl boards (n+m trains, halts and subsidies; merged stops, metropolises)."""
@@ -68,12 +68,12 @@ def test_stored_routes_earn_their_price_on_game_boards():
 
 
 def test_rows_revenue_decides_as_the_route_read_does():
-    """core.routes.rows_revenue (from the rows' counts and sums; rows of at most two values) says what
+    """core.pricing.rows_revenue (from the rows' counts and sums; rows of at most two values) says what
     best_rows_revenue (which reads the route's stops) says, wherever it decides; random routes over
     rows of one value, two values and more, with tokens and spills."""
     from numba import njit
 
-    from revenue.core.routes import UNDECIDED, best_rows_revenue, rows_revenue, two_valued
+    from revenue.core.pricing import UNDECIDED, best_rows_revenue, rows_revenue, two_valued
 
     @njit
     def rows_revenue_call(count, total, has_token, row_pay, spill_from, spill_to, spill_next, token_paid, low, high):

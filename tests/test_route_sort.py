@@ -1,11 +1,11 @@
-"""core.routes sorts routes best first with a stable radix sort (_order_desc): the order must be the
+"""core.sort sorts routes best first with a stable radix sort (_order_desc): the order must be the
 stable merge sort's of -rev, which the combination search and its tie-breaks were built on."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from revenue.core.routes import RADIX_MIN, _order_desc, sort_picked_routes, sort_routes
+from revenue.core.sort import RADIX_MIN, _order_desc, sort_picked_routes, sort_routes
 
 
 @pytest.mark.parametrize("kind", ["few values", "scores", "wide", "negative", "extremes"])

@@ -136,7 +136,7 @@ def _walk_case(seed: int):
 def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
     """A walk whose storage is `cap` routes keeps the best ones: exactly the routes of the full walk
     that earn more than its final floor (and, when every route it held earned one revenue, some of
-    those earning the floor: routes.py _compact), and it meets the same best route."""
+    those earning the floor: core.walk._compact), and it meets the same best route."""
     case = _walk_case(seed)
     if case is None:
         return
@@ -167,7 +167,7 @@ def test_compacted_walk_keeps_exactly_the_routes_above_its_floor(seed, cap):
 def test_compaction_keeps_some_routes_when_all_earn_the_same():
     """_compact of routes that all earn one revenue keeps the first half of them (not none) at that
     floor; with one better route, it keeps that one and the floor is the revenue below it."""
-    from revenue.core.routes import _compact
+    from revenue.core.walk import _compact
 
     def compact(revenues):
         n = len(revenues)

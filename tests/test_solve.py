@@ -226,13 +226,14 @@ def test_the_one_call_probe_answers_as_the_step_by_step_search(monkeypatch):
 
 def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(monkeypatch):
     """core.probe prices a refitted type's routes in its parent's walk where that walk is priced by rows
-    (core.routes.walk_prices_children): route by route, in order, they are RouteSet.refit's (the
+    (core.walk.walk_prices_children): route by route, in order, they are RouteSet.refit's (the
     step-by-step path), on 1860's game-server boards (6+3 refitted from 7+4, 4+2 from 5+3, ...); and
     the routes' node sets (copied from the parent's for a refitted type) are node_bitsets'."""
     from benchmarks.scenarios import game_sequences
     from revenue import bounded
     from revenue.company import build_company
-    from revenue.core.routes import node_bitsets, walk_prices_children
+    from revenue.core.node_sets import node_bitsets
+    from revenue.core.walk import walk_prices_children
     from revenue.graph import graph_for
     from revenue.problem import compile_problem
 
@@ -287,7 +288,7 @@ def test_a_walk_with_a_step_limit_ends_unfinished_exactly_when_it_needs_that_man
 
     from benchmarks.scenarios import game_sequences
     from revenue.company import build_company
-    from revenue.core.routes import STOP_CHECK, enumerate_routes
+    from revenue.core.walk import STOP_CHECK, enumerate_routes
     from revenue.graph import graph_for
     from revenue.problem import compile_problem
 

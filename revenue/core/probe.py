@@ -4,8 +4,8 @@ Search._probe, RouteSet and Combination do call by call. A game state's walks an
 few microseconds of work each; called one by one from Python, each call's arguments and results, and
 the Python objects around them, cost several times that.
 
-The same kernels do the work (core.routes.enumerate_routes, refit_routes, the sorts, and
-core.combine.best_combination), in the same order on the same arrays, so the routes, their order and
+The same kernels do the work (core.walk.enumerate_routes, core.refit.refit_routes, core.sort's sorts
+and core.combine.best_combination), in the same order on the same arrays, so the routes, their order and
 the run found, with its statistics, are those of the call-by-call path. Whatever this call does not
 finish (a walk cut short by its step limit or the stop flag, more routes than the scratch arrays hold)
 it reports, and the caller takes the call-by-call path instead.
@@ -22,8 +22,10 @@ import numpy as np
 from numba import njit
 
 from .combine import FLAG_BITS, best_combination
-from .routes import _order_desc, enumerate_routes, gather_routes, refit_routes, walk_prices_children
+from .refit import refit_routes
+from .sort import _order_desc, gather_routes
 from .track import reachable_nodes
+from .walk import enumerate_routes, walk_prices_children
 
 # walk_and_combine's status (meta[0])
 COMBINED = 0        # every route known and the combination searched (meta[1]: it finished)
@@ -39,10 +41,10 @@ OVERFLOW = 4        # a walk's routes did not fit the scratch arrays (likewise)
 # then the progress array (core.combine: 4 + trains) and the room for meta.
 HEAD = 8 + 2 * FLAG_BITS
 # per type: its walk (index into `walks`), parent (-1: walked; else the type it is refitted from, earlier in
-# the order), fast, from_ends, the spec's scalars (core.routes.SPEC_FIELDS: need_ends, merge_penalty,
+# the order), fast, from_ends, the spec's scalars (core.pricing.SPEC_FIELDS: need_ends, merge_penalty,
 # bypass, spill_from, spill_to, no_reentry, spill_next, token_paid), rows, limits_at
 TYPE_FIELDS = 14
-# the walk arrays: core.routes.SPEC_FIELDS but the row limits and the scalars
+# the walk arrays: core.pricing.SPEC_FIELDS but the row limits and the scalars
 WALK_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "need", "alt_mult", "alt_end", "merge", "metro",
                "rule_class", "rule_amount", "rule_set", "rule_min", "flag_on")
 NODES_PER_ROUTE = 8     # scratch: route nodes per route
@@ -58,7 +60,7 @@ def meta_size(types: int, trains: int) -> int:
 
 @njit(cache=True, nogil=True, inline="always")
 def _spec(walk, io, at):
-    """A type's kernel arrays in the order of core.routes.SPEC_FIELDS: its walk's arrays, its scalars and
+    """A type's kernel arrays in the order of core.pricing.SPEC_FIELDS: its walk's arrays, its scalars and
     its row limits (views of io)."""
     (row, base, bonus, end_ok, groups, need, alt_mult, alt_end, merge, metro, rule_class, rule_amount, rule_set,
      rule_min, flag_on) = walk
@@ -71,7 +73,7 @@ def _spec(walk, io, at):
 
 @njit(cache=True, nogil=True)
 def _node_sets(begin, end, nodes, n, io, k_types, group_type, group_of_type, group_start, sources):
-    """core.routes.node_bitsets of the routes of every group, a refitted type's copied from its parent's
+    """core.node_sets.node_bitsets of the routes of every group, a refitted type's copied from its parent's
     (its routes are some of the parent's: sources[k], their positions there)."""
     words = max(1, (n + 63) // 64)
     node_sets = np.zeros((begin.shape[0], words), dtype=np.uint64)
@@ -142,7 +144,7 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     for k in range(k_types):
         if io[HEAD + TYPE_FIELDS * k + 1] < 0:
             last_walked = k
-    # The refitted types whose routes their parent's walk prices (core.routes.walk_prices_children):
+    # The refitted types whose routes their parent's walk prices (core.walk.walk_prices_children):
     # (picked, scores) as refit_routes would give them.
     priced = np.zeros(k_types, dtype=np.bool_)
     picks = [np.empty(0, dtype=np.int64) for _ in range(k_types)]
