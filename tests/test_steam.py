@@ -489,12 +489,13 @@ def test_remembered_board_answers_each_player_as_a_fresh_parse():
     """deliveries() remembers a parsed board between requests that differ only in the acting player."""
     from benchmarks.steam import PLAYERS, large_map
 
-    from revenue.steam import _parse, _solve
+    from revenue.steam.request import parse
+    from revenue.steam.search import solve
 
     board = large_map(seed=3, level=4)
     for player in PLAYERS + PLAYERS[::-1]:
         request = {**board, "player": player}
-        assert deliveries(request) == _solve(_parse(request))
+        assert deliveries(request) == solve(parse(request))
     with pytest.raises(InputError) as err:
         deliveries({**board, "player": "nobody"})
     assert err.value.field == "player"

@@ -242,13 +242,3 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
             depth = nd
     return (g_key, g_len, g_links, g_stops, g_found,
             t_key, t_len, t_links, t_stops, t_group, t_size, explored)
-
-
-def unpack_key(key: int) -> tuple[int, int, int]:
-    """(own, others, length) of a packed key."""
-    key = int(key)
-    length = FIELD - 1 - key % FIELD
-    key //= FIELD
-    others = FIELD - 1 - key % FIELD
-    own = key // FIELD
-    return own, others, length
