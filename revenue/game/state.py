@@ -1,0 +1,409 @@
+"""The state of play of an 18xx.games game, rebuilt one standing action at a time: what routes and revenue
+depend on (the board's tiles and tokens, the phase, each corporation's trains and privates, the game's
+options and 1860's late-game flags), and enough of the rest to get those right (shares bought from the
+initial offering, for floating; the round; which corporation operates).
+
+Rounds are read from who acts: a player buying, selling or passing in a stock round, corporations in
+operating rounds. A corporation starts a new turn when it acts after another corporation did, or when it
+goes back to an earlier step (a tile after a run); a turn of a corporation that already operated in this
+operating round starts the next one.
+
+An action the replay cannot rebuild exactly raises ReplayError naming it.
+"""
+from __future__ import annotations
+
+from ..titles import get_title
+from .actions import ReplayError
+from .board_state import BoardError, BoardState
+from .titles import FLOAT, OPERATING_ROUND, game_rules
+
+TITLE_NAMES = {"1830": "1830", "1889": "1889", "1860": "1860", "18rhl": "18rhl",
+               "steam over holland": "steam_over_holland", "steam_over_holland": "steam_over_holland"}
+# a corporation's steps in its turn: an action of a lower rank than the last one starts a new turn
+STEP_RANK = {"lay_tile": 1, "place_token": 1, "run_routes": 3, "dividend": 4, "buy_train": 5}
+# actions of players that only a stock round has
+STOCK_ACTIONS = {"buy_shares", "par", "pass", "buy_company", "bid"}
+# actions that change nothing routes depend on (nor the round)
+IGNORED = {"message", "program_buy_shares", "program_share_pass", "program_auction_bid", "program_merger_pass",
+           "program_harzbahn_draft_pass", "program_independent_mines", "program_close_pass",
+           "program_disable", "program_buy_train", "end_game", "log", "choose_ability"}
+HANDLED = {"lay_tile", "place_token", "buy_train", "discard_train", "run_routes", "dividend", "buy_company",
+           "buy_shares", "sell_shares", "par", "pass", "bid", "bankrupt"}
+
+
+def title_name(export: dict) -> str:
+    raw = str(export.get("title", ""))
+    name = TITLE_NAMES.get(raw.lower())
+    if name is None:
+        raise ReplayError(-1, {"id": None, "type": "title"}, f"no replay for the title {raw!r} "
+                          f"(known: {', '.join(sorted(set(TITLE_NAMES.values())))})")
+    return name
+
+
+def _train_type(train_id: str) -> str:
+    return str(train_id).rpartition("-")[0]
+
+
+class GameState:
+    """The state after the standing actions applied so far (apply one at a time, in log order)."""
+
+    def __init__(self, export: dict):
+        self.name = title_name(export)
+        self.title = get_title(self.name)
+        self.rules = game_rules(self.name)
+        settings = export.get("settings") or {}
+        rules = settings.get("optional_rules") or []
+        self.options: dict[str, str] = {str(r): "true" for r in rules}
+        self.options.update(self.rules.extra_options(export))
+        raw = self.title.raw()
+        self.data = self.title.data(self.options)
+        self.board = BoardState(self.data, raw["hexes"])
+        self.players = {p["id"] for p in export.get("players") or ()}
+        self.corporations = {c["id"]: c for c in self.data.corporations}
+        self.companies = {c["id"] for c in self.data.companies}
+        self.train_specs = {t["name"]: t for t in raw["trains"]}
+        self.train_order = [t["name"] for t in raw["trains"]]
+        self.phase_index = 0
+        # trains: owner by id (a corporation; absent = the bank), each corporation's in the order bought
+        self.train_owner: dict[str, str] = {}
+        self.trains: dict[str, list[str]] = {}
+        self.train_names: dict[str, str] = {}       # id -> its name as run (a variant's)
+        self.bought: dict[str, int] = {}            # train type -> copies sold by the depot
+        self.discarded: list[str] = []              # trains back in the depot
+        self.gone: set[str] = set()                 # rusted or exchanged
+        self.rusted_types: set[str] = set()
+        # privates: owner (a corporation or a player), closed ones
+        self.company_owner: dict[str, object] = {}
+        self.closed: set[str] = set()
+        # shares: what left the initial offering, by corporation; who floated
+        self.ipo_sold: dict[str, set[str]] = {}
+        self.ipo_percent: dict[str, int] = {}
+        self.floated: list[str] = []
+        self.operated: set[str] = set()            # corporations that have had a turn
+        # rounds
+        self.round_kind = "auction"
+        self.turn = 1
+        self.or_number = 0
+        self.operator: str | None = None
+        self.or_operated: set[str] = set()
+        self.last_rank = 0
+        self.ended: str | None = None
+        # 1860
+        self.southern_forms = False
+        self.southern_formed = False
+        self.nationalization = False
+
+    # ---- reading the state -------------------------------------------------------------------------
+    @property
+    def phase(self):
+        return self.data.phases[self.phase_index]
+
+    @property
+    def round_name(self) -> str:
+        if self.round_kind == "operating":
+            return f"OR {self.turn}.{self.or_number}"
+        return f"SR {self.turn}" if self.round_kind == "stock" else "Auction"
+
+    def privates_of(self, corporation: str) -> list[str]:
+        return [c for c, owner in self.company_owner.items() if owner == corporation and c not in self.closed]
+
+    def board_request(self) -> dict:
+        board = {"title": self.name, "phase": self.phase.name, "tiles": self.board.tiles_request(),
+                 "tokens": self.board.tokens_request()}
+        options = dict(self.options)
+        if self.nationalization:
+            options["nationalization"] = "true"
+        if self.southern_formed:
+            options["southern_formed"] = "true"
+        if options:
+            board["options"] = options
+        return board
+
+    def company_request(self, corporation: str) -> dict:
+        trains = [{"name": self.train_names[t], "id": t} for t in self.trains.get(corporation, ())]
+        if not trains and self.rules.leases_trains:
+            leased = self.cheapest_depot_train()
+            if leased is not None:
+                trains = [{"name": self.train_names.get(leased, _train_type(leased)), "id": leased, "leased": True}]
+        return {"id": corporation, "trains": trains, "privates": self.privates_of(corporation)}
+
+    def request(self, corporation: str) -> dict:
+        """The SolveRequest of `corporation` running now."""
+        return {"board": self.board_request(), "company": self.company_request(corporation)}
+
+    def cheapest_depot_train(self) -> str | None:
+        """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
+        type not sold out, those of later types the phase makes available, and the discarded ones."""
+        offered: list[str] = []
+        first = True
+        for name in self.train_order:
+            if name in self.rusted_types:
+                continue
+            count = self.rules.train_counts.get(name)
+            sold = self.bought.get(name, 0)
+            if count is not None and sold >= count:
+                continue
+            available_on = self.train_specs[name].get("available_on")
+            if first or (available_on and self._phase_reached(available_on)):
+                offered.append(f"{name}-{sold}")
+            first = False
+        offered += self.discarded
+        if not offered:
+            return None
+        return min(offered, key=lambda t: self.train_specs[_train_type(t)].get("price", 0))
+
+    def _phase_reached(self, name: str) -> bool:
+        names = [p.name for p in self.data.phases]
+        return name in names and names.index(name) <= self.phase_index
+
+    # ---- applying actions --------------------------------------------------------------------------
+    def apply(self, index: int, action: dict) -> None:
+        """Apply the standing action at position `index` of the log (and the automatic actions it carries)."""
+        kind = action.get("type")
+        if kind in IGNORED or str(kind).startswith("program_"):
+            return
+        if kind not in HANDLED:
+            raise ReplayError(index, action, "the replay does not know this action type")
+        if self.ended is not None:
+            if kind == "run_routes":
+                raise ReplayError(index, action, f"a company runs after {self.ended}")
+            return
+        try:
+            self._round_of(action)
+            getattr(self, "_" + kind)(action)
+        except BoardError as exc:
+            raise ReplayError(index, action, str(exc)) from None
+        for auto in action.get("auto_actions") or ():
+            self.apply(index, auto)
+
+    def _entity(self, action: dict):
+        """(kind, id): 'player', 'corporation' or 'company'."""
+        entity = action.get("entity")
+        kind = action.get("entity_type")
+        if kind in ("player", "corporation", "company"):
+            return kind, entity
+        if entity in self.players or isinstance(entity, int):
+            return "player", entity
+        return ("corporation" if entity in self.corporations else "company"), entity
+
+    def _round_of(self, action: dict) -> None:
+        kind, entity = self._entity(action)
+        atype = action["type"]
+        if kind == "player":
+            if atype in STOCK_ACTIONS and self.round_kind == "operating":
+                self._start_stock_round()
+            return
+        if kind == "company":
+            owner = self.company_owner.get(entity)
+            if owner not in self.corporations or atype not in ("lay_tile", "place_token"):
+                return
+            entity, atype = owner, ""          # a private of a corporation acts in its turn
+        if atype == "discard_train":
+            return                                # any corporation over its limit discards
+        if self.round_kind != "operating":
+            if (self.rules.float_lays_home_tile and atype == "lay_tile"
+                    and action.get("hex") == self._home_hexes(entity)[0]):
+                return                            # 1860: a floating corporation lays its home tile
+            self._start_operating_round()
+        rank = STEP_RANK.get(atype, 0)
+        if entity != self.operator or (rank and rank < self.last_rank):
+            if entity in self.or_operated:
+                self._start_operating_round()
+            self._start_turn(entity)
+        if rank:
+            self.last_rank = max(self.last_rank, rank)
+
+    def _start_stock_round(self) -> None:
+        if self.round_kind == "operating":
+            self.turn += 1
+        self.round_kind = "stock"
+        self.operator = None
+        if self.southern_forms:
+            self.southern_formed = True
+        self._check_nationalization()
+
+    def _start_operating_round(self) -> None:
+        self.or_number = self.or_number + 1 if self.round_kind == "operating" else 1
+        self.round_kind = "operating"
+        self.or_operated = set()
+        self.operator = None
+        self._check_nationalization()
+        if self.rules.home_timing == OPERATING_ROUND:
+            for corporation in self.floated:
+                self._place_home(corporation)
+
+    def _start_turn(self, corporation: str) -> None:
+        self.operator = corporation
+        self.or_operated.add(corporation)
+        self.last_rank = 0
+        if corporation not in self.operated:
+            self.operated.add(corporation)
+            self._place_home(corporation)
+
+    def _check_nationalization(self) -> None:
+        """1860: nationalization begins at a round's change once the Southern has formed and every
+        floated corporation owns a train."""
+        if self.southern_formed and not self.nationalization:
+            if all(self.trains.get(c) for c in self.floated):
+                self.nationalization = True
+
+    def _home_hexes(self, corporation: str) -> list[str]:
+        coordinates = self.corporations[corporation].get("coordinates")
+        return list(coordinates) if isinstance(coordinates, list) else [coordinates]
+
+    def _place_home(self, corporation: str) -> None:
+        spec = self.corporations.get(corporation)
+        if spec is None:
+            return
+        for hex_name in self._home_hexes(corporation):
+            if self.board.has_token(hex_name, corporation):
+                continue
+            city = self.board.home_city(hex_name, corporation, spec.get("city"))
+            if city is None:
+                continue                          # the corporation chooses its city by a place_token
+            state = self.board.hex(hex_name)
+            if len(state.tokens[city]) < state.tile.cities[city].slots:
+                self.board.place_token(hex_name, city, corporation)
+
+    # ---- the actions ---------------------------------------------------------------------------------
+    def _lay_tile(self, action: dict) -> None:
+        self.board.lay(action.get("hex"), str(action.get("tile")), action.get("rotation"))
+
+    def _place_token(self, action: dict) -> None:
+        kind, entity = self._entity(action)
+        company = self.company_owner.get(entity) if kind == "company" else entity
+        if company not in self.corporations:
+            raise BoardError(f"{entity} places a token for no corporation")
+        hex_name, city = self.board.city_of(action.get("city"))
+        self.board.place_token(hex_name, city, company)
+
+    def _buy_train(self, action: dict) -> None:
+        buyer = action.get("entity")
+        train = str(action.get("train"))
+        exchange = action.get("exchange")
+        if exchange:
+            self._take_train(str(exchange))
+            self.gone.add(str(exchange))
+        if train in self.gone:
+            raise BoardError(f"train {train} has rusted or left the game")
+        seller = self.train_owner.get(train)
+        if seller is not None:
+            self._take_train(train)
+        elif train in self.discarded:
+            self.discarded.remove(train)
+        else:
+            self._buy_from_depot(train)
+        self.train_owner[train] = buyer
+        self.trains.setdefault(buyer, []).append(train)
+        self.train_names.setdefault(train, action.get("variant") or _train_type(train))
+        if action.get("variant"):
+            self.train_names[train] = action["variant"]
+
+    def _buy_from_depot(self, train: str) -> None:
+        kind = _train_type(train)
+        if kind not in self.train_specs:
+            raise BoardError(f"train {train} is of no type of the title")
+        if kind in self.rusted_types:
+            raise BoardError(f"{kind} trains have rusted")
+        first = kind not in self.bought
+        self.bought[kind] = self.bought.get(kind, 0) + 1
+        if first:
+            self._first_of_type(kind)
+
+    def _first_of_type(self, kind: str) -> None:
+        """The first train of a type bought: phase changes, rusting and the type's events."""
+        phases = self.data.phases
+        while self.phase_index + 1 < len(phases) and phases[self.phase_index + 1].on == kind:
+            self.phase_index += 1
+        for name, spec in self.train_specs.items():
+            if spec.get("rusts_on") == kind:
+                self._rust(name)
+        for event in self.train_specs[kind].get("events") or ():
+            self._event(event.get("type"))
+
+    def _rust(self, kind: str) -> None:
+        self.rusted_types.add(kind)
+        for train, owner in list(self.train_owner.items()):
+            if _train_type(train) == kind:
+                self._take_train(train)
+                self.gone.add(train)
+        for train in [t for t in self.discarded if _train_type(t) == kind]:
+            self.discarded.remove(train)
+            self.gone.add(train)
+
+    def _event(self, kind: str | None) -> None:
+        if kind == "close_companies":
+            self.closed.update(c for c in self.companies if c not in self.rules.never_close)
+        elif kind == "southern_forms":
+            self.southern_forms = True
+
+    def _take_train(self, train: str) -> None:
+        owner = self.train_owner.pop(train, None)
+        if owner is not None:
+            self.trains[owner].remove(train)
+
+    def _discard_train(self, action: dict) -> None:
+        train = str(action.get("train"))
+        if self.train_owner.get(train) != action.get("entity"):
+            raise BoardError(f"{action.get('entity')} does not own train {train}")
+        self._take_train(train)
+        self.discarded.append(train)
+
+    def _buy_company(self, action: dict) -> None:
+        company = action.get("company")
+        if company not in self.companies:
+            raise BoardError(f"{company!r} is no private company of the title")
+        if company in self.closed:
+            raise BoardError(f"{company} has closed")
+        self.company_owner[company] = action.get("entity")
+
+    def _par(self, action: dict) -> None:
+        corporation = action.get("corporation")
+        if corporation not in self.corporations:
+            raise BoardError(f"{corporation!r} is no corporation of the title")
+        self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
+
+    def _buy_shares(self, action: dict) -> None:
+        shares = [str(s) for s in action.get("shares") or ()]
+        if not shares:
+            return
+        each = int(action.get("percent") or 10 * len(shares)) // len(shares)
+        for share in shares:
+            corporation = share.rpartition("_")[0]
+            if corporation not in self.corporations:
+                raise BoardError(f"share {share!r} is of no corporation of the title")
+            self._sell_from_ipo(corporation, share, each)
+        kind, entity = self._entity(action)
+        if kind == "company" and entity in self.companies:
+            self.closed.add(entity)            # a private exchanged for a share
+
+    def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
+        sold = self.ipo_sold.setdefault(corporation, set())
+        if share in sold:
+            return                             # bought from the market
+        sold.add(share)
+        self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
+        if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
+            self.floated.append(corporation)
+            if self.rules.home_timing == FLOAT:
+                self._place_home(corporation)
+
+    def _sell_shares(self, action: dict) -> None:
+        return
+
+    def _run_routes(self, action: dict) -> None:
+        return
+
+    def _dividend(self, action: dict) -> None:
+        return
+
+    def _pass(self, action: dict) -> None:
+        return
+
+    def _bid(self, action: dict) -> None:
+        return
+
+    def _bankrupt(self, action: dict) -> None:
+        self.ended = f"the bankruptcy of {action.get('entity')}"
+
+

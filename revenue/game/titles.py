@@ -1,0 +1,86 @@
+"""What replaying a game needs to know of each title beyond its map, tiles, trains and phases (which come
+from revenue.titles): when home tokens go down, when a corporation floats, how many operating rounds a
+phase has, which privates close when, and the hooks where a title's game flow differs (1860's leased
+trains, Southern Railway and nationalization; 18Rhl's seeded coal mine and steel mill and its Rhine
+metropolis home cities).
+
+Home token timing (the engine's HOME_TOKEN_TIMING): `operate` when the corporation first operates (1830,
+18Rhl, Steam Over Holland), `operating_round` at the start of every operating round for every floated
+corporation (1889), `float` when it floats (1860).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..titles import get_title
+
+OPERATE, OPERATING_ROUND, FLOAT = "operate", "operating_round", "float"
+
+
+@dataclass(frozen=True)
+class GameRules:
+    title: str
+    home_timing: str = OPERATE
+    float_percent: int = 60
+    president_percent: int = 20
+    train_counts: dict[str, int | None] = field(default_factory=dict)  # None: unlimited
+    # privates that stay open when the phase closes companies (while owned as named)
+    never_close: tuple[str, ...] = ()
+    # a corporation lays a tile on its home hex when it floats, during the stock round (1860)
+    float_lays_home_tile: bool = False
+    # an insolvent corporation runs the bank's cheapest train, leased (1860)
+    leases_trains: bool = False
+
+    def extra_options(self, export: dict) -> dict[str, str]:
+        """Board options a title derives from the game itself rather than from its optional rules."""
+        if self.title == "18rhl":
+            return variable_mine_and_mill(export)
+        return {}
+
+
+# 18Rhl: the engine draws the variable coal mine and steel mill from its first random number
+# (rules/18rhl.md section 8): placement = (rand mod 9) + 1, rand = (1103515245 * (seed mod 2^31) + 12345)
+# mod 2^31.
+RHL_PLACEMENTS = {1: ("J3", "E6"), 2: ("K4", "D9"), 3: ("D9", "E6"), 4: ("D9", "D13"), 5: ("C12", "E6"),
+                  6: ("C12", "D9"), 7: ("J3", "D13"), 8: ("D11", "E6"), 9: ("D11", "D9")}
+
+
+def variable_mine_and_mill(export: dict) -> dict[str, str]:
+    seed = int((export.get("settings") or {}).get("seed") or export.get("id") or 0)
+    first = (1103515245 * (seed % 2 ** 31) + 12345) % 2 ** 31
+    coal, steel = RHL_PLACEMENTS[first % 9 + 1]
+    return {"coal": coal, "steel": steel}
+
+
+def _counts(title: str) -> dict[str, int | None]:
+    counts = {}
+    for t in get_title(title).raw()["trains"]:
+        num = t.get("num")
+        counts[t["name"]] = None if num in (None, "unlimited") else int(num)
+    return counts
+
+
+_RULES: dict[str, GameRules] = {}
+
+
+def game_rules(title: str) -> GameRules:
+    """The replay rules of `title` (a name revenue.titles knows)."""
+    rules = _RULES.get(title)
+    if rules is None:
+        common = dict(title=title, train_counts=_counts(title))
+        if title == "1830":
+            rules = GameRules(**common, home_timing=OPERATE, float_percent=60)
+        elif title == "1889":
+            # Uno-Takamatsu Ferry stays open while a player owns it (its text; a corporation's closes)
+            rules = GameRules(**common, home_timing=OPERATING_ROUND, float_percent=50)
+        elif title == "1860":
+            rules = GameRules(**common, home_timing=FLOAT, float_percent=50, float_lays_home_tile=True,
+                              leases_trains=True)
+        elif title == "18rhl":
+            rules = GameRules(**common, home_timing=OPERATE, float_percent=50)
+        elif title == "steam_over_holland":
+            rules = GameRules(**common, home_timing=OPERATE, float_percent=20)
+        else:
+            rules = GameRules(**common)
+        _RULES[title] = rules
+    return rules
