@@ -230,3 +230,64 @@ def test_the_optimum_is_proved_and_beats_the_run_and_the_auto_router(game):
         assert result["optimal"], engine["action_id"]
         assert result["revenue"] >= (engine["engine_revenue"] or 0), engine["action_id"]
         assert result["revenue"] >= (engine["auto_router_revenue"] or 0), engine["action_id"]
+
+
+# ---- titles without a sample game: 18Rhl and Steam Over Holland, on made-up logs -------------------------------
+# (what these check is this project's reading of the rules, rules/18rhl.md and rules/steam_over_holland.md)
+
+def _made_up(title: str, game_id, *steps) -> dict:
+    """An export of `steps`: (entity, type, fields); a player is an int."""
+    actions = []
+    for n, (entity, kind, fields) in enumerate(steps, 1):
+        entity_type = "player" if isinstance(entity, int) else fields.pop("entity_type", "corporation")
+        actions.append({"id": n, "type": kind, "entity": entity, "entity_type": entity_type, **fields})
+    return {"id": game_id, "title": title, "players": [{"id": 1}, {"id": 2}, {"id": 3}],
+            "settings": {"optional_rules": []}, "actions": actions}
+
+
+def test_18rhl_home_tokens_and_the_seeded_mine_and_mill():
+    export = _made_up(
+        "18Rhl", 96576,
+        (1, "par", {"corporation": "RhE", "share_price": "80,1,2"}),
+        (2, "par", {"corporation": "CME", "share_price": "75,2,2"}),
+        (3, "pass", {}),
+        # RhE first operates: its home token in Koeln's city 0, moved with the green tile it lays there
+        ("RhE", "lay_tile", {"hex": "I10", "tile": "X923-0", "rotation": 0}),
+        ("RhE", "buy_train", {"train": "2-0", "price": 100, "variant": "2"}),
+        ("RhE", "pass", {}),
+        # CME's home on a green Koeln: the right bank's city 1
+        ("CME", "lay_tile", {"hex": "J9", "tile": "8-0", "rotation": 3}),
+        ("CME", "buy_train", {"train": "2-1", "price": 100, "variant": "2"}),
+        ("RhE", "run_routes", {"routes": []}),
+        (1, "bankrupt", {}),
+        ("CME", "run_routes", {"routes": []}))
+    first, second = turns(export)
+    board = first.request["board"]
+    assert board["options"] == {"coal": "J3", "steel": "D13"} and board["phase"] == "2"
+    assert sorted((t["hex"], t["city"], t["company"]) for t in board["tokens"]) == [("I10", 0, "RhE"),
+                                                                                       ("I10", 1, "CME")]
+    assert first.round == "OR 1.2" and first.request["company"]["trains"] == [{"name": "2", "id": "2-0"}]
+    assert second.company == "CME"          # a bankruptcy leaves 18Rhl's corporations running
+
+
+def test_steam_over_holland_privates_close_with_the_first_5_train():
+    buy = [("NCS", "buy_train", {"train": f"{n}-0", "price": 100 * (n - 1), "variant": str(n)}) for n in (3, 4)]
+    export = _made_up(
+        "Steam Over Holland", 1,
+        (1, "par", {"corporation": "NCS", "share_price": "70,0,3"}),
+        (2, "par", {"corporation": "HYSM", "share_price": "70,0,3"}),
+        ("NCS", "lay_tile", {"hex": "G8", "tile": "8-0", "rotation": 3}),
+        ("NCS", "buy_train", {"train": "2-0", "price": 100, "variant": "2"}),
+        ("NCS", "buy_company", {"company": "VES", "price": 75}),
+        ("HYSM", "pass", {}),
+        ("NCS", "run_routes", {"routes": []}),
+        *buy,
+        ("NCS", "buy_train", {"train": "5-0", "price": 400, "variant": "5"}),
+        ("NCS", "run_routes", {"routes": []}))
+    first, second = turns(export)
+    tokens = sorted((t["hex"], t["city"], t["company"]) for t in first.request["board"]["tokens"])
+    assert tokens == [("F9", 1, "HYSM"), ("H9", 0, "NCS")]
+    assert first.request["company"]["privates"] == ["VES"] and first.request["board"]["phase"] == "2"
+    assert second.request["board"]["phase"] == "5"
+    assert second.request["company"]["privates"] == []                  # closed by the 5-train
+    assert [t["name"] for t in second.request["company"]["trains"]] == ["4", "5"]   # 2 and 3 rusted

@@ -24,6 +24,7 @@ class HexState:
     tile: Tile
     name: str                      # the tile's name (a manifest name, or the printed tile's)
     rotation: int
+    colour: str
     tile_id: str | None            # the laid copy ("57-0"); None while the printed tile lies there
     tokens: list[list[str]] = field(default_factory=list)         # per city, the companies in it
     reservations: list[list[str]] = field(default_factory=list)   # per city, whose home it still is
@@ -90,7 +91,8 @@ class BoardState:
             n = len(tile.cities)
             reservations = [list(r) for r in printed.reservations][:n]
             reservations += [[] for _ in range(n - len(reservations))]
-            state = HexState(tile, name, printed.rotation, None, [[] for _ in range(n)], reservations)
+            state = HexState(tile, name, printed.rotation, printed.color, None, [[] for _ in range(n)],
+                             reservations)
             self.hexes[name] = state
         return state
 
@@ -118,6 +120,7 @@ class BoardState:
         if state.tile_id is not None:
             del self.laid[state.tile_id]
         state.tile, state.name, state.rotation, state.tile_id = tile, name, rotation, tile_id
+        state.colour = spec.get("color", "")
         state.tokens, state.reservations = tokens, reservations
         self.laid[tile_id] = hex_name
 

@@ -12,6 +12,7 @@ An action the replay cannot rebuild exactly raises ReplayError naming it.
 """
 from __future__ import annotations
 
+from ..errors import InputError
 from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
@@ -52,8 +53,12 @@ class GameState:
         self.title = get_title(self.name)
         self.rules = game_rules(self.name)
         settings = export.get("settings") or {}
-        rules = settings.get("optional_rules") or []
-        self.options: dict[str, str] = {str(r): "true" for r in rules}
+        self.options: dict[str, str] = {}
+        for i, rule in enumerate(settings.get("optional_rules") or ()):
+            if rule not in self.title.options and rule not in self.title.passive_options:
+                raise InputError(f"settings.optional_rules[{i}]", f"{rule!r}: an optional rule of "
+                                 f"{export.get('title')} the replay does not know")
+            self.options[str(rule)] = "true"
         self.options.update(self.rules.extra_options(export))
         raw = self.title.raw()
         self.data = self.title.data(self.options)
@@ -258,7 +263,7 @@ class GameState:
         for hex_name in self._home_hexes(corporation):
             if self.board.has_token(hex_name, corporation):
                 continue
-            city = self.board.home_city(hex_name, corporation, spec.get("city"))
+            city = self.rules.home_city(self.board, hex_name, corporation, spec.get("city"))
             if city is None:
                 continue                          # the corporation chooses its city by a place_token
             state = self.board.hex(hex_name)
@@ -351,8 +356,9 @@ class GameState:
 
     def _buy_company(self, action: dict) -> None:
         company = action.get("company")
-        if company not in self.companies:
-            raise BoardError(f"{company!r} is no private company of the title")
+        if not isinstance(company, str) or not company:
+            raise BoardError(f"{company!r} is no private company")
+        self.companies.add(company)             # (Steam Over Holland deals its privates by the seed)
         if company in self.closed:
             raise BoardError(f"{company} has closed")
         self.company_owner[company] = action.get("entity")
@@ -404,6 +410,7 @@ class GameState:
         return
 
     def _bankrupt(self, action: dict) -> None:
-        self.ended = f"the bankruptcy of {action.get('entity')}"
+        if not self.rules.bankruptcy_continues:
+            self.ended = f"the bankruptcy of {action.get('entity')}"
 
 

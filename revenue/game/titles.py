@@ -10,6 +10,7 @@ corporation (1889), `float` when it floats (1860).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..titles import get_title
@@ -30,6 +31,22 @@ class GameRules:
     float_lays_home_tile: bool = False
     # an insolvent corporation runs the bank's cheapest train, leased (1860)
     leases_trains: bool = False
+    # a player's bankruptcy leaves the board and the trains as they are and the game goes on (18Rhl: the
+    # bankrupt president's corporations run on in receivership); elsewhere the replay stops there (1830 and
+    # 1889 end the game; 1860 flips the tokens, which no request can say)
+    bankruptcy_continues: bool = False
+    # 18Rhl: corporation -> the city of a green Rhine metropolis its home token goes to
+    metropolis_homes: dict[str, int] = field(default_factory=dict)
+
+    def home_city(self, board, hex_name: str, corporation: str, city: int | None) -> int | None:
+        """The city of `hex_name` that `corporation`'s home token goes to (None: the player chooses)."""
+        if corporation in self.metropolis_homes and hex_name in RHINE_METROPOLISES:
+            state = board.hex(hex_name)
+            if len(state.tile.cities) == 1:
+                return 0
+            if state.colour == "green":
+                return self.metropolis_homes[corporation]
+        return board.home_city(hex_name, corporation, city)
 
     def extra_options(self, export: dict) -> dict[str, str]:
         """Board options a title derives from the game itself rather than from its optional rules."""
@@ -38,17 +55,23 @@ class GameRules:
         return {}
 
 
-# 18Rhl: the engine draws the variable coal mine and steel mill from its first random number
-# (rules/18rhl.md section 8): placement = (rand mod 9) + 1, rand = (1103515245 * (seed mod 2^31) + 12345)
-# mod 2^31.
+# 18Rhl: home tokens in a Rhine metropolis go to the city its tile's colour gives (rules/18rhl.md section 9):
+# on the yellow tile the reserved one, on green the right bank's (city 1) for CME and DEE, the left bank's
+# (city 0) for RhE and CCE, on brown and gray the only one. CCE has a second home, Krefeld (E6).
+RHINE_METROPOLISES = ("D9", "F9", "I10")
+METROPOLIS_HOMES = {"CME": 1, "DEE": 1, "RhE": 0, "CCE": 0}
+
+# 18Rhl: the engine draws the variable coal mine and steel mill from its first random number: placement =
+# (rand mod 9) + 1, rand = (1103515245 * seed + 12345) mod 2^31, its seed the first number in the game's id
+# mod 2^31 (game 96576: J3 and D13; hs_znvlgfsh_1626962701: D11 and D9; hs_tmekvprd_1627631653: D11 and E6).
 RHL_PLACEMENTS = {1: ("J3", "E6"), 2: ("K4", "D9"), 3: ("D9", "E6"), 4: ("D9", "D13"), 5: ("C12", "E6"),
                   6: ("C12", "D9"), 7: ("J3", "D13"), 8: ("D11", "E6"), 9: ("D11", "D9")}
 
 
 def variable_mine_and_mill(export: dict) -> dict[str, str]:
-    seed = int((export.get("settings") or {}).get("seed") or export.get("id") or 0)
-    first = (1103515245 * (seed % 2 ** 31) + 12345) % 2 ** 31
-    coal, steel = RHL_PLACEMENTS[first % 9 + 1]
+    digits = re.search(r"\d+", str(export.get("id", "")))
+    seed = int(digits.group()) % 2 ** 31 if digits else 0
+    coal, steel = RHL_PLACEMENTS[(1103515245 * seed + 12345) % 2 ** 31 % 9 + 1]
     return {"coal": coal, "steel": steel}
 
 
@@ -77,7 +100,8 @@ def game_rules(title: str) -> GameRules:
             rules = GameRules(**common, home_timing=FLOAT, float_percent=50, float_lays_home_tile=True,
                               leases_trains=True)
         elif title == "18rhl":
-            rules = GameRules(**common, home_timing=OPERATE, float_percent=50)
+            rules = GameRules(**common, home_timing=OPERATE, float_percent=50, metropolis_homes=METROPOLIS_HOMES,
+                              bankruptcy_continues=True)
         elif title == "steam_over_holland":
             rules = GameRules(**common, home_timing=OPERATE, float_percent=20)
         else:
