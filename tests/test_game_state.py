@@ -222,7 +222,6 @@ def test_the_stored_run_evaluates_to_the_engines_revenue(case):
     assert result["revenue"] == ENGINE[game][i]["engine_revenue"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_the_optimum_is_proved_and_beats_the_run_and_the_auto_router(game):
     for turn, engine in zip(TURNS[game], ENGINE[game]):
