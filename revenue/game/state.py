@@ -22,14 +22,15 @@ TITLE_NAMES = {"1830": "1830", "1889": "1889", "1860": "1860", "18rhl": "18rhl",
                "steam over holland": "steam_over_holland", "steam_over_holland": "steam_over_holland"}
 # a corporation's steps in its turn: an action of a lower rank than the last one starts a new turn
 STEP_RANK = {"lay_tile": 1, "place_token": 1, "run_routes": 3, "dividend": 4, "buy_train": 5}
-# actions of players that only a stock round has
+# actions of players that only a stock round has (the first stock round begins at a share bought)
 STOCK_ACTIONS = {"buy_shares", "par", "pass", "buy_company", "bid"}
-# actions that change nothing routes depend on (nor the round)
-IGNORED = {"message", "program_buy_shares", "program_share_pass", "program_auction_bid", "program_merger_pass",
-           "program_harzbahn_draft_pass", "program_independent_mines", "program_close_pass",
-           "program_disable", "program_buy_train", "end_game", "log", "choose_ability"}
-HANDLED = {"lay_tile", "place_token", "buy_train", "discard_train", "run_routes", "dividend", "buy_company",
-           "buy_shares", "sell_shares", "par", "pass", "bid", "bankrupt"}
+SHARE_ACTIONS = {"buy_shares", "par"}
+# actions that change nothing routes depend on, nor the round (and standing orders, `program_*`)
+IGNORED = {"message", "end_game"}
+# actions that move the round and the operator on, and change nothing else the replay keeps
+ROUND_ONLY = {"run_routes", "dividend", "pass", "bid", "sell_shares"}
+HANDLED = ROUND_ONLY | {"lay_tile", "place_token", "buy_train", "discard_train", "buy_company", "buy_shares",
+                        "par", "bankrupt"}
 
 
 def title_name(export: dict) -> str:
@@ -43,6 +44,11 @@ def title_name(export: dict) -> str:
 
 def _train_type(train_id: str) -> str:
     return str(train_id).rpartition("-")[0]
+
+
+def _names(on) -> tuple:
+    """The train names a phase starts on (the engine's `on`: a name or a list of them)."""
+    return tuple(on) if isinstance(on, (list, tuple)) else (on,)
 
 
 class GameState:
@@ -175,7 +181,8 @@ class GameState:
             return
         try:
             self._round_of(action)
-            getattr(self, "_" + kind)(action)
+            if kind not in ROUND_ONLY:
+                getattr(self, "_" + kind)(action)
         except BoardError as exc:
             raise ReplayError(index, action, str(exc)) from None
         for auto in action.get("auto_actions") or ():
@@ -197,12 +204,16 @@ class GameState:
         if kind == "player":
             if atype in STOCK_ACTIONS and self.round_kind == "operating":
                 self._start_stock_round()
+            elif atype in SHARE_ACTIONS and self.round_kind == "auction":
+                self.round_kind = "stock"
             return
         if kind == "company":
             owner = self.company_owner.get(entity)
             if owner not in self.corporations or atype not in ("lay_tile", "place_token"):
                 return
             entity, atype = owner, ""          # a private of a corporation acts in its turn
+        if entity not in self.corporations:
+            raise BoardError(f"{entity!r} is no corporation of {self.name}")
         if atype == "discard_train":
             return                                # any corporation over its limit discards
         if self.round_kind != "operating":
@@ -287,6 +298,8 @@ class GameState:
         train = str(action.get("train"))
         exchange = action.get("exchange")
         if exchange:
+            if self.train_owner.get(str(exchange)) != buyer:
+                raise BoardError(f"{buyer} does not own train {exchange} to exchange")
             self._take_train(str(exchange))
             self.gone.add(str(exchange))
         if train in self.gone:
@@ -300,9 +313,7 @@ class GameState:
             self._buy_from_depot(train)
         self.train_owner[train] = buyer
         self.trains.setdefault(buyer, []).append(train)
-        self.train_names.setdefault(train, action.get("variant") or _train_type(train))
-        if action.get("variant"):
-            self.train_names[train] = action["variant"]
+        self.train_names[train] = action.get("variant") or self.train_names.get(train) or _train_type(train)
 
     def _buy_from_depot(self, train: str) -> None:
         kind = _train_type(train)
@@ -318,7 +329,7 @@ class GameState:
     def _first_of_type(self, kind: str) -> None:
         """The first train of a type bought: phase changes, rusting and the type's events."""
         phases = self.data.phases
-        while self.phase_index + 1 < len(phases) and phases[self.phase_index + 1].on == kind:
+        while self.phase_index + 1 < len(phases) and kind in _names(phases[self.phase_index + 1].on):
             self.phase_index += 1
         for name, spec in self.train_specs.items():
             if spec.get("rusts_on") == kind:
@@ -393,21 +404,6 @@ class GameState:
             self.floated.append(corporation)
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
-
-    def _sell_shares(self, action: dict) -> None:
-        return
-
-    def _run_routes(self, action: dict) -> None:
-        return
-
-    def _dividend(self, action: dict) -> None:
-        return
-
-    def _pass(self, action: dict) -> None:
-        return
-
-    def _bid(self, action: dict) -> None:
-        return
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:
