@@ -2,9 +2,10 @@
 every operating turn of four 18xx.games exports (tests/data/games/exports/: 1830 game 29133, 1889 games 314
 and 962, 1860 game 19354), each equal to the 18xx.games engine's own board at that turn (`<game>.turns.jsonl`:
 tiles, rotations, tokens, phase, the company's trains with 1860's leased ones, its privates, options and
-1860's southern_formed and nationalization). The run the player made evaluates on the rebuilt request to the
-engine's revenue, and the optimizer proves a revenue at least as high as that run and as the engine's
-auto-router."""
+1860's southern_formed and nationalization), and just before each company's first tile lay of a turn and
+each of its tokens (`<game>.lays.jsonl`, cash aside). The run the player made evaluates on the rebuilt
+request to the engine's revenue, and the optimizer proves a revenue at least as high as that run and as the
+engine's auto-router."""
 from __future__ import annotations
 
 import copy
@@ -15,7 +16,7 @@ import time
 import pytest
 
 from revenue.evaluate import evaluate
-from revenue.game import ReplayError, replay, standing_actions, turns
+from revenue.game import ReplayError, replay, standing_actions, steps, turns
 from revenue.game.actions import standing_indexes
 from revenue.solve import solve
 
@@ -27,12 +28,13 @@ def _export(game: str) -> dict:
     return json.loads((EXPORTS / f"{game}.json").read_text())
 
 
-def _engine_turns(game: str) -> list[dict]:
-    return [json.loads(line) for line in (EXPORTS / f"{game}.turns.jsonl").read_text().splitlines() if line]
+def _engine_states(game: str, kind: str) -> list[dict]:
+    return [json.loads(line) for line in (EXPORTS / f"{game}.{kind}.jsonl").read_text().splitlines() if line]
 
 
 EXPORT = {game: _export(game) for game in GAMES}
-ENGINE = {game: _engine_turns(game) for game in GAMES}
+ENGINE = {game: _engine_states(game, "turns") for game in GAMES}
+LAYS = {game: _engine_states(game, "lays") for game in GAMES}
 TURNS = {game: list(turns(copy.deepcopy(EXPORT[game]))) for game in GAMES}
 CASES = [(game, i) for game in GAMES for i in range(len(ENGINE[game]))]
 
@@ -117,6 +119,20 @@ def test_every_run_of_the_game_is_a_turn(game):
 def test_rebuilt_request_is_the_engines(case):
     game, i = case
     assert _comparable(TURNS[game][i].request) == _comparable(ENGINE[game][i]["request"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_state_before_each_lay_and_token_is_the_engines(game):
+    """Mid-turn states: before a company's first lay of its turn and before each of its tokens (1830's ERIE
+    has its home token in Buffalo's first city until it lays its tile there and chooses its city)."""
+    engine = {e["action_id"]: e for e in LAYS[game]}
+    seen = 0
+    for _, action, state in steps(EXPORT[game]):
+        if action["id"] in engine:
+            wanted = engine[action["id"]]
+            assert _comparable(state.request(wanted["company"])) == _comparable(wanted["request"]), action["id"]
+            seen += 1
+    assert seen == len(engine)
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -167,11 +167,10 @@ class BoardState:
         state = self.hexes.get(hex_name)
         return state is not None and any(company in cs for cs in state.tokens)
 
-    def remove_tokens(self, company: str) -> None:
-        for state in self.hexes.values():
-            for cs in state.tokens:
-                if company in cs:
-                    cs.remove(company)
+    def remove_token(self, hex_name: str, company: str) -> None:
+        for cs in self.hex(hex_name).tokens:
+            if company in cs:
+                cs.remove(company)
 
     # ---- as a request ------------------------------------------------------------------------------
     def tiles_request(self) -> list[dict]:

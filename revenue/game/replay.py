@@ -25,36 +25,42 @@ class Turn:
     dividend: str | None    # the kind of the dividend that follows (payout, withhold, half), if one does
 
 
-def _dividend_after(standing: list[tuple[int, dict]], k: int, company: str) -> str | None:
-    for _, action in standing[k + 1:]:
-        if action.get("type") == MESSAGE:
-            continue
-        if action.get("type") == "dividend" and action.get("entity") == company:
-            return action.get("kind")
-        return None
-    return None
-
-
-def turns(export: dict) -> Iterator[Turn]:
-    """Every standing run_routes of the game, in order, with the state it ran in."""
+def steps(export: dict) -> Iterator[tuple[int, dict, GameState]]:
+    """Each standing action (its position in the log, the action) with the state just before it takes
+    effect, its round and operator already moved on: the board a lay or a token is chosen on. The state
+    is one object, changed in place after each step."""
     actions = export.get("actions")
     if not isinstance(actions, list):
         raise ReplayError(-1, {"id": None, "type": "export"}, "the export has no list of actions")
     state = GameState(export)
-    standing = standing_actions(actions)
-    for k, (index, action) in enumerate(standing):
-        if action.get("type") == "run_routes":
-            state.apply(index, {**action, "routes": []})     # the round and operator move on first
+    for index, action in standing_actions(actions):
+        state.enter(index, action)
+        yield index, action, state
+        state.apply(index, action)
+
+
+def turns(export: dict) -> Iterator[Turn]:
+    """Every standing run_routes of the game, in order, with the state it ran in (each yielded once the
+    next action tells whether a dividend follows it)."""
+    pending: Turn | None = None
+    for _, action, state in steps(export):
+        kind = action.get("type")
+        if pending is not None and kind != MESSAGE:
+            if kind == "dividend" and action.get("entity") == pending.company:
+                pending.dividend = action.get("kind")
+            yield pending
+            pending = None
+        if kind == "run_routes":
             company = action.get("entity")
-            yield Turn(action.get("id"), state.round_name, company, state.request(company), action,
-                       _dividend_after(standing, k, company))
-        else:
-            state.apply(index, action)
+            pending = Turn(action.get("id"), state.round_name, company, state.request(company, running=True),
+                           action, None)
+    if pending is not None:
+        yield pending
 
 
 def replay(export: dict) -> GameState:
     """The state at the end of the game (every standing action applied)."""
-    state = GameState(export)
-    for index, action in standing_actions(export.get("actions") or []):
-        state.apply(index, action)
-    return state
+    state = None
+    for _, _, state in steps(export):
+        pass
+    return state if state is not None else GameState(export)

@@ -91,6 +91,7 @@ class GameState:
         self.ipo_percent: dict[str, int] = {}
         self.floated: list[str] = []
         self.operated: set[str] = set()            # corporations that have had a turn
+        self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
         # rounds
         self.round_kind = "auction"
         self.turn = 1
@@ -130,17 +131,19 @@ class GameState:
             board["options"] = options
         return board
 
-    def company_request(self, corporation: str) -> dict:
+    def company_request(self, corporation: str, running: bool = False) -> dict:
+        """The company's part of a request; `running`: at its run, when a trainless corporation (insolvent,
+        since it runs) runs the depot's cheapest train where the title leases trains."""
         trains = [{"name": self.train_names[t], "id": t} for t in self.trains.get(corporation, ())]
-        if not trains and self.rules.leases_trains:
+        if not trains and running and self.rules.leases_trains:
             leased = self.cheapest_depot_train()
             if leased is not None:
                 trains = [{"name": self.train_names.get(leased, _train_type(leased)), "id": leased, "leased": True}]
         return {"id": corporation, "trains": trains, "privates": self.privates_of(corporation)}
 
-    def request(self, corporation: str) -> dict:
-        """The SolveRequest of `corporation` running now."""
-        return {"board": self.board_request(), "company": self.company_request(corporation)}
+    def request(self, corporation: str, running: bool = False) -> dict:
+        """The SolveRequest of `corporation` now (`running`: at its run)."""
+        return {"board": self.board_request(), "company": self.company_request(corporation, running)}
 
     def cheapest_depot_train(self) -> str | None:
         """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
@@ -168,23 +171,36 @@ class GameState:
         return name in names and names.index(name) <= self.phase_index
 
     # ---- applying actions --------------------------------------------------------------------------
-    def apply(self, index: int, action: dict) -> None:
-        """Apply the standing action at position `index` of the log (and the automatic actions it carries)."""
+    def enter(self, index: int, action: dict) -> bool:
+        """What comes before the standing action at position `index` of the log takes effect: the round
+        and the operating corporation move on (a corporation's first turn places its home token where the
+        title says so). False for an action that changes nothing the replay keeps. Calling it again for
+        the same action changes nothing."""
         kind = action.get("type")
         if kind in IGNORED or str(kind).startswith("program_"):
-            return
+            return False
         if kind not in HANDLED:
             raise ReplayError(index, action, "the replay does not know this action type")
         if self.ended is not None:
             if kind == "run_routes":
                 raise ReplayError(index, action, f"a company runs after {self.ended}")
-            return
+            return False
         try:
             self._round_of(action)
-            if kind not in ROUND_ONLY:
-                getattr(self, "_" + kind)(action)
         except BoardError as exc:
             raise ReplayError(index, action, str(exc)) from None
+        return True
+
+    def apply(self, index: int, action: dict) -> None:
+        """Apply the standing action at position `index` of the log (and the automatic actions it carries)."""
+        if not self.enter(index, action):
+            return
+        kind = action["type"]
+        if kind not in ROUND_ONLY:
+            try:
+                getattr(self, "_" + kind)(action)
+            except BoardError as exc:
+                raise ReplayError(index, action, str(exc)) from None
         for auto in action.get("auto_actions") or ():
             self.apply(index, auto)
 
@@ -275,15 +291,24 @@ class GameState:
             if self.board.has_token(hex_name, corporation):
                 continue
             city = self.rules.home_city(self.board, hex_name, corporation, spec.get("city"))
-            if city is None:
-                continue                          # the corporation chooses its city by a place_token
             state = self.board.hex(hex_name)
+            if city is None:                      # several cities, none its own: the corporation chooses,
+                if state.tile.paths:              # now, by a place_token
+                    continue
+                city = 0                          # or, on a tile without track, once a tile is laid there
+                self.choosing_home[corporation] = hex_name
             if len(state.tokens[city]) < state.tile.cities[city].slots:
                 self.board.place_token(hex_name, city, corporation)
 
     # ---- the actions ---------------------------------------------------------------------------------
     def _lay_tile(self, action: dict) -> None:
-        self.board.lay(action.get("hex"), str(action.get("tile")), action.get("rotation"))
+        hex_name = action.get("hex")
+        self.board.lay(hex_name, str(action.get("tile")), action.get("rotation"))
+        for corporation, home in list(self.choosing_home.items()):
+            if home == hex_name:                  # its home token leaves city 0 for the city it chooses
+                del self.choosing_home[corporation]
+                if len(self.board.hex(hex_name).tile.cities) > 1:
+                    self.board.remove_token(hex_name, corporation)
 
     def _place_token(self, action: dict) -> None:
         kind, entity = self._entity(action)
