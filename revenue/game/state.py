@@ -374,7 +374,7 @@ class GameState:
 
     def _event(self, kind: str | None) -> None:
         if kind == "close_companies":
-            self.closed.update(c for c in self.companies if c not in self.rules.never_close)
+            self.closed.update(self.companies)
         elif kind == "southern_forms":
             self.southern_forms = True
 

@@ -1,8 +1,8 @@
 """What replaying a game needs to know of each title beyond its map, tiles, trains and phases (which come
-from revenue.titles): when home tokens go down, when a corporation floats, how many operating rounds a
-phase has, which privates close when, and the hooks where a title's game flow differs (1860's leased
-trains, Southern Railway and nationalization; 18Rhl's seeded coal mine and steel mill and its Rhine
-metropolis home cities).
+from revenue.titles): when home tokens go down, when a corporation floats, how many copies of each train the
+depot has, and where a title's game flow differs (1860's home tiles laid at floating and its leased trains;
+18Rhl's seeded coal mine and steel mill, its Rhine metropolis home cities and its bankruptcies). Privates
+close at the train event `close_companies` (the first 5-train in 1830, 1889, 18Rhl and Steam Over Holland).
 
 Home token timing (the engine's HOME_TOKEN_TIMING): `operate` when the corporation first operates (1830,
 18Rhl, Steam Over Holland), `operating_round` at the start of every operating round for every floated
@@ -25,8 +25,6 @@ class GameRules:
     float_percent: int = 60
     president_percent: int = 20
     train_counts: dict[str, int | None] = field(default_factory=dict)  # None: unlimited
-    # privates that stay open when the phase closes companies (while owned as named)
-    never_close: tuple[str, ...] = ()
     # a corporation lays a tile on its home hex when it floats, during the stock round (1860)
     float_lays_home_tile: bool = False
     # an insolvent corporation runs the bank's cheapest train, leased (1860)
@@ -40,12 +38,13 @@ class GameRules:
 
     def home_city(self, board, hex_name: str, corporation: str, city: int | None) -> int | None:
         """The city of `hex_name` that `corporation`'s home token goes to (None: the player chooses)."""
-        if corporation in self.metropolis_homes and hex_name in RHINE_METROPOLISES:
-            state = board.hex(hex_name)
-            if len(state.tile.cities) == 1:
+        if corporation in self.metropolis_homes:
+            cities = len(board.hex(hex_name).tile.cities)
+            if cities == 1:
                 return 0
-            if state.colour == "green":
+            if cities == 2:
                 return self.metropolis_homes[corporation]
+            return city
         return board.home_city(hex_name, corporation, city)
 
     def extra_options(self, export: dict) -> dict[str, str]:
@@ -55,10 +54,10 @@ class GameRules:
         return {}
 
 
-# 18Rhl: home tokens in a Rhine metropolis go to the city its tile's colour gives (rules/18rhl.md section 9):
-# on the yellow tile the reserved one, on green the right bank's (city 1) for CME and DEE, the left bank's
-# (city 0) for RhE and CCE, on brown and gray the only one. CCE has a second home, Krefeld (E6).
-RHINE_METROPOLISES = ("D9", "F9", "I10")
+# 18Rhl: the home tokens of the corporations at home in a Rhine metropolis go to the city its tile gives
+# (rules/18rhl.md section 9, the engine's place_rhine_metropolis_home_token): on the yellow tile (three
+# cities) the corporation's own, on green (two) the right bank's (city 1) for CME and DEE and the left bank's
+# (city 0) for RhE and CCE, on brown and gray (one) the only one. CCE has a second home, Krefeld (E6).
 METROPOLIS_HOMES = {"CME": 1, "DEE": 1, "RhE": 0, "CCE": 0}
 
 # 18Rhl: the engine draws the variable coal mine and steel mill from its first random number: placement =
