@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from revenue.errors import InputError
 from revenue.evaluate import evaluate
 from revenue.game import ReplayError, replay, standing_actions, steps, turns
 from revenue.game.actions import standing_indexes
@@ -221,9 +222,12 @@ def test_a_rusted_train_cannot_be_bought():
         list(turns(export))
 
 
-def test_an_unknown_title_is_refused():
-    with pytest.raises(ReplayError, match="no replay for the title '1817'"):
+def test_an_unknown_title_or_optional_rule_is_refused():
+    with pytest.raises(InputError, match="title: no replay for the title '1817'"):
         list(turns({"title": "1817", "actions": []}))
+    export = {**EXPORT["1830_29133"], "settings": {"optional_rules": ["a_new_rule"]}}
+    with pytest.raises(InputError, match=r"settings.optional_rules\[0\]: 'a_new_rule'"):
+        list(turns(export))
 
 
 # ---- the runs on the rebuilt requests -------------------------------------------------------------------------

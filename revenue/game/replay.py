@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from .actions import MESSAGE, ReplayError, standing_actions
+from ..errors import InputError
+from .actions import MESSAGE, standing_actions
 from .state import GameState
 
 
@@ -31,7 +32,7 @@ def steps(export: dict) -> Iterator[tuple[int, dict, GameState]]:
     is one object, changed in place after each step."""
     actions = export.get("actions")
     if not isinstance(actions, list):
-        raise ReplayError(-1, {"id": None, "type": "export"}, "the export has no list of actions")
+        raise InputError("actions", "the export has no list of actions")
     state = GameState(export)
     for index, action in standing_actions(actions):
         state.enter(index, action)

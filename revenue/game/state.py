@@ -37,8 +37,8 @@ def title_name(export: dict) -> str:
     raw = str(export.get("title", ""))
     name = TITLE_NAMES.get(raw.lower())
     if name is None:
-        raise ReplayError(-1, {"id": None, "type": "title"}, f"no replay for the title {raw!r} "
-                          f"(known: {', '.join(sorted(set(TITLE_NAMES.values())))})")
+        raise InputError("title", f"no replay for the title {raw!r} "
+                         f"(known: {', '.join(sorted(set(TITLE_NAMES.values())))})")
     return name
 
 
