@@ -28,11 +28,15 @@ def standing_indexes(actions: list[dict]) -> list[int]:
     standing: list[int] = []          # positions, in order
     undone: list[list[int]] = []      # stack of taken-back sets, each in log order
     for i, action in enumerate(actions):
+        if not isinstance(action, dict):
+            raise InputError(f"actions[{i}]", "an action is a JSON object")
         kind = action.get("type")
         if kind == MESSAGE:
             standing.append(i)
         elif kind == UNDO:
             target = action.get("action_id")
+            if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
+                raise ReplayError(i, action, f"action_id {target!r} is not an action's id")
             if target is None:
                 cut = _last_not_message(actions, standing)
                 if cut is None:
