@@ -346,6 +346,10 @@ class GameState:
             raise BoardError(f"train {train} is of no type of the title")
         if kind in self.rusted_types:
             raise BoardError(f"{kind} trains have rusted")
+        count = self.rules.train_counts.get(kind)
+        copy = train.rpartition("-")[2]
+        if not copy.isdigit() or (count is not None and int(copy) >= count):
+            raise BoardError(f"train {train} is no copy of the {kind} trains the depot has")
         first = kind not in self.bought
         self.bought[kind] = self.bought.get(kind, 0) + 1
         if first:
