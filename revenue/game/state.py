@@ -1,0 +1,441 @@
+"""The state of play of an 18xx.games game, rebuilt one standing action at a time: what routes and revenue
+depend on (the board's tiles and tokens, the phase, each corporation's trains and privates, the game's
+options and 1860's late-game flags), and enough of the rest to get those right (shares bought from the
+initial offering, for floating; the round; which corporation operates).
+
+Rounds are read from who acts: a player buying, selling or passing in a stock round, corporations in
+operating rounds. A corporation starts a new turn when it acts after another corporation did, or when it
+goes back to an earlier step (a tile after a run); a turn of a corporation that already operated in this
+operating round starts the next one.
+
+An action the replay cannot rebuild exactly raises ReplayError naming it.
+"""
+from __future__ import annotations
+
+from ..errors import InputError
+from ..titles import get_title
+from .actions import ReplayError
+from .board_state import BoardError, BoardState
+from .titles import FLOAT, OPERATING_ROUND, game_rules
+
+TITLE_NAMES = {"1830": "1830", "1889": "1889", "1860": "1860", "18rhl": "18rhl",
+               "steam over holland": "steam_over_holland", "steam_over_holland": "steam_over_holland"}
+# a corporation's steps in its turn: an action of a lower rank than the last one starts a new turn
+STEP_RANK = {"lay_tile": 1, "place_token": 1, "run_routes": 3, "dividend": 4, "buy_train": 5}
+# actions of players that only a stock round has (the first stock round begins at a share bought)
+STOCK_ACTIONS = {"buy_shares", "par", "pass", "buy_company", "bid"}
+SHARE_ACTIONS = {"buy_shares", "par"}
+# actions that change nothing routes depend on, nor the round (and standing orders, `program_*`)
+IGNORED = {"message", "end_game"}
+# actions that move the round and the operator on, and change nothing else the replay keeps
+ROUND_ONLY = {"run_routes", "dividend", "pass", "bid", "sell_shares"}
+HANDLED = ROUND_ONLY | {"lay_tile", "place_token", "buy_train", "discard_train", "buy_company", "buy_shares",
+                        "par", "bankrupt"}
+
+
+def title_name(export: dict) -> str:
+    raw = str(export.get("title", ""))
+    name = TITLE_NAMES.get(raw.lower())
+    if name is None:
+        raise InputError("title", f"no replay for the title {raw!r} "
+                         f"(known: {', '.join(sorted(set(TITLE_NAMES.values())))})")
+    return name
+
+
+def _train_type(train_id: str) -> str:
+    return str(train_id).rpartition("-")[0]
+
+
+def _names(on) -> tuple:
+    """The train names a phase starts on (the engine's `on`: a name or a list of them)."""
+    return tuple(on) if isinstance(on, (list, tuple)) else (on,)
+
+
+class GameState:
+    """The state after the standing actions applied so far (apply one at a time, in log order)."""
+
+    def __init__(self, export: dict):
+        self.name = title_name(export)
+        self.title = get_title(self.name)
+        self.rules = game_rules(self.name)
+        settings = export.get("settings") or {}
+        self.options: dict[str, str] = {}
+        for i, rule in enumerate(settings.get("optional_rules") or ()):
+            if rule not in self.title.options and rule not in self.title.passive_options:
+                raise InputError(f"settings.optional_rules[{i}]", f"{rule!r}: an optional rule of "
+                                 f"{export.get('title')} the replay does not know")
+            self.options[str(rule)] = "true"
+        self.options.update(self.rules.extra_options(export))
+        raw = self.title.raw()
+        self.data = self.title.data(self.options)
+        self.board = BoardState(self.data, raw["hexes"])
+        self.players = {p["id"] for p in export.get("players") or ()}
+        self.corporations = {c["id"]: c for c in self.data.corporations}
+        self.companies = {c["id"] for c in self.data.companies}
+        self.train_specs = {t["name"]: t for t in raw["trains"]}
+        self.train_order = [t["name"] for t in raw["trains"]]
+        self.phase_index = 0
+        # trains: owner by id (a corporation; absent = the bank), each corporation's in the order bought
+        self.train_owner: dict[str, str] = {}
+        self.trains: dict[str, list[str]] = {}
+        self.train_names: dict[str, str] = {}       # id -> its name as run (a variant's)
+        self.bought: dict[str, int] = {}            # train type -> copies sold by the depot
+        self.discarded: list[str] = []              # trains back in the depot
+        self.gone: set[str] = set()                 # rusted or exchanged
+        self.rusted_types: set[str] = set()
+        # privates: owner (a corporation or a player), closed ones
+        self.company_owner: dict[str, object] = {}
+        self.closed: set[str] = set()
+        # shares: what left the initial offering, by corporation; who floated
+        self.ipo_sold: dict[str, set[str]] = {}
+        self.ipo_percent: dict[str, int] = {}
+        self.floated: list[str] = []
+        self.operated: set[str] = set()            # corporations that have had a turn
+        self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
+        # rounds
+        self.round_kind = "auction"
+        self.turn = 1
+        self.or_number = 0
+        self.operator: str | None = None
+        self.or_operated: set[str] = set()
+        self.last_rank = 0
+        self.ended: str | None = None
+        # 1860
+        self.southern_forms = False
+        self.southern_formed = False
+        self.nationalization = False
+
+    # ---- reading the state -------------------------------------------------------------------------
+    @property
+    def phase(self):
+        return self.data.phases[self.phase_index]
+
+    @property
+    def round_name(self) -> str:
+        if self.round_kind == "operating":
+            return f"OR {self.turn}.{self.or_number}"
+        return f"SR {self.turn}" if self.round_kind == "stock" else "Auction"
+
+    def privates_of(self, corporation: str) -> list[str]:
+        return [c for c, owner in self.company_owner.items() if owner == corporation and c not in self.closed]
+
+    def board_request(self) -> dict:
+        board = {"title": self.name, "phase": self.phase.name, "tiles": self.board.tiles_request(),
+                 "tokens": self.board.tokens_request()}
+        options = dict(self.options)
+        if self.nationalization:
+            options["nationalization"] = "true"
+        if self.southern_formed:
+            options["southern_formed"] = "true"
+        if options:
+            board["options"] = options
+        return board
+
+    def company_request(self, corporation: str, running: bool = False) -> dict:
+        """The company's part of a request; `running`: at its run, when a trainless corporation (insolvent,
+        since it runs) runs the depot's cheapest train where the title leases trains."""
+        trains = [{"name": self.train_names[t], "id": t} for t in self.trains.get(corporation, ())]
+        if not trains and running and self.rules.leases_trains:
+            leased = self.cheapest_depot_train()
+            if leased is not None:
+                trains = [{"name": self.train_names.get(leased, _train_type(leased)), "id": leased, "leased": True}]
+        return {"id": corporation, "trains": trains, "privates": self.privates_of(corporation)}
+
+    def request(self, corporation: str, running: bool = False) -> dict:
+        """The SolveRequest of `corporation` now (`running`: at its run)."""
+        return {"board": self.board_request(), "company": self.company_request(corporation, running)}
+
+    def cheapest_depot_train(self) -> str | None:
+        """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
+        type not sold out, those of later types the phase makes available, and the discarded ones."""
+        offered: list[str] = []
+        first = True
+        for name in self.train_order:
+            if name in self.rusted_types:
+                continue
+            count = self.rules.train_counts.get(name)
+            sold = self.bought.get(name, 0)
+            if count is not None and sold >= count:
+                continue
+            available_on = self.train_specs[name].get("available_on")
+            if first or (available_on and self._phase_reached(available_on)):
+                offered.append(f"{name}-{sold}")
+            first = False
+        offered += self.discarded
+        if not offered:
+            return None
+        return min(offered, key=lambda t: self.train_specs[_train_type(t)].get("price", 0))
+
+    def _phase_reached(self, name: str) -> bool:
+        names = [p.name for p in self.data.phases]
+        return name in names and names.index(name) <= self.phase_index
+
+    # ---- applying actions --------------------------------------------------------------------------
+    def enter(self, index: int, action: dict) -> bool:
+        """What comes before the standing action at position `index` of the log takes effect: the round
+        and the operating corporation move on (a corporation's first turn places its home token where the
+        title says so). False for an action that changes nothing the replay keeps. Calling it again for
+        the same action changes nothing."""
+        kind = action.get("type")
+        if kind in IGNORED or str(kind).startswith("program_"):
+            return False
+        if kind not in HANDLED:
+            raise ReplayError(index, action, "the replay does not know this action type")
+        if self.ended is not None:
+            if kind == "run_routes":
+                raise ReplayError(index, action, f"a company runs after {self.ended}")
+            return False
+        try:
+            self._round_of(action)
+        except BoardError as exc:
+            raise ReplayError(index, action, str(exc)) from None
+        return True
+
+    def apply(self, index: int, action: dict) -> None:
+        """Apply the standing action at position `index` of the log (and the automatic actions it carries)."""
+        if not self.enter(index, action):
+            return
+        kind = action["type"]
+        if kind not in ROUND_ONLY:
+            try:
+                getattr(self, "_" + kind)(action)
+            except BoardError as exc:
+                raise ReplayError(index, action, str(exc)) from None
+        for auto in action.get("auto_actions") or ():
+            self.apply(index, auto)
+
+    def _entity(self, action: dict):
+        """(kind, id): 'player', 'corporation' or 'company'."""
+        entity = action.get("entity")
+        kind = action.get("entity_type")
+        if kind in ("player", "corporation", "company"):
+            return kind, entity
+        if entity in self.players or isinstance(entity, int):
+            return "player", entity
+        return ("corporation" if entity in self.corporations else "company"), entity
+
+    def _round_of(self, action: dict) -> None:
+        kind, entity = self._entity(action)
+        atype = action["type"]
+        if kind == "player":
+            if atype in STOCK_ACTIONS and self.round_kind == "operating":
+                self._start_stock_round()
+            elif atype in SHARE_ACTIONS and self.round_kind == "auction":
+                self.round_kind = "stock"
+            return
+        if kind == "company":
+            owner = self.company_owner.get(entity)
+            if owner not in self.corporations or atype not in ("lay_tile", "place_token"):
+                return
+            entity, atype = owner, ""          # a private of a corporation acts in its turn
+        if entity not in self.corporations:
+            raise BoardError(f"{entity!r} is no corporation of {self.name}")
+        if atype == "discard_train":
+            return                                # any corporation over its limit discards
+        if self.round_kind != "operating":
+            if (self.rules.float_lays_home_tile and atype == "lay_tile"
+                    and action.get("hex") == self._home_hexes(entity)[0]):
+                return                            # 1860: a floating corporation lays its home tile
+            self._start_operating_round()
+        rank = STEP_RANK.get(atype, 0)
+        if entity != self.operator or (rank and rank < self.last_rank):
+            if entity in self.or_operated:
+                self._start_operating_round()
+            self._start_turn(entity)
+        if rank:
+            self.last_rank = max(self.last_rank, rank)
+
+    def _start_stock_round(self) -> None:
+        if self.round_kind == "operating":
+            self.turn += 1
+        self.round_kind = "stock"
+        self.operator = None
+        if self.southern_forms:
+            self.southern_formed = True
+        self._check_nationalization()
+
+    def _start_operating_round(self) -> None:
+        self.or_number = self.or_number + 1 if self.round_kind == "operating" else 1
+        self.round_kind = "operating"
+        self.or_operated = set()
+        self.operator = None
+        self._check_nationalization()
+        if self.rules.home_timing == OPERATING_ROUND:
+            for corporation in self.floated:
+                self._place_home(corporation)
+
+    def _start_turn(self, corporation: str) -> None:
+        self.operator = corporation
+        self.or_operated.add(corporation)
+        self.last_rank = 0
+        if corporation not in self.operated:
+            self.operated.add(corporation)
+            self._place_home(corporation)
+
+    def _check_nationalization(self) -> None:
+        """1860: nationalization begins at a round's change once the Southern has formed and every
+        floated corporation owns a train."""
+        if self.southern_formed and not self.nationalization:
+            if all(self.trains.get(c) for c in self.floated):
+                self.nationalization = True
+
+    def _home_hexes(self, corporation: str) -> list[str]:
+        coordinates = self.corporations[corporation].get("coordinates")
+        return list(coordinates) if isinstance(coordinates, list) else [coordinates]
+
+    def _place_home(self, corporation: str) -> None:
+        spec = self.corporations.get(corporation)
+        if spec is None:
+            return
+        for hex_name in self._home_hexes(corporation):
+            if self.board.has_token(hex_name, corporation):
+                continue
+            city = self.rules.home_city(self.board, hex_name, corporation, spec.get("city"))
+            state = self.board.hex(hex_name)
+            if city is None:                      # several cities, none its own: the corporation chooses,
+                if state.tile.paths:              # now, by a place_token
+                    continue
+                city = 0                          # or, on a tile without track, once a tile is laid there
+                self.choosing_home[corporation] = hex_name
+            if len(state.tokens[city]) < state.tile.cities[city].slots:
+                self.board.place_token(hex_name, city, corporation)
+
+    # ---- the actions ---------------------------------------------------------------------------------
+    def _lay_tile(self, action: dict) -> None:
+        hex_name = action.get("hex")
+        self.board.lay(hex_name, str(action.get("tile")), action.get("rotation"))
+        for corporation, home in list(self.choosing_home.items()):
+            if home == hex_name:                  # its home token leaves city 0 for the city it chooses
+                del self.choosing_home[corporation]
+                if len(self.board.hex(hex_name).tile.cities) > 1:
+                    self.board.remove_token(hex_name, corporation)
+
+    def _place_token(self, action: dict) -> None:
+        kind, entity = self._entity(action)
+        company = self.company_owner.get(entity) if kind == "company" else entity
+        if company not in self.corporations:
+            raise BoardError(f"{entity} places a token for no corporation")
+        hex_name, city = self.board.city_of(action.get("city"))
+        self.board.place_token(hex_name, city, company)
+
+    def _buy_train(self, action: dict) -> None:
+        buyer = action.get("entity")
+        train = str(action.get("train"))
+        exchange = action.get("exchange")
+        if exchange:
+            if self.train_owner.get(str(exchange)) != buyer:
+                raise BoardError(f"{buyer} does not own train {exchange} to exchange")
+            self._take_train(str(exchange))
+            self.gone.add(str(exchange))
+        if train in self.gone:
+            raise BoardError(f"train {train} has rusted or left the game")
+        seller = self.train_owner.get(train)
+        if seller is not None:
+            self._take_train(train)
+        elif train in self.discarded:
+            self.discarded.remove(train)
+        else:
+            self._buy_from_depot(train)
+        self.train_owner[train] = buyer
+        self.trains.setdefault(buyer, []).append(train)
+        self.train_names[train] = action.get("variant") or self.train_names.get(train) or _train_type(train)
+
+    def _buy_from_depot(self, train: str) -> None:
+        kind = _train_type(train)
+        if kind not in self.train_specs:
+            raise BoardError(f"train {train} is of no type of the title")
+        if kind in self.rusted_types:
+            raise BoardError(f"{kind} trains have rusted")
+        count = self.rules.train_counts.get(kind)
+        copy = train.rpartition("-")[2]
+        if not copy.isdigit() or (count is not None and int(copy) >= count):
+            raise BoardError(f"train {train} is no copy of the {kind} trains the depot has")
+        first = kind not in self.bought
+        self.bought[kind] = self.bought.get(kind, 0) + 1
+        if first:
+            self._first_of_type(kind)
+
+    def _first_of_type(self, kind: str) -> None:
+        """The first train of a type bought: phase changes, rusting and the type's events."""
+        phases = self.data.phases
+        while self.phase_index + 1 < len(phases) and kind in _names(phases[self.phase_index + 1].on):
+            self.phase_index += 1
+        for name, spec in self.train_specs.items():
+            if spec.get("rusts_on") == kind:
+                self._rust(name)
+        for event in self.train_specs[kind].get("events") or ():
+            self._event(event.get("type"))
+
+    def _rust(self, kind: str) -> None:
+        self.rusted_types.add(kind)
+        for train, owner in list(self.train_owner.items()):
+            if _train_type(train) == kind:
+                self._take_train(train)
+                self.gone.add(train)
+        for train in [t for t in self.discarded if _train_type(t) == kind]:
+            self.discarded.remove(train)
+            self.gone.add(train)
+
+    def _event(self, kind: str | None) -> None:
+        if kind == "close_companies":
+            self.closed.update(self.companies)
+        elif kind == "southern_forms":
+            self.southern_forms = True
+
+    def _take_train(self, train: str) -> None:
+        owner = self.train_owner.pop(train, None)
+        if owner is not None:
+            self.trains[owner].remove(train)
+
+    def _discard_train(self, action: dict) -> None:
+        train = str(action.get("train"))
+        if self.train_owner.get(train) != action.get("entity"):
+            raise BoardError(f"{action.get('entity')} does not own train {train}")
+        self._take_train(train)
+        self.discarded.append(train)
+
+    def _buy_company(self, action: dict) -> None:
+        company = action.get("company")
+        if not isinstance(company, str) or not company:
+            raise BoardError(f"{company!r} is no private company")
+        self.companies.add(company)             # (Steam Over Holland deals its privates by the seed)
+        if company in self.closed:
+            raise BoardError(f"{company} has closed")
+        self.company_owner[company] = action.get("entity")
+
+    def _par(self, action: dict) -> None:
+        corporation = action.get("corporation")
+        if corporation not in self.corporations:
+            raise BoardError(f"{corporation!r} is no corporation of the title")
+        self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
+
+    def _buy_shares(self, action: dict) -> None:
+        shares = [str(s) for s in action.get("shares") or ()]
+        if not shares:
+            return
+        each = int(action.get("percent") or 10 * len(shares)) // len(shares)
+        for share in shares:
+            corporation = share.rpartition("_")[0]
+            if corporation not in self.corporations:
+                raise BoardError(f"share {share!r} is of no corporation of the title")
+            self._sell_from_ipo(corporation, share, each)
+        kind, entity = self._entity(action)
+        if kind == "company" and entity in self.companies:
+            self.closed.add(entity)            # a private exchanged for a share
+
+    def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
+        sold = self.ipo_sold.setdefault(corporation, set())
+        if share in sold:
+            return                             # bought from the market
+        sold.add(share)
+        self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
+        if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
+            self.floated.append(corporation)
+            if self.rules.home_timing == FLOAT:
+                self._place_home(corporation)
+
+    def _bankrupt(self, action: dict) -> None:
+        if not self.rules.bankruptcy_continues:
+            self.ended = f"the bankruptcy of {action.get('entity')}"
+
+
