@@ -1,6 +1,6 @@
 """The front half of a game-server call, timed inside the whole call: every board of benchmarks.gameserver
-solved once in a warm process, with the board's check (revenue.board.build_board), its track graph
-(revenue.graph.build_graph) and the graph lookup around them (revenue.graph.graph_for: cache key, the
+solved once in a warm process, with the board's check (revenue.board_request.build_board), its track graph
+(revenue.graph.build_graph) and the graph lookup around them (revenue.graph_cache.graph_for: cache key, the
 graph remembered and the oldest one let go) timed where solve() calls them.
 
     python -m benchmarks.front [--games 2] [--decoded]
@@ -19,18 +19,20 @@ import time
 
 import click
 
-from revenue import board as board_module
+from revenue import board_request as board_request_module
 from revenue import graph as graph_module
+from revenue import graph_cache as graph_cache_module
+from revenue import known as known_module
 from revenue import solve as solve_module
 
 from .gameserver import percentile, warm_up
 from .scenarios import game_sequences
 
-# (each a call's total: the lays' and the tokens' keys are two calls of _keys)
-# (`_ids`: the lays' and the tokens' ids, keys made and looked up in one pass; `_keys` then runs only for
-# lists of unusual dicts; a code without `_ids` shows nan there)
-STAGES = ("graph_for", "graph_for own", "build_board", "_keys", "_ids", "_opened", "place_board", "place_tokens",
-          "Track", "build_graph", "build_company", "solve")
+# (each a call's total: the lays' and the tokens' keys are two calls of request_keys)
+# (`_ids`: the lays' and the tokens' ids, keys made and looked up in one pass; `request_keys` then runs only
+# for lists of unusual dicts)
+STAGES = ("graph_for", "graph_for own", "build_board", "request_keys", "_ids", "_opened", "place_board",
+          "place_tokens", "Track", "build_graph", "build_company", "solve")
 
 
 def run(games: int = 2, decoded: bool = False) -> list[dict]:
@@ -50,9 +52,11 @@ def run(games: int = 2, decoded: bool = False) -> list[dict]:
                 this_call[name] = this_call.get(name, 0.0) + (time.perf_counter() - started) * 1e6
         return inner, call
 
-    patched = [(solve_module, "graph_for"), (graph_module, "build_board"), (graph_module, "build_graph"),
-               (board_module, "_keys"), (board_module, "_ids"), (board_module, "_opened"), (board_module, "place_board"),
-               (board_module, "place_tokens"), (graph_module, "Track"), (solve_module, "build_company")]
+    # (each name where its callers read it: request_keys and Track have callers in two modules)
+    patched = [(solve_module, "graph_for"), (graph_cache_module, "build_board"), (graph_cache_module, "build_graph"),
+               (known_module, "request_keys"), (board_request_module, "request_keys"), (known_module, "_ids"),
+               (known_module, "_opened"), (known_module, "place_board"), (known_module, "place_tokens"),
+               (known_module, "Track"), (graph_module, "Track"), (solve_module, "build_company")]
     originals = []
     for module, name in patched:
         if not hasattr(module, name):

@@ -22,7 +22,7 @@ import time
 
 import click
 
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 from revenue.solve import solve
 
 from .scenarios import game_sequences, title_scenarios

@@ -95,7 +95,7 @@ def lay_tiles(title_name: str, colours: tuple[str, ...], fraction: float, seed: 
 def place_tokens(title_name: str, lays: list[dict], company: str, extra: int, others: int, seed: int,
                  options: dict | None = None) -> list[dict]:
     """The company's home token plus `extra` more in random cities; `others` tokens of other companies."""
-    from revenue.board import build_board
+    from revenue.board_request import build_board
 
     rng = random.Random(seed)
     board = build_board({"title": title_name, "tiles": lays, "options": options or {}})

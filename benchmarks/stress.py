@@ -69,7 +69,7 @@ search.PROBE_STEPS = steps
 import gc
 gc.freeze()
 request = stress_board(side, seed, mix).request
-from revenue.board import build_board
+from revenue.board_request import build_board
 from revenue.graph import build_graph
 started = time.perf_counter()
 build_graph(build_board(request["board"]))      # timed apart; solve() builds it again (no cache hit)

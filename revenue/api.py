@@ -201,7 +201,7 @@ def parse_message(obj: Any, message_type: type[Message]) -> Message:
 
 def _check_sizes(obj: Any) -> None:
     """Strings first: no later message may quote a value of unbounded length. (A valid message's strings
-    are bounded where they are used: revenue.board, revenue.company, the service's check_limits. Lists
+    are bounded where they are used: revenue.board_request, revenue.company, the service's check_limits. Lists
     are counted there too: a Steam board may have tens of thousands of links.)"""
     too_long = size_violations(obj, "", [], entries=2**62)
     if too_long:

@@ -1,5 +1,5 @@
-"""Bounds on the values a request may carry, checked where they enter (revenue.api for JSON, revenue.board,
-revenue.company and revenue.steam for the library, the service's check_limits for gRPC).
+"""Bounds on the values a request may carry, checked where they enter (revenue.api for JSON,
+revenue.board_request, revenue.company and revenue.steam for the library, the service's check_limits for gRPC).
 
 Every string has a length, every number a range and every list a count that real games stay far below;
 beyond them a request is bad input naming the field, never an answer the response type cannot hold

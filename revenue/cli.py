@@ -91,7 +91,7 @@ def titles(as_json: bool) -> None:
 
 def _locations(request: dict) -> dict[str, str]:
     """Hex name -> location name of the request's board, for display ({} if the board does not build)."""
-    from .board import build_board
+    from .board_request import build_board
 
     try:
         board = build_board(request.get("board") or {})
@@ -235,7 +235,7 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
     one process that compiles the kernels once. The routes are in the 18xx.games run_routes shape
     (nodes and connections), ready to submit. Bad input exits with 2 after answering the rest.
     """
-    from .board import build_board
+    from .board_request import build_board
     from .graph import build_graph
     from .render import render_svg
     from .solve import solve as run

@@ -13,12 +13,14 @@ import numpy as np
 
 from .company import build_company
 from .errors import InputError, short_repr
-from .graph import Chain, Graph, graph_for
+from .graph import Chain, Graph
+from .graph_cache import graph_for
 from .interop import action_routes, action_trains, read_route, train_name
-from .problem import Problem, TrainSpec, all_paid, chain_hex_walk, compile_problem, price_route
+from .problem import Problem, TrainSpec, compile_problem
+from .route_price import all_paid, chain_hex_walk, price_route
 from .titles.base import BYPASS_FLAG
 
-NODE_PART = 6     # the tile registry's node table column of a node's part index (revenue.graph.TileGeometry)
+NODE_PART = 6     # the tile registry's node table column of a node's part index (revenue.geometry.TileGeometry)
 
 
 @dataclass
@@ -219,7 +221,7 @@ def answer_entry(problem: Problem, spec: TrainSpec, path: np.ndarray, chains: li
                  weights: tuple[int, int]) -> dict:
     """route_result of a route the optimizer found (`path`, its nodes as an array, and its chains), priced
     with `weights`: a route whose every stop is paid is written straight from the train's arrays at its
-    nodes (problem.all_paid, exact whatever the weights), any other by price_route."""
+    nodes (revenue.route_price.all_paid, exact whatever the weights), any other by price_route."""
     nodes = path.tolist()
     graph = problem.graph
     connections = chain_connections(graph, chains, nodes)
@@ -252,7 +254,7 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], connection
                  halts: int | None = None, weights: tuple[int, int] | None = None) -> dict:
     """The result entry of one legal route: revenue, stops, bonuses, halts and subsidy, and its 18xx.games
     `connections` (Graph.connection of each chain from the node before it). Priced as the optimizer
-    scores it with `weights`, else with the player's `halts` (revenue.problem.price_route)."""
+    scores it with `weights`, else with the player's `halts` (revenue.route_price.price_route)."""
     priced = price_route(problem, spec, nodes, halts, weights)
     names = node_names(problem.graph, nodes)
     return _entry(spec, priced.revenue, names, connections,

@@ -25,7 +25,7 @@ import numpy as np
 
 from .core.detours import best_detours
 from .core.walk import enumerate_routes
-from .problem import Problem, hex_walks
+from .problem import Problem
 
 KEPT_ROUTES = 512       # routes a heuristic walk keeps (the best it meets)
 MOST_ORDERS = 6         # orders of the trains the greedy walks take again (improve_run)
@@ -109,7 +109,7 @@ def kept_routes(problem: Problem, train: str, adj, allowed, stop, routes: int, f
     limits = np.array([floor, -1, 0, 0, 0], dtype=np.int64)
     _, _, stored, complete = enumerate_routes(
         *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-        *hex_walks(problem.graph), arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
+        *problem.graph.hex_walks, arrays, is_fast, walk_from_ends, stop, rev, keys, flags, start, path_nodes,
         path_chains, limits, True)
     out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored], start[1:stored + 1],
                    path_nodes, path_chains, complete, weights)

@@ -189,7 +189,7 @@ def exit_counts(problem: Problem, allowed: np.ndarray) -> np.ndarray:
     """int [nodes]: each reachable node's exit groups, chains terminal there included
     (revenue.core.exits.exit_groups), once per problem."""
     if "exits" not in problem.derived:
-        start, chain, other, flags = problem.graph.derived["adjacency"]
+        start, chain, other, flags = problem.graph.adjacency_arrays
         visitable = allowed & np.any([spec.row >= 0 for spec in problem.specs.values()], axis=0)
         problem.derived["exits"] = exit_groups(start, chain, other, flags, problem.chain_keys, visitable,
                                                np.zeros(problem.words, dtype=np.uint64), False)
@@ -200,7 +200,7 @@ def passable(problem: Problem, allowed: np.ndarray) -> np.ndarray:
     """bool [nodes]: the reachable nodes a route may pass through (revenue.core.exits.passable_nodes),
     computed once per problem."""
     if "passable" not in problem.derived:
-        start, chain, other, flags = problem.graph.derived["adjacency"]
+        start, chain, other, flags = problem.graph.adjacency_arrays
         visitable = allowed & np.any([spec.row >= 0 for spec in problem.specs.values()], axis=0)
         bypass = max((spec.bypass for spec in problem.specs.values()), default=0)
         problem.derived["passable"] = passable_nodes(start, chain, other, flags, problem.chain_keys, visitable,

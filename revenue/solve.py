@@ -29,7 +29,7 @@ from .core.track import reachable_nodes
 from .core.walk import enumerate_routes
 from .errors import InputError
 from .evaluate import answer_entry
-from .graph import graph_for
+from .graph_cache import graph_for
 from . import bounded
 from .interop import run_routes_action
 from .problem import (OBJECTIVES, Problem, TrainSpec, compile_problem, kernel_values, objective_weights,
@@ -390,7 +390,7 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
     nodes = max(nodes, problem.graph.n_nodes + 2)
     compact = False
     graph_arrays = (*adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
-                    *problem.graph.derived["hex_walks"], arrays, is_fast, walk_from_ends, stop)
+                    *problem.graph.hex_walks, arrays, is_fast, walk_from_ends, stop)
     while True:
         if routes == ROUTE_CAPACITY and nodes == ROUTE_CAPACITY * 8:
             # the first guess fits nearly every real board: this thread's arrays, used again, whole
@@ -498,7 +498,7 @@ def key_indexes(keys: np.ndarray, group_start: np.ndarray, group_of: np.ndarray)
 def adjacency(problem: Problem):
     """CSR arrays of the chains leaving each node, with the terminal flags seen from that node (built
     with the graph, revenue.core.track.chain_arrays)."""
-    return problem.graph.derived["adjacency"]
+    return problem.graph.adjacency_arrays
 
 
 def reachable(problem: Problem) -> np.ndarray:
@@ -905,7 +905,7 @@ class Search:
     def _work(self) -> None:
         try:
             p = self.problem
-            adj = p.graph.derived["adjacency"]      # (adjacency)
+            adj = p.graph.adjacency_arrays      # (adjacency)
             # (the trains' bounds, relax.type_bounds, are computed when a walk is cut short: a search whose
             # walks all finish bounds each type by its best route, upper_bounds)
             parents = route_parents(p)
@@ -1033,10 +1033,10 @@ class Search:
                 _IO.clear()
             template = _IO[key] = np.array(types + [0, 0, 0, 0] + [-1] * n + [0] * _meta_size(k, n), dtype=np.int64)
         io = template.copy()
-        graph_derived = p.graph.derived
+        graph = p.graph
         out, keys, node_sets = walk_and_combine(
-            *graph_derived["adjacency"], p.chain_keys, p.cost, p.token, p.blocks, p.bypassable,
-            *graph_derived["hex_walks"], tuple(walks), io, self.stop, scratch, scratch_keys)
+            *graph.adjacency_arrays, p.chain_keys, p.cost, p.token, p.blocks, p.bypassable,
+            *graph.hex_walks, tuple(walks), io, self.stop, scratch, scratch_keys)
         meta = io[meta_at:]
         listed = meta.tolist()
         status = listed[0]

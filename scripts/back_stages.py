@@ -19,7 +19,7 @@ from benchmarks.gameserver import warm_up
 from benchmarks.scenarios import game_sequences
 from revenue import bounded, problem as P, solve as S
 from revenue.company import build_company
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 
 spent: collections.Counter = collections.Counter()
 

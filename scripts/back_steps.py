@@ -26,7 +26,7 @@ from benchmarks.gameserver import warm_up  # noqa: E402
 from benchmarks.scenarios import game_sequences  # noqa: E402
 from revenue import problem as P, solve as S  # noqa: E402
 from revenue.company import build_company  # noqa: E402
-from revenue.graph import graph_for  # noqa: E402
+from revenue.graph_cache import graph_for  # noqa: E402
 
 
 def steps(graph, company, problem, search) -> dict:

@@ -23,7 +23,7 @@ from benchmarks.gameserver import percentile, warm_up
 from benchmarks.scenarios import game_sequences
 import revenue.solve as S
 from revenue.company import build_company
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 from revenue.problem import compile_problem
 
 STAGES: dict[str, float] = defaultdict(float)

@@ -23,19 +23,19 @@ import numpy as np
 from numba import njit
 
 from benchmarks.scenarios import game_sequences
-from revenue import board as board_module
-from revenue import graph as graph_module
+from revenue import geometry as geometry_module
+from revenue import known as known_module
 from revenue.core import track as T
 from revenue.solve import solve
 
 
-SIDES: dict[int, graph_module.MapSides] = {}     # each map's sides by the id of its neighbour array
+SIDES: dict[int, geometry_module.MapSides] = {}     # each map's sides by the id of its neighbour array
 
 
 def record(games: int) -> list[tuple]:
     """The arguments of each place_board call of the game-server boards (and each map's sides, SIDES)."""
     calls = []
-    inner, track = board_module.place_board, graph_module.Track
+    inner, track = known_module.place_board, known_module.Track
 
     def spy(*args):
         calls.append(args)
@@ -44,14 +44,14 @@ def record(games: int) -> list[tuple]:
     def spy_track(registry, sides, packed):
         SIDES[id(sides.neighbour)] = sides
         return track(registry, sides, packed)
-    board_module.place_board, graph_module.Track = spy, spy_track
+    known_module.place_board, known_module.Track = spy, spy_track
     try:
         for seed in range(games):
             for boards in game_sequences(seed=seed).values():
                 for board in boards:
                     solve(board.request)
     finally:
-        board_module.place_board, graph_module.Track = inner, track
+        known_module.place_board, known_module.Track = inner, track
     return calls
 
 
@@ -219,7 +219,7 @@ def per_call(fn, reps, *args) -> float:
 
 def main(games: int = 2, reps: int = 50) -> None:
     calls = record(games)
-    registry = graph_module.current_registry()
+    registry = geometry_module.current_registry()
     times: dict[str, list[float]] = {}
 
     def add(name, us):
@@ -246,7 +246,7 @@ def main(games: int = 2, reps: int = 50) -> None:
             started = time.perf_counter()
             packed = T.place_board(*args)
             middle = time.perf_counter()
-            graph_module.Track(registry, sides, packed)
+            geometry_module.Track(registry, sides, packed)
             done = time.perf_counter()
             best_call, best_track = min(best_call, middle - started), min(best_track, done - middle)
         add("place_board (Python call)", best_call * 1e6)

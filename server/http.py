@@ -465,7 +465,7 @@ class HttpApi:
     async def geometry(self, request: Request) -> Response:
         """The drawable board of a request's `board` (revenue.render.board_geometry), for the page."""
         from revenue.render import board_geometry
-        from revenue.graph import graph_for
+        from revenue.graph_cache import graph_for
 
         started = time.perf_counter()
         try:

@@ -353,7 +353,7 @@ def _to_dict(message) -> dict:
 class Boards:
     """Requests as dicts, each distinct board converted and checked against the limits once: a game
     server asks about one board for each company of a round. The boards are read-only, so the library
-    remembers each one's track graph by identity (revenue.graph.graph_for). At most `size` boards and
+    remembers each one's track graph by identity (revenue.graph_cache.graph_for). At most `size` boards and
     BOARD_CACHE_BYTES by estimate (a decoded board takes about 30 KB plus three times its message's
     bytes, key included).
 
@@ -1059,7 +1059,7 @@ class RouteService:
         # A real board of each title (the package's examples): their kernels, loaded from Numba's cache
         # at a first call of their kind, took 20-300 ms each in the first calls of a fresh server.
         # Each once more as a game's next boards come (lays and tokens all checked before on that map:
-        # one compiled call places them, revenue.board._build_known): its lays in another order, then
+        # one compiled call places them, revenue.known.build_known): its lays in another order, then
         # its tokens too (the same lays' track, the tokens placed on it). Without these, a fresh
         # server's first such board compiled those kernels in its call (7 s with Numba's cache empty).
         for path in _example_solves():

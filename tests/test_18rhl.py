@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import place_tokens, rhl_lays
-from revenue.board import build_board
+from revenue.board_request import build_board
 from revenue.company import build_company
 from revenue.errors import InputError
 from revenue.evaluate import evaluate

@@ -1,5 +1,5 @@
-"""The answer's fast pricing (revenue.problem.all_paid: every stop paid, read from the train's arrays at the
-route's nodes) says what the general ranked reading (revenue.problem.ranked_price) says, for every route it
+"""The answer's fast pricing (revenue.route_price.all_paid: every stop paid, read from the train's arrays at the
+route's nodes) says what the general ranked reading (revenue.route_price.ranked_price) says, for every route it
 takes, with the optimizer's weights and without: revenue, each stop's value, bonus lines in order, subsidy
 and halts. Compared on every stored route of game-server boards of every title (per-stop bonuses in Steam
 Over Holland, route bonuses, merges and alternative ends in 18Rhl, spill, halts and subsidies in 1860) and
@@ -15,8 +15,9 @@ from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import game_sequences
 from revenue.company import build_company
-from revenue.graph import graph_for
-from revenue.problem import all_paid, compile_problem, objective_weights, ranked_price, route_bonuses
+from revenue.graph_cache import graph_for
+from revenue.problem import compile_problem, objective_weights
+from revenue.route_price import all_paid, ranked_price, route_bonuses
 from revenue.solve import adjacency, all_routes, reachable, route_parents
 from revenue.titles.base import RouteBonus, RouteRules
 

@@ -10,10 +10,11 @@ import random
 
 import pytest
 
-from revenue.board import _TOWN_KIND, build_board
+from revenue.board import _TOWN_KIND
+from revenue.board_request import build_board
 from revenue.errors import InputError
 from revenue.evaluate import evaluate
-from revenue.graph import NODE_KINDS
+from revenue.geometry import NODE_KINDS
 
 from . import ref_board
 from .boards import random_board
@@ -192,11 +193,11 @@ def test_options_select_map_variants():
 # ---- boards read from lays and tokens checked before ---------------------------------------------------------
 
 def forget_checked(title: str = "1830") -> None:
-    """Forget the lays and tokens checked before (revenue.board._Known) on every map variant of `title`."""
+    """Forget the lays and tokens checked before (revenue.known.Known) on every map variant of `title`."""
     from revenue.titles import TITLES
 
     for data in TITLES[title]._data.values():
-        data.derived.pop("known", None)
+        data.known = None
 
 
 @pytest.mark.parametrize("request_", [r for r in assembly_cases() if r["title"] != "custom"],
@@ -267,7 +268,7 @@ def test_bad_boards_of_checked_lays_and_tokens_name_the_field(board, field, says
 
 def test_a_known_boards_options_keep_their_spelling():
     # A known board's title, phase and options are checked once and remembered by their values when they
-    # are strings (revenue.board._opened); True and 1 are equal as keys, so such values are read afresh
+    # are strings (revenue.known._opened); True and 1 are equal as keys, so such values are read afresh
     # and each board keeps its own options.
     forget_checked()
     values = (True, 1, "1", True)

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.scenarios import game_sequences
 from revenue import company as company_module
-from revenue.board import build_board
+from revenue.board_request import build_board
 from revenue.bounds import MAX_RUN_TOTAL
 from revenue.company import build_company
 from revenue.errors import InputError

@@ -11,7 +11,7 @@ import pytest
 
 from revenue.api import parse_request
 from revenue.evaluate import evaluate
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 from revenue.solve import solve
 from revenue.v1 import revenue_pb2
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from benchmarks.scenarios import game_sequences
-from revenue.board import _printed_totals, build_board
+from revenue.board import printed_totals
+from revenue.board_request import build_board
 from revenue.graph import build_graph, map_sides
 
 from .test_board import forget_checked
@@ -38,7 +39,7 @@ def test_place_board_tracks_equal_the_full_walk(title):
         assert track is not None and track is not walked and track.sides is map_sides(full)
         # (the board's totals are the printed map's and the changes place_board packed with the track)
         assert track.status == 0 and (again.stop_total, again.code_chars) == (full.stop_total, full.code_chars)
-        stops, chars = _printed_totals(full.data, full.data.printed)
+        stops, chars = printed_totals(full.data)
         assert (track.more_stops, track.more_chars) == (full.stop_total - stops, full.code_chars - chars)
         assert (walked.status, walked.more_stops, walked.more_chars) == (0, 0, 0)
         assert track.n_keys == walked.n_keys

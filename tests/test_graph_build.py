@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.scenarios import game_sequences
-from revenue import graph as graph_module
-from revenue.board import build_board
+from revenue import geometry as geometry_module
+from revenue import graph_cache as graph_cache_module
+from revenue.board_request import build_board
 from revenue.graph import build_graph
 from revenue.solve import solve
 from revenue.titles import TITLES
@@ -18,14 +19,16 @@ from tests.slow_graph import walk_graph
 
 def forget_everything() -> None:
     """Empty every cache a board or graph is built from."""
-    graph_module._GEOMETRIES.clear()
-    with graph_module._GRAPHS_LOCK:
-        graph_module._GRAPHS.clear()
-        graph_module._GRAPH_BYTES.clear()     # (sizes of graphs no longer kept would count against the budget)
-        graph_module._FRESH.clear()
+    geometry_module._GEOMETRIES.clear()
+    with graph_cache_module._GRAPHS_LOCK:
+        graph_cache_module._GRAPHS.clear()
+        graph_cache_module._GRAPH_BYTES.clear()     # (sizes of graphs no longer kept would count against the budget)
+        graph_cache_module._FRESH.clear()
     for title in TITLES.values():
         for data in title._data.values():
-            data.derived.clear()
+            data.printed_totals = data.known = data.sides = None
+            data.tracks.clear()
+            data.graph_nodes.clear()
 
 
 def graph_facts(graph) -> tuple:
@@ -126,22 +129,22 @@ def test_a_registry_started_afresh_gives_the_same_graphs(monkeypatch, games):
     after (their board hexes still holding geometries of the old registry) keep their graphs."""
     boards = [build_board(b.request["board"]) for b in games["1830"][::25]]
     before = [graph_facts(build_graph(board)) for board in boards]
-    first = graph_module._REGISTRY
-    monkeypatch.setattr(graph_module, "REGISTRY_PATHS", first.paths + 3)    # the next new tile starts afresh
+    first = geometry_module._REGISTRY
+    monkeypatch.setattr(geometry_module, "REGISTRY_PATHS", first.paths + 3)    # the next new tile starts afresh
     for i, board in enumerate(boards):
         custom = build_board({"title": "custom", "custom": {"hexes": [
             {"hex": "A1", "code": f"city=revenue:{10 * i + 5};path=a:0,b:_0;path=a:3,b:_0"}]}})
         build_graph(custom)      # a new tile code: registering it may start the registry afresh
         assert graph_facts(build_graph(board)) == before[i]
         assert graph_facts(build_graph(board)) == walked_facts(board)
-    assert graph_module._REGISTRY is not first
+    assert geometry_module._REGISTRY is not first
 
 
 @pytest.mark.parametrize("title", ["1830", "steam_over_holland", "18rhl", "1860"])
 def test_boards_differing_in_tokens_or_phase_share_the_track(games, title):
     """A board one token away from the one before, or in another phase, reuses its track (the walk's
     arrays, chains, names) and is still the graph of the plain walk, with its own tokens and values."""
-    from revenue.graph import graph_for
+    from revenue.graph_cache import graph_for
 
     shared = 0
     for before, after in zip(games[title], games[title][1:]):
@@ -164,32 +167,32 @@ def test_boards_differing_in_tokens_or_phase_share_the_track(games, title):
 
 def test_graphs_asked_for_once_are_let_go_first():
     # graph_for remembers GRAPH_CACHE_SIZE graphs, of which at most FRESH_GRAPHS never asked for again
-    # (graph_module._FRESH): a board asked about again within that many newer boards gets the same graph,
+    # (graph_cache_module._FRESH): a board asked about again within that many newer boards gets the same graph,
     # and keeps it while newer boards come; one asked about once is let go after FRESH_GRAPHS newer ones.
     # The byte total follows what is kept.
-    from revenue.graph import FRESH_GRAPHS, GRAPH_CACHE_SIZE, graph_for
+    from revenue.graph_cache import FRESH_GRAPHS, GRAPH_CACHE_SIZE, graph_for
     boards = [b.request["board"] for b in game_sequences(seed=3)["1830"]]
     assert len(boards) > GRAPH_CACHE_SIZE + 2 * FRESH_GRAPHS + 2
     forget_everything()
-    graph_module._graphs_bytes = 0
+    graph_cache_module._graphs_bytes = 0
     asked_again, once = boards[0], boards[1]
     first, first_once = graph_for(asked_again), graph_for(once)
     for board in boards[2:FRESH_GRAPHS]:
         graph_for(board)
     assert graph_for(asked_again) is first      # fewer than FRESH_GRAPHS newer boards: kept
     graph_for(boards[FRESH_GRAPHS])
-    assert list(graph_module._FRESH)[0] == ("board", first_once.board.key)     # kept so far
+    assert list(graph_cache_module._FRESH)[0] == ("board", first_once.board.key)     # kept so far
     graph_for(boards[FRESH_GRAPHS + 1])
     assert graph_for(once) is not first_once    # asked about once, FRESH_GRAPHS newer: let go
     for board in boards[FRESH_GRAPHS + 1:3 * FRESH_GRAPHS]:
         graph_for(board)
-    assert len(graph_module._FRESH) == FRESH_GRAPHS
+    assert len(graph_cache_module._FRESH) == FRESH_GRAPHS
     assert graph_for(asked_again) is first      # asked about again before: kept past FRESH_GRAPHS newer boards
     for board in boards[:GRAPH_CACHE_SIZE + 2 * FRESH_GRAPHS]:     # every board asked about twice
         assert graph_for(board) is graph_for(board)
-    kept = graph_module._GRAPHS
-    assert len(kept) == GRAPH_CACHE_SIZE and set(graph_module._FRESH) <= set(kept)
+    kept = graph_cache_module._GRAPHS
+    assert len(kept) == GRAPH_CACHE_SIZE and set(graph_cache_module._FRESH) <= set(kept)
     assert graph_for(asked_again) is not first  # no more than GRAPH_CACHE_SIZE kept, the oldest let go
-    assert graph_module._graphs_bytes == sum(graph_module._GRAPH_BYTES.values())
-    assert set(graph_module._GRAPH_BYTES) == set(kept)
+    assert graph_cache_module._graphs_bytes == sum(graph_cache_module._GRAPH_BYTES.values())
+    assert set(graph_cache_module._GRAPH_BYTES) == set(kept)
     forget_everything()

@@ -17,7 +17,7 @@ from benchmarks.scenarios import lay_tiles, place_tokens, rhl_lays
 from revenue.api import parse_request
 from revenue.errors import InputError
 from revenue.evaluate import evaluate
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 from revenue.solve import solve
 from revenue.v1 import revenue_pb2
 

@@ -11,7 +11,7 @@ import pytest
 from revenue import tiles
 from revenue.cache import GRAPH_CACHE_BYTES, MB, TILE_CACHE_BYTES, ByteLRU
 from revenue.errors import InputError
-from revenue.graph import _GRAPH_BYTES, graph_for
+from revenue.graph_cache import _GRAPH_BYTES, graph_for
 
 
 def rss_mb() -> int:

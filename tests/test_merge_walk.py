@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import example, given, settings, strategies as st
 
 from revenue.company import build_company
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 from revenue.problem import compile_problem
 from revenue.solve import adjacency, all_routes, reachable
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from revenue.api import list_titles
-from revenue.board import build_board
+from revenue.board_request import build_board
 from revenue.errors import InputError
 from revenue.solve import solve
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from benchmarks.stress import stress_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 from revenue import pathbound
 from revenue.pathbound import PathProgram, TrackProgram, applies, undominated
 from revenue.problem import compile_problem

@@ -1,5 +1,5 @@
 """Every route the walk stores, and every route a refit keeps (revenue.solve.route_parents), earns what the
-Python twin of the pricing says (revenue.problem.price_route, with the optimizer's weights), route by
+Python twin of the pricing says (revenue.route_price.price_route, with the optimizer's weights), route by
 route: the kernels price most routes from each distance row's counts and sums (core.pricing.best_rows_revenue)
 and call the whole-route price() only where that cannot decide, so both readings are compared on random
 boards with row trains (pay fewer stops than they visit, spill) and on the game-server benchmark's 1860
@@ -11,8 +11,9 @@ from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import game_sequences
 from revenue.company import build_company
-from revenue.graph import graph_for
-from revenue.problem import compile_problem, objective_weights, price_route
+from revenue.graph_cache import graph_for
+from revenue.problem import compile_problem, objective_weights
+from revenue.route_price import price_route
 from revenue.solve import adjacency, all_routes, reachable, route_parents
 
 from .boards import TRAIN_POOL, linked_board

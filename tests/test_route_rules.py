@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from revenue.board import build_board
+from revenue.board_request import build_board
 from revenue.evaluate import evaluate
 from revenue.graph import build_graph
 from revenue.solve import solve

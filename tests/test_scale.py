@@ -16,10 +16,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
 from revenue import bounded, heuristic, solve as solve_module
-from revenue.board import build_board
+from revenue.board_request import build_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
-from revenue.graph import build_graph, graph_for
+from revenue.graph import build_graph
+from revenue.graph_cache import graph_for
 from revenue.heuristic import kept_routes
 from revenue.problem import compile_problem
 from revenue.relax import joint_bound, route_bound, shared_track_bound

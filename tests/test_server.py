@@ -637,7 +637,7 @@ print(sorted(name for name, n in overloads().items() if n != before.get(name, 0)
 
 def test_warm_up_leaves_nothing_to_compile_for_a_games_next_boards():
     # A game's boards after its first are built by kernels the first board's full check does not reach
-    # (revenue.board._build_known): after the warm-up, a game's next boards of every title load no
+    # (revenue.known.build_known): after the warm-up, a game's next boards of every title load no
     # compiled kernel (nor compile one, 7 s with Numba's cache empty). In a fresh process: this one has
     # loaded them all already.
     out = subprocess.run([sys.executable, "-c", _NEXT_BOARDS], cwd=ROOT, capture_output=True, text=True,

@@ -138,7 +138,7 @@ def test_a_train_type_refit_from_a_looser_one_has_the_routes_its_own_walk_finds(
     import numpy as np
 
     from revenue.company import build_company
-    from revenue.graph import graph_for
+    from revenue.graph_cache import graph_for
     from revenue.problem import compile_problem
 
     def listed(routes):
@@ -184,7 +184,7 @@ def test_unknown_train_and_bad_deadline():
 def test_board_graphs_are_remembered_by_value_or_by_read_only_identity():
     from types import MappingProxyType
 
-    from revenue.graph import graph_for
+    from revenue.graph_cache import graph_for
 
     board = {"title": "1830", "tiles": [{"hex": "F4", "tile": "57", "rotation": 1}]}
     first = graph_for(board)
@@ -234,7 +234,7 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(mon
     from revenue.company import build_company
     from revenue.core.node_sets import node_bitsets
     from revenue.core.walk import walk_prices_children
-    from revenue.graph import graph_for
+    from revenue.graph_cache import graph_for
     from revenue.problem import compile_problem
 
     node_sets_checked = []
@@ -269,7 +269,7 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(mon
         cap = bounded.capacity(problem, fused.memory_mb, len(problem.specs) - len(parents))
         assert fused._at_once(parents, cap, solve_module.AT_ONCE_STEPS)
         stepwise = solve_module.Search(problem, time.perf_counter(), None, None, None)
-        assert stepwise._probe(problem.graph.derived["adjacency"], solve_module.reachable(problem), cap,
+        assert stepwise._probe(problem.graph.adjacency_arrays, solve_module.reachable(problem), cap,
                                solve_module.PROBE_STEPS)
         for child, parent in parents.items():
             arrays, fast, _ = solve_module.kernel_arguments(problem, parent)
@@ -289,7 +289,7 @@ def test_a_walk_with_a_step_limit_ends_unfinished_exactly_when_it_needs_that_man
     from benchmarks.scenarios import game_sequences
     from revenue.company import build_company
     from revenue.core.walk import STOP_CHECK, enumerate_routes
-    from revenue.graph import graph_for
+    from revenue.graph_cache import graph_for
     from revenue.problem import compile_problem
 
     def walk(problem, arguments, limit):
@@ -308,9 +308,9 @@ def test_a_walk_with_a_step_limit_ends_unfinished_exactly_when_it_needs_that_man
             stop = np.zeros(1, dtype=np.int64)
             for name in problem.specs:
                 arrays, fast, from_ends = solve_module.kernel_arguments(problem, name)
-                arguments = (*problem.graph.derived["adjacency"], problem.chain_keys, problem.cost, problem.token,
+                arguments = (*problem.graph.adjacency_arrays, problem.chain_keys, problem.cost, problem.token,
                              problem.blocks, problem.bypassable, solve_module.reachable(problem),
-                             *problem.graph.derived["hex_walks"], arrays, fast, from_ends, stop)
+                             *problem.graph.hex_walks, arrays, fast, from_ends, stop)
                 complete, steps, rev, nodes = walk(problem, arguments, 0)
                 assert complete
                 below = steps // STOP_CHECK * STOP_CHECK        # (the last multiple the walk reached)

@@ -10,7 +10,7 @@ import pytest
 from benchmarks.scenarios import game_sequences
 from revenue.company import build_company
 from revenue.errors import InputError
-from revenue.graph import graph_for
+from revenue.graph_cache import graph_for
 
 BOARDS_PER_TITLE = 40
 
@@ -113,7 +113,7 @@ def test_1860_cheap_towns_read_from_the_track_match_every_hexs_tiles():
     """G1860._cheap_towns reads the board's track (Board.least_town_revenue): the same answer as the walk
     over every hex's tile, on the scenario's boards, for owned and halved (leased) values, in every phase."""
     from revenue.board import _TOWN_KIND
-    from revenue.graph import NODE_KINDS
+    from revenue.geometry import NODE_KINDS
     from revenue.titles.g1860 import HALT_SUBSIDY, G1860
 
     assert NODE_KINDS.index("town") == _TOWN_KIND

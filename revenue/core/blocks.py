@@ -2,7 +2,7 @@
 nodes hold the company's token, which it may not pass (off-boards, and cities full of other companies'
 tokens, rules/base.md section 3), and which of those are cities (passable within RouteRules.bypass).
 
-Arrays (one board): kind[nodes] (an index into revenue.graph.NODE_KINDS), slots[nodes], token_node[tokens]
+Arrays (one board): kind[nodes] (an index into revenue.geometry.NODE_KINDS), slots[nodes], token_node[tokens]
 (each token's node, -1: none), mine[tokens] (the token is the company's).
 """
 from __future__ import annotations

@@ -58,7 +58,7 @@ def _best_of_row(r, pay, nodes, n, worth, by_node, row, token, check_token, scra
 @njit(cache=True, nogil=True)
 def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token):
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its
-    token rule make it illegal. Mirrors revenue.problem.price_route: merged consecutive stops, the
+    token rule make it illegal. Mirrors revenue.route_price.price_route: merged consecutive stops, the
     alternative multiplier when both ends allow it, per distance row the best `pay` stops (one of them a
     tokened city unless token_paid is 0; row spill_to also pays what row spill_from leaves unused, and row
     spill_next what spill_to then leaves unused), then route bonuses. With subsidies the values are the optimizer's

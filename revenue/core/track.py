@@ -311,7 +311,7 @@ def reachable_nodes(adj_start, adj_other, token, blocks, bypassable, bypass):
 
 @njit(cache=True, nogil=True)
 def assemble(gids, reg_path_start, reg_node_start, reg_table):
-    """A board's path and node arrays from the geometry id of each hex (revenue.graph's registry): path_start,
+    """A board's path and node arrays from the geometry id of each hex (revenue.geometry's registry): path_start,
     node_base (per hex), path_hex, the path ends with node ends as board node ids, gauge, terminal, and per
     node its hex and its registry entry."""
     n_hexes = len(gids)
@@ -434,7 +434,7 @@ def chain_idents(chain_start, chain_paths, path_start, path_hex, kind0, val0, ki
 # costs about half a microsecond): the int64 arrays, in this order, one after the other in `ints`, the bool
 # arrays likewise in `bools`; `ints` ends with TRACK_TAIL numbers, read in one go: where each int64 array
 # starts (and the end), where each bool array starts (and the end), the number of track keys, and
-# place_board's status, stop total change and code length change (0s from build_track). revenue.graph.Track
+# place_board's status, stop total change and code length change (0s from build_track). revenue.geometry.Track
 # splits them.
 TRACK_INTS = ("gids", "path_start", "node_base", "path_hex", "kind0", "val0", "kind1", "val1", "node_hex", "node_reg",
               "chain_a", "chain_b", "chain_start", "chain_paths", "key_start", "key_list", "adj_start", "adj_chain",
@@ -489,14 +489,14 @@ def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, re
 def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
                 n_sides):
     """assemble, walk_chains, chain_arrays and node_columns in one call (one dispatch): everything
-    revenue.graph.Track holds, packed (_walk_packed; no tokens placed)."""
+    revenue.geometry.Track holds, packed (_walk_packed; no tokens placed)."""
     return _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour,
                         side, n_sides, np.empty(0, dtype=np.int64), 0, 0, 0)
 
 
 @njit(cache=True, nogil=True)
 def lay_tiles(lays, table, printed_gids, printed_masks):
-    """A board's hexes from the printed map and the rows of its checked lays (revenue.board._Known.table:
+    """A board's hexes from the printed map and the rows of its checked lays (revenue.known.Known.table:
     hex index, geometry id, impassable bits, stop total and code length changes), in one call: (geometry
     ids, impassable bits, stop total change, code length change, False when a hex is laid twice)."""
     gids = printed_gids.copy()
@@ -517,11 +517,11 @@ def lay_tiles(lays, table, printed_gids, printed_masks):
 
 @njit(cache=True, nogil=True)
 def place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_table):
-    """A board's tokens (ids into revenue.board._Known.token_table: hex index, city index, company number)
+    """A board's tokens (ids into revenue.known.Known.token_table: hex index, city index, company number)
     on the hexes' geometries (gids; registry city rows: slots, local node or -1): the board node of each
     token's city (-1 when the city is no node), or an empty array when a token's city does not exist on its
-    tile, is full, or already holds the company's token (revenue.board then checks the board in full and
-    names the field)."""
+    tile, is full, or already holds the company's token (revenue.board_request then checks the board in full
+    and names the field)."""
     n = len(tokens)
     n_hexes = len(gids)
     city_base = np.zeros(n_hexes + 1, dtype=np.int64)      # a number per city of the board
@@ -574,7 +574,8 @@ def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, r
                 reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides):
     """A board of checked lays and tokens in one call: lay_tiles, its track (_walk_packed) and
     place_tokens, packed with place_board's status (1: a hex laid twice, 2: a token that does not fit;
-    revenue.board then checks the board in full) and the lays' stop total and code length changes."""
+    revenue.board_request then checks the board in full) and the lays' stop total and code length
+    changes."""
     gids, masks, stops, chars, once = lay_tiles(lays, table, printed_gids, printed_masks)
     if not once:
         empty = np.empty(0, dtype=np.int64)

@@ -131,7 +131,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     A route may pass up to `bypass` blocked cities (bypassable); rflags gets its flag bits.
     With `no_reentry` a route may not come back to a hex it left: node_hex[n] is each node's hex,
     chain_hexes[c] the hexes chain c passes between its ends' hexes, chain_mode[c] whether it stays in
-    one hex (0), moves on (1) or re-enters a hex by itself (2) (revenue.problem.hex_walks).
+    one hex (0), moves on (1) or re-enters a hex by itself (2) (Graph.hex_walks).
 
     With child_visit and child_pay ([K, rows]: the row limits of K train types refit_routes would refit
     from this one's routes) and a walk priced by rows (walk_prices_children), child_rev[i, k] gets what

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ..errors import InputError
@@ -187,8 +188,15 @@ class TitleData:
     # derived on first use by revenue.board: neighbour map and printed board hexes
     neighbours: dict | None = field(default=None, repr=False)
     printed: dict | None = field(default=None, repr=False)
-    # derived on first use by revenue.board and revenue.graph: laid hexes, the map's sides as arrays
-    derived: dict = field(default_factory=dict, repr=False, compare=False)
+    # derived on first use by the board and graph modules: the printed map's stop total and code length
+    # (revenue.board.printed_totals), the lays and tokens checked on it (revenue.known.Known), the map's
+    # sides as arrays (revenue.geometry.MapSides), recent tracks by geometry ids (revenue.graph.build_graph)
+    # and node objects shared by its graphs (revenue.graph.Graph.nodes)
+    printed_totals: tuple | None = field(default=None, repr=False, compare=False)
+    known: object = field(default=None, repr=False, compare=False)
+    sides: object = field(default=None, repr=False, compare=False)
+    tracks: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
+    graph_nodes: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 def data_from_dict(d: dict) -> TitleData:

@@ -70,7 +70,7 @@ def _options(options: dict | None) -> dict:
 
 
 _READ_OPTIONS: dict[tuple, tuple] = {}
-_HALT_KIND = 3      # revenue.graph.NODE_KINDS.index("halt") (the graph module imports the titles)
+_HALT_KIND = 3      # revenue.geometry.NODE_KINDS.index("halt")
 
 
 def _rule_options(options: dict | None) -> tuple[bool, bool, bool, bool]:

@@ -239,7 +239,7 @@ _RUHR_AT = _RGE_AT + len(RGE_HEXES)
 _TOKENED_AT = _RUHR_AT + len(EASTERN_RUHR)
 _ROERMOND_AT = _TOKENED_AT + len(OUT_TOKENED)
 _RATINGEN_AT = _ROERMOND_AT + 1
-_TOWN_KIND = 2      # revenue.graph.NODE_KINDS.index("town") (the graph module imports the titles)
+_TOWN_KIND = 2      # revenue.geometry.NODE_KINDS.index("town")
 _HEX_TABLES: dict[tuple[int, tuple[str, ...]], tuple] = {}
 _EXITS: dict[int, tuple] = {}
 # The readings remembered (MEMO_SIZE, then all let go), by what they read (_MapFacts.key).
@@ -299,7 +299,7 @@ _WATCHED = frozenset(METROPOLISES + tuple(h for h, _ in LINK_SIDES))
 
 
 class _Lays:
-    """For one revenue.board._Known (the checked lays of a map variant): which lays _tile_facts reads
+    """For one revenue.known.Known (the checked lays of a map variant): which lays _tile_facts reads
     (on a watched hex, or with icons, or on a printed hex with icons; grown as lays are added, never
     changed: a lay's id names one BoardHex), the printed hexes it reads, and its answers by the ids of
     the read lays of a board (most boards of a game have the same few)."""
@@ -325,7 +325,7 @@ _LAYS: dict[int, _Lays] = {}
 
 
 def _lay_facts(laid: tuple, printed: dict) -> tuple:
-    """_tile_facts of a board made of checked lays (revenue.board.Board._laid: the _Known and the lay ids)
+    """_tile_facts of a board made of checked lays (revenue.board.Board._laid: the Known and the lay ids)
     without its hexes dict: the printed hexes _tile_facts reads, with the board's lays among them or with
     icons put in their place (any other hex it would skip)."""
     known, ids = laid
