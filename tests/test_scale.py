@@ -16,10 +16,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
 from revenue import bounded, heuristic, solve as solve_module
-from revenue.board import build_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
-from revenue.graph import build_graph, graph_for
+from revenue.graph import graph_for
 from revenue.heuristic import kept_routes
 from revenue.problem import compile_problem
 from revenue.relax import joint_bound, route_bound, shared_track_bound
@@ -27,7 +26,9 @@ from revenue.solve import RouteSet, adjacency, all_routes, reachable, solve, wit
 
 from .boards import random_board
 from .profiles import examples
+from .ref_board import ref_board
 from .reference import DataRules, best_run
+from .rule_seeking import node_names
 from .test_1860 import company as company_1860, random_late_case, reference as reference_1860
 from .test_route_rules import install, random_rules
 
@@ -35,7 +36,8 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 
 
 def _reference(board_req, trains, rules=None):
-    return best_run(build_board(board_req), "A",
+    """The reference's optimum, on its own reading of the board (tests/ref_board.py)."""
+    return best_run(ref_board(board_req), "A",
                     [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains], rules)[0]
 
 
@@ -92,7 +94,7 @@ def test_large_board_path_matches_reference(monkeypatch, seed, capped, program):
 def test_large_board_path_with_route_rules(monkeypatch, seed, capped, program):
     """The same with random route and run rules (bonuses, merged stops, flags, connected runs...)."""
     board_req, company_req, trains = random_board(seed, max_trains=3)
-    names = list(build_graph(build_board(board_req)).by_name)
+    names = node_names(board_req)
     if not names:
         return
     data = random_rules(seed, names)
