@@ -76,6 +76,7 @@ def _check_anytime(board_req, company_req, expected, capped: bool) -> None:
         assert result["revenue"] == expected == result["upper_bound"]
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(120), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
 def test_large_board_path_matches_reference(monkeypatch, seed, capped, program):
@@ -89,6 +90,7 @@ def test_large_board_path_matches_reference(monkeypatch, seed, capped, program):
         _check_anytime(board_req, company_req, expected, capped)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(80), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
 def test_large_board_path_with_route_rules(monkeypatch, seed, capped, program):
@@ -272,6 +274,7 @@ def test_stress_board_shape():
     assert len(owned) == 3
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(40), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans())
 def test_large_board_path_with_1860_subsidies_and_objectives(monkeypatch, seed, capped):
@@ -431,6 +434,7 @@ def test_joint_bound_applies_and_bites():
     assert applies >= 100 and tighter >= 50, (applies, tighter)     # 155 and 146 of 200 when written
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100), **SETTINGS)
 @given(st.integers(0, 2**31 - 1))
 def test_neighbourhoods_of_a_run_give_legal_runs(monkeypatch, seed):
