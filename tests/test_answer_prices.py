@@ -11,7 +11,6 @@ import copy
 import random
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import game_sequences
@@ -75,7 +74,6 @@ def compare(board: dict, company: dict, objective: str = "revenue", every: int =
     return taken, left
 
 
-@pytest.mark.slow
 def test_all_paid_is_the_ranked_reading_on_game_boards():
     taken: dict[str, int] = {}
     for title, boards in game_sequences(seed=0).items():

@@ -71,7 +71,6 @@ def test_solve_bad_file():
     assert r.exit_code == 2 and "no such file" in r.stderr
 
 
-@pytest.mark.slow
 def test_deliveries_command():
     r = invoke("deliveries", str(EXAMPLES / "steam.json"), "--json")
     assert r.exit_code == 0, r.output

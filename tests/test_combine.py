@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,7 +65,6 @@ def _kernel_indexes(monkeypatch, keys, group_start, group_of, n_groups):
     return plain, key_indexes(keys, group_start, group_of)
 
 
-@pytest.mark.slow
 @settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**31 - 1), st.integers(2, 5), st.booleans())
 def test_every_path_of_the_kernel_finds_the_brute_force_optimum(monkeypatch, seed, n_trains, one_type):

@@ -23,7 +23,6 @@ def _arrays(track) -> dict:
     return arrays
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("title", ["1830", "18rhl", "1860"])
 def test_place_board_tracks_equal_the_full_walk(title):
     boards = game_sequences(seed=0)[title]

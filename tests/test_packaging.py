@@ -28,7 +28,6 @@ def wheel(tmp_path_factory) -> list[str]:
     return zipfile.ZipFile(wheels[0]).namelist()
 
 
-@pytest.mark.slow
 def test_only_the_revenue_package_at_the_top(wheel):
     top = {name.split("/")[0] for name in wheel}
     assert {t for t in top if not t.endswith(".dist-info")} == {"revenue"}
