@@ -16,6 +16,7 @@ import pathlib
 import random
 
 import networkx as nx
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
@@ -550,6 +551,7 @@ def random_case(seed):
     return b, corp, trains
 
 
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("N1860_EXAMPLES", 60)), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**31 - 1))
@@ -584,6 +586,7 @@ def random_late_case(seed):
     return b, corp, trains, leased, objective
 
 
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("N1860_EXAMPLES", 60)), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**31 - 1))
@@ -603,6 +606,7 @@ def test_optimizer_matches_reference_with_leased_trains_nationalization_and_halt
     assert check["legal"] and (check["revenue"], check["subsidy"]) == expected, (seed, check)
 
 
+@pytest.mark.slow
 @settings(max_examples=max(1, int(os.environ.get("N1860_EXAMPLES", 60)) // 3), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 2**31 - 1))

@@ -326,6 +326,7 @@ def test_a_players_halts_are_read_as_the_reference_reads_them(seed, aim, every_t
 HIT_BOARDS = examples(25)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", sorted(AIMED))
 def test_each_rule_decides_the_optimum_often(rule):
     decided = 0

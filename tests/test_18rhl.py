@@ -468,6 +468,7 @@ def test_optimizer_matches_reference_on_the_real_map(seed):
 HIT_BOARDS = examples(25)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", AIMED)
 def test_each_rule_decides_the_optimum_often(rule):
     # Fixed seeds: the optimizer against the reference on boards aimed at `rule`, and how often the
@@ -515,6 +516,7 @@ def test_rheingold_express_pays_its_best_8_even_without_its_token_city():
     assert not {s["node"]: s for s in r["routes"][0]["stops"]}["K6-0"]["paid"]
 
 
+@pytest.mark.slow
 def test_random_boards_are_not_trivial():
     # The property test's boards on fixed seeds: most of them give the company a run.
     n = examples(60)

@@ -13,12 +13,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL_TESTS = ["tests/test_combine.py", "tests/test_solve_reference.py", "tests/test_route_rules.py",
                 "tests/test_merge_walk.py", "tests/test_steam.py", "tests/test_scale.py",
                 "tests/test_graph_build.py"]
 
 
+# A whole run of the kernel tests in one: minutes, more when the checked kernels compile afresh.
+@pytest.mark.timeout(1800)
 def test_kernel_property_tests_pass_with_bounds_checks():
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(ROOT / ".numba-boundscheck")}
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *KERNEL_TESTS],

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import pathlib
 
+import pytest
 from click.testing import CliRunner
 
 from revenue.cli import main
@@ -78,6 +79,7 @@ def test_deliveries_command():
     assert "Cincinnati -> Indianapolis -> Evansville" in text.stdout
 
 
+@pytest.mark.slow
 def test_bench_runs_one_scenario():
     r = invoke("bench", "--only", "1830 early", "--repeats", "2", "--no-steam", "--no-cold", "--json")
     assert r.exit_code == 0, r.output

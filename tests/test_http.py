@@ -258,6 +258,7 @@ def test_deadline_ms_after_first_routes_gives_best_so_far(http):
     assert check["legal"] and check["revenue"] == body["revenue"]
 
 
+@pytest.mark.slow
 def test_compute_cap_bounds_a_call_without_deadline(guarded):
     with client_of(guarded, headers={"authorization": f"Bearer {TOKEN}"}) as client:
         response = client.post("/v1/solve", json=heavy_request())   # no proof within 8 s
@@ -304,6 +305,7 @@ def test_disconnect_cancels_the_stream(server):
     assert CALL_LOG.calls("SolveStream")[-1]["code"] == "CANCELLED"
 
 
+@pytest.mark.slow
 def test_full_queue_is_429(guarded):
     headers = {"authorization": f"Bearer {TOKEN}"}
     assert wait_until(lambda: guarded.service.admission.admitted == 0)

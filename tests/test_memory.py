@@ -46,6 +46,7 @@ def test_byte_lru_evicts_by_bytes_and_count():
     assert len(cache) == 3 and cache.get(2) is None
 
 
+@pytest.mark.slow
 def test_distinct_large_boards_leave_memory_flat():
     graph_for(big_board(0))
     gc.collect()

@@ -48,6 +48,7 @@ def _solved(problem, allowed, known: int = 0, kind=PathProgram) -> int:
     return program.bound
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", [PathProgram, TrackProgram])
 @settings(max_examples=examples(300), **SETTINGS)
 @given(seed=st.integers(0, 2**31 - 1), min_trains=st.integers(1, 3))
@@ -67,6 +68,7 @@ def test_program_bound_is_the_optimum(kind, seed, min_trains):
         assert _solved(problem, allowed, expected - 10, kind) == expected, seed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", [PathProgram, TrackProgram])
 @settings(max_examples=examples(150), **SETTINGS)
 @given(seed=st.integers(0, 2**31 - 1), min_trains=st.integers(1, 3))
@@ -149,6 +151,7 @@ def test_solutions_found_during_a_round_are_priced_at_once():
     assert cases >= 10 and priced_inside > 0, (cases, priced_inside)
 
 
+@pytest.mark.slow
 def test_the_relaxation_after_a_long_round_gets_its_own_time():
     """HiGHS times a linear program from the solver's first run: the relaxation after a round cut short
     (4 s) with 3 s left stopped at once, and left no bound. The 100-hex D D 8 stress board (seed 1),

@@ -63,6 +63,9 @@ TURNS = [json.loads(line) for path in sorted(GAMES.glob("*.jsonl"))
          for line in path.read_text().splitlines() if line.strip()]
 REFERENCE_EVERY = 1 if PROFILE == "thorough" else 2
 GAMES_OF_2021 = {"hs_znvlgfsh_1626962701", "hs_tmekvprd_1627631653"}
+# The phases whose turns are in the slow tier: late boards, where the reference (and 1860's pricing of the
+# run as played) takes a second or more a turn. The quick tier keeps every other turn.
+SLOW_PHASES = {"1860": {"5", "6", "7", "8", "9"}, "1889": {"D"}, "18rhl": {"4", "5", "6", "8"}}
 
 
 def _reference_due(turn) -> bool:
@@ -80,6 +83,12 @@ def _id(turn):
 
 def _title(turn):
     return turn["request"]["board"]["title"]
+
+
+def _turns():
+    return [pytest.param(turn, id=_id(turn), marks=pytest.mark.slow
+                         if turn["request"]["board"]["phase"] in SLOW_PHASES.get(_title(turn), ()) else ())
+            for turn in TURNS]
 
 
 def test_the_games_are_all_there():
@@ -109,7 +118,7 @@ def _reference_reading(turn, result):
     return read_run(ref_board(turn["request"]["board"]), company["id"], trains, Rules(), answer_of(result))
 
 
-@pytest.mark.parametrize("turn", TURNS, ids=_id)
+@pytest.mark.parametrize("turn", _turns())
 def test_the_stored_run_evaluates_as_the_engine_ran_it(turn):
     request = turn["request"]
     result = evaluate({**request, "run_routes": turn["run_routes"]})
@@ -160,7 +169,7 @@ def _reference_optimum(turn, result) -> int:
     return expected
 
 
-@pytest.mark.parametrize("turn", TURNS, ids=_id)
+@pytest.mark.parametrize("turn", _turns())
 def test_the_optimum_is_proved_and_at_least_the_games_run(turn):
     request = turn["request"]
     played = evaluate({**request, "run_routes": turn["run_routes"]})["revenue"]

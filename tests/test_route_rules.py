@@ -144,6 +144,7 @@ def test_each_rule_where_it_decides_the_optimum(monkeypatch, mechanism, seed):
 HIT_BOARDS = examples(50)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_each_rule_decides_the_optimum_often(monkeypatch, mechanism):
     # On fixed seeds (a deterministic rate): the optimizer against the reference with the rule, and the

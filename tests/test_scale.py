@@ -16,10 +16,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
 from revenue import bounded, heuristic, solve as solve_module
-from revenue.board_request import build_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
-from revenue.graph import build_graph
 from revenue.graph_cache import graph_for
 from revenue.heuristic import kept_routes
 from revenue.problem import compile_problem
@@ -28,7 +26,9 @@ from revenue.solve import RouteSet, adjacency, all_routes, reachable, solve, wit
 
 from .boards import random_board
 from .profiles import examples
+from .ref_board import ref_board
 from .reference import DataRules, best_run
+from .rule_seeking import node_names
 from .test_1860 import company as company_1860, random_late_case, reference as reference_1860
 from .test_route_rules import install, random_rules
 
@@ -36,7 +36,8 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 
 
 def _reference(board_req, trains, rules=None):
-    return best_run(build_board(board_req), "A",
+    """The reference's optimum, on its own reading of the board (tests/ref_board.py)."""
+    return best_run(ref_board(board_req), "A",
                     [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains], rules)[0]
 
 
@@ -75,6 +76,7 @@ def _check_anytime(board_req, company_req, expected, capped: bool) -> None:
         assert result["revenue"] == expected == result["upper_bound"]
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(120), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
 def test_large_board_path_matches_reference(monkeypatch, seed, capped, program):
@@ -88,12 +90,13 @@ def test_large_board_path_matches_reference(monkeypatch, seed, capped, program):
         _check_anytime(board_req, company_req, expected, capped)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(80), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
 def test_large_board_path_with_route_rules(monkeypatch, seed, capped, program):
     """The same with random route and run rules (bonuses, merged stops, flags, connected runs...)."""
     board_req, company_req, trains = random_board(seed, max_trains=3)
-    names = list(build_graph(build_board(board_req)).by_name)
+    names = node_names(board_req)
     if not names:
         return
     data = random_rules(seed, names)
@@ -271,6 +274,7 @@ def test_stress_board_shape():
     assert len(owned) == 3
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(40), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.booleans())
 def test_large_board_path_with_1860_subsidies_and_objectives(monkeypatch, seed, capped):
@@ -430,6 +434,7 @@ def test_joint_bound_applies_and_bites():
     assert applies >= 100 and tighter >= 50, (applies, tighter)     # 155 and 146 of 200 when written
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100), **SETTINGS)
 @given(st.integers(0, 2**31 - 1))
 def test_neighbourhoods_of_a_run_give_legal_runs(monkeypatch, seed):

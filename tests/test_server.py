@@ -160,6 +160,7 @@ def test_tiny_deadline_answers_a_legal_run_or_deadline_exceeded(rpc):
     assert line["code"] in expected or line["code"] == "OK" and line["elapsed_ms"] < 50, line
 
 
+@pytest.mark.slow
 def test_deadline_after_first_routes_gives_best_so_far_with_valid_bound(rpc):
     request = heavy_request()
     # The board's graph and problem built, and its kernels loaded, by a first call (deadline_ms 50 answers
@@ -242,6 +243,7 @@ def test_abandoned_stream_stops_the_search(server, rpc):
 
 # ---- the bounded queue and limits -------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_full_queue_is_resource_exhausted():
     # One worker and a queue of 2: long searches may hold the worker and all but a quarter (rounded up)
     # of the queue; the last slot is kept for a small call.
@@ -550,6 +552,7 @@ def _start_serve_command(port: int, processes: int):
     return proc, lines, reader
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processes", [1, 2])
 def test_serve_command_stops_on_sigterm(processes):
     port = free_port()
@@ -580,6 +583,7 @@ def test_serve_command_stops_on_sigterm(processes):
             proc.wait()
 
 
+@pytest.mark.slow
 def test_forked_server_processes_end_with_the_first():
     port = free_port()
     proc, lines, reader = _start_serve_command(port, 2)
@@ -635,6 +639,7 @@ print(sorted(name for name, n in overloads().items() if n != before.get(name, 0)
 """
 
 
+@pytest.mark.slow
 def test_warm_up_leaves_nothing_to_compile_for_a_games_next_boards():
     # A game's boards after its first are built by kernels the first board's full check does not reach
     # (revenue.known.build_known): after the warm-up, a game's next boards of every title load no

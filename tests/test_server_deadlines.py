@@ -58,6 +58,7 @@ def test_margin_trusts_a_few_quick_answers_only_after_several():
     assert margin.seconds() == pytest.approx(SEND_SECONDS)
 
 
+@pytest.mark.slow
 def test_best_so_far_arrives_before_the_deadline_on_a_contended_cpu(cpu_competitors):
     # Each search runs into its deadline (a first run within about 0.15 s on an idle machine, a proof after
     # many seconds, and a run answered even before the routes are known): the server must stop, build and

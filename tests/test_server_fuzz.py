@@ -219,6 +219,7 @@ def call(channel: grpc.Channel, method: str, data: bytes) -> grpc.StatusCode:
         return exc.code()
 
 
+@pytest.mark.slow
 def test_fuzz_every_answer_is_ok_or_invalid_argument():
     requests = make_requests(N_REQUESTS)
     assert len(requests) >= 2000

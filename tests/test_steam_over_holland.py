@@ -200,6 +200,7 @@ def test_optimizer_matches_reference_on_the_real_map(seed):
 HIT_BOARDS = examples(40)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", AIMS)
 def test_each_rule_decides_the_optimum_often(rule):
     # Fixed seeds: the optimizer against the reference on boards aimed at `rule`, and how often the
@@ -212,6 +213,7 @@ def test_each_rule_decides_the_optimum_often(rule):
     assert rate >= hits.FLOOR, f"{rule} decides the optimum on {decided} of {HIT_BOARDS} boards"
 
 
+@pytest.mark.slow
 def test_random_boards_are_not_trivial():
     # The property test's boards on fixed seeds: most of them give the company a run.
     n = examples(60)

@@ -76,6 +76,7 @@ def test_array_hooks_agree_with_the_per_node_hooks(title):
         assert compared > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{"original_insolvency": "true"}, {"southern_formed": "true"},
                                      {"nationalization": "true"}, {"original_game": "true"}])
 def test_1860_array_hooks_under_insolvency_and_late_game_options(options):
@@ -218,6 +219,7 @@ def spec_fields(spec) -> dict:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title", ["1830", "steam_over_holland", "18rhl", "1860", "1889"])
 def test_trains_compiled_together_match_each_compiled_alone(title):
     """revenue.problem compiles the trains that Title.train_rules_key calls alike once, then gives each
@@ -250,6 +252,7 @@ def test_trains_compiled_together_match_each_compiled_alone(title):
     assert shared > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("merge, classes, refused", [
     ({}, {}, False), ({0: 61}, {1: 0, 2: 61}, False), ({0: 62}, {}, True), ({0: -1}, {}, True),
     ({}, {1: 62}, True), ({}, {1: 0, 2: -1}, True)])
@@ -313,6 +316,7 @@ def remembered_matches_afresh(graph, company, memos, seen: dict) -> tuple[int, i
     return reused, len(remembered.specs)
 
 
+@pytest.mark.slow
 def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
     """18Rhl answers boards that read alike (node numbering, the tiles the rules read, tokens there, icons,
     options, phase) with the same RouteRules and groups objects, and revenue.problem compiles such an
@@ -341,6 +345,7 @@ def test_18rhl_rules_remembered_between_boards_match_rules_read_afresh():
     assert compared > 0 and reused > compared // 2, (reused, compared)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{}, {"nationalization": "true"}, {"southern_formed": "true"},
                                      {"re_enter_hexes": "true", "no_skip_towns": "true"}])
 def test_1860_rules_remembered_between_boards_match_rules_read_afresh(options):
