@@ -33,7 +33,7 @@ from pathlib import Path
 
 import click
 
-from revenue.board import build_board
+from revenue.board_request import build_board
 from revenue.company import build_company
 from revenue.graph import build_graph
 from revenue.interop import run_routes_action
