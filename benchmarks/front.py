@@ -21,7 +21,7 @@ import click
 
 from revenue import board as board_module
 from revenue import graph as graph_module
-from revenue import solve as solve_module
+from revenue.optimizer import solver as solver_module
 
 from .gameserver import percentile, warm_up
 from .scenarios import game_sequences
@@ -50,9 +50,9 @@ def run(games: int = 2, decoded: bool = False) -> list[dict]:
                 this_call[name] = this_call.get(name, 0.0) + (time.perf_counter() - started) * 1e6
         return inner, call
 
-    patched = [(solve_module, "graph_for"), (graph_module, "build_board"), (graph_module, "build_graph"),
+    patched = [(solver_module, "graph_for"), (graph_module, "build_board"), (graph_module, "build_graph"),
                (board_module, "_keys"), (board_module, "_ids"), (board_module, "_opened"), (board_module, "place_board"),
-               (board_module, "place_tokens"), (graph_module, "Track"), (solve_module, "build_company")]
+               (board_module, "place_tokens"), (graph_module, "Track"), (solver_module, "build_company")]
     originals = []
     for module, name in patched:
         if not hasattr(module, name):
@@ -67,7 +67,7 @@ def run(games: int = 2, decoded: bool = False) -> list[dict]:
                     request = json.loads(json.dumps(board.request)) if decoded else board.request
                     this_call.clear()
                     started = time.perf_counter()
-                    solve_module.solve(request)
+                    solver_module.solve(request)
                     this_call["solve"] = (time.perf_counter() - started) * 1e6
                     if "graph_for" in this_call:    # its cache lookup and eviction, around the two below
                         this_call["graph_for own"] = this_call["graph_for"] - this_call.get("build_board", 0.0) \

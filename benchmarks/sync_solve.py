@@ -28,7 +28,7 @@ from .load import ROOT, _free_port, _Server, run
 
 def serve(port: int, threads: int) -> None:
     """The sync server of one process (until killed)."""
-    from revenue.solve import Cancel
+    from revenue.optimizer import Cancel
     from revenue.v1 import revenue_pb2
     from revenue.server import service
     from revenue.server.app import configure_logging

@@ -463,7 +463,7 @@ class Graph:
         self.sides, self.n_nodes = track.sides, track.n_nodes
         self.inner_hexes, self.chain_mode = track.inner_hexes, track.chain_mode
         # arrays derived from the graph alone (chain key bitsets, adjacency in CSR form, ...), read by
-        # revenue.problem and revenue.solve: the graph itself never changes
+        # revenue.problem and revenue.optimizer: the graph itself never changes
         self.derived: dict[str, object] = {
             "chain_keys": track.chain_keys, "adjacency": track.adjacency, "path start": track.path_start,
             "node hex": track.node_hex, "node registry": (track.registry, track.node_reg),

@@ -32,15 +32,16 @@ sys.path.insert(0, args.root)
 
 from benchmarks.gameserver import warm_up  # noqa: E402
 from benchmarks.scenarios import game_sequences  # noqa: E402
-from revenue import solve as S  # noqa: E402
+from revenue.optimizer import routeset as R, search as S, solver  # noqa: E402
 
 # (owner, function, label): the call's stages, then the search's steps inside _work
-STAGES = [(S, "graph_for", "graph_for"), (S, "build_company", "company"), (S, "compile_problem", "problem"),
+STAGES = [(solver, "graph_for", "graph_for"), (solver, "build_company", "company"),
+          (solver, "compile_problem", "problem"),
           (S.Search, "__init__", "Search()"), (S.Search, "_work", "_work"), (S.Search, "_current", "answer"),
-          (S.Search, "bound", "bound"), (S.Search, "run", "run"), (S, "run_routes_action", "run_routes"),
+          (S.Search, "bound", "bound"), (S.Search, "run", "run"), (solver, "run_routes_action", "run_routes"),
           (S, "reachable", "reachable"), (S, "route_parents", "route_parents"),
-          (S, "kernel_arguments", "kernel_arguments"),
-          (S, "enumerate_routes", "route kernel"), (S.RouteSet, "__init__", "RouteSet()"),
+          (R, "kernel_arguments", "kernel_arguments"),
+          (R, "enumerate_routes", "route kernel"), (S.RouteSet, "__init__", "RouteSet()"),
           (S.RouteSet, "refit", "refit"), (S.Combination, "__init__", "Combination()"),
           (S.Combination, "search", "combination"), (S.RouteSet, "route", "route entries"),
           (S.Search, "_at_once", "at once"), (S, "walk_and_combine", "at-once kernel")]
@@ -77,7 +78,7 @@ def main() -> None:
             for board in boards:
                 this_call.clear()
                 started = time.perf_counter()
-                S.solve(board.request)
+                solver.solve(board.request)
                 this_call["solve"] = (time.perf_counter() - started) * 1e6
                 if "run" in this_call:
                     this_call["run own"] = this_call["run"] - this_call["_work"] - this_call.get("answer", 0.0) \

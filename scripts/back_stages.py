@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))     # the benchm
 
 from benchmarks.gameserver import warm_up
 from benchmarks.scenarios import game_sequences
-from revenue import bounded, problem as P, solve as S
+from revenue import problem as P
+from revenue.optimizer import bounded, combination as C, routeset as R, search as S
 from revenue.company import build_company
 from revenue.graph import graph_for
 
@@ -38,10 +39,10 @@ def wrap(owner, name: str, label: str) -> None:
 
 STAGES = [(S, "objective_weights", "weights"), (S.Search, "__init__", "Search()"), (S, "reachable", "reachable"),
           (S, "route_parents", "route_parents"), (bounded, "capacity", "capacity"),
-          (S, "kernel_arguments", "kernel_arguments"), (S, "enumerate_routes", "route kernel"),
-          (S.RouteSet, "__init__", "RouteSet()"), (S, "all_routes", "all_routes"), (S.Search, "_probe", "probe"),
-          (S.RouteSet, "refit", "refit"), (S.Combination, "__init__", "Combination()"),
-          (S.Combination, "search", "combination kernel"), (S.Search, "_current", "answer"),
+          (R, "kernel_arguments", "kernel_arguments"), (R, "enumerate_routes", "route kernel"),
+          (R.RouteSet, "__init__", "RouteSet()"), (S, "all_routes", "all_routes"), (S.Search, "_probe", "probe"),
+          (R.RouteSet, "refit", "refit"), (C.Combination, "__init__", "Combination()"),
+          (C.Combination, "search", "combination kernel"), (S.Search, "_current", "answer"),
           (S.Search, "bound", "bound")]
 
 

@@ -24,7 +24,9 @@ sys.path.insert(0, args.root)
 
 from benchmarks.gameserver import warm_up  # noqa: E402
 from benchmarks.scenarios import game_sequences  # noqa: E402
-from revenue import problem as P, solve as S  # noqa: E402
+from revenue import problem as P  # noqa: E402
+from revenue.optimizer import search as S, trains  # noqa: E402
+from revenue.optimizer.memo import memo  # noqa: E402
 from revenue.company import build_company  # noqa: E402
 from revenue.graph import graph_for  # noqa: E402
 
@@ -32,18 +34,22 @@ from revenue.graph import graph_for  # noqa: E402
 def steps(graph, company, problem, search) -> dict:
     name = company.trains[0].name
 
+    def reachable():
+        memo(problem).reachable = None
+        S.reachable(problem)
+
     def route_parents():
-        problem.derived.pop("route parents", None)
+        memo(problem).route_parents = None
         S.route_parents(problem)
 
     def kernel_arguments():
-        problem.derived.pop(("kernel arguments", name, (1, 0)), None)
-        problem.derived.pop(("kernel arguments alike", problem.specs[name].walk, (1, 0)), None)
-        S.kernel_arguments(problem, name)
+        memo(problem).kernel_arguments.pop((name, (1, 0)), None)
+        memo(problem).walk_arguments.pop((problem.specs[name].walk, (1, 0)), None)
+        trains.kernel_arguments(problem, name)
 
     return {"problem": lambda: P._compile(graph, company),
             "Search()": lambda: S.Search(problem, time.perf_counter(), None, None, None),
-            "reachable": lambda: S.reachable(problem),
+            "reachable": reachable,
             "route_parents": route_parents,
             "kernel_arguments": kernel_arguments,
             "Combination()": lambda: S.Combination(problem, list(company.trains), search.sets),

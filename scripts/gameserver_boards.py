@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))     # the benchm
 
 from benchmarks.gameserver import percentile, warm_up
 from benchmarks.scenarios import game_sequences
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 
 def run(out: str, games: int = 2) -> None:

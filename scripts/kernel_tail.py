@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.gameserver import percentile, warm_up
 from benchmarks.scenarios import game_sequences
-import revenue.solve as S
+import revenue.optimizer.search as S
 from revenue.company import build_company
 from revenue.graph import graph_for
 from revenue.problem import compile_problem

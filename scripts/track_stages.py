@@ -26,7 +26,7 @@ from benchmarks.scenarios import game_sequences
 from revenue import board as board_module
 from revenue import graph as graph_module
 from revenue.core import track as T
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 
 SIDES: dict[int, graph_module.MapSides] = {}     # each map's sides by the id of its neighbour array

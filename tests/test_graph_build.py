@@ -10,7 +10,7 @@ from benchmarks.scenarios import game_sequences
 from revenue import graph as graph_module
 from revenue.board import build_board
 from revenue.graph import build_graph
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.titles import TITLES
 from tests.boards import random_board
 from tests.slow_graph import walk_graph

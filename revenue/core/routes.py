@@ -1,6 +1,6 @@
 """Enumerate every legal route of one train type: a depth-first walk over chains (node-to-node track).
 
-Arrays (built by revenue.solve from revenue.problem.Problem):
+Arrays (built by revenue.optimizer from revenue.problem.Problem):
   adj_start[n+1], adj_chain[e], adj_other[e], adj_flags[e]: chains leaving each node (CSR); flags bit 0 =
     terminal path at the leaving end, bit 1 = at the far end, bit 2 = inside the chain
   chain_keys[c, w]: track-key bitsets; two chains of one run may not share a bit
@@ -444,7 +444,7 @@ def _child_price(path, length, count, total, has_token, visit, pay, spec, token,
 def refit_routes(spec, cost, token, begin, end, nodes):
     """The routes (nodes[begin[i]:end[i]]) of a looser train type that this train may run too, priced
     for it: (their positions, their revenues). Valid when the two types differ only in their rows'
-    visit and pay limits and the other type's are no lower (revenue.solve.route_parents): its walk then
+    visit and pay limits and the other type's are no lower (revenue.optimizer.trains.route_parents): its walk then
     met every route of this one, and priced a route -1 only where this one would too."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
@@ -560,7 +560,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     limits[0] is a floor: only routes earning more are counted and stored; limits[1] gets the best
     revenue of any route met (stored or not). With `compact`, full arrays do not stop the storing: the
     stored routes earning at most their median are dropped and the floor raised to it (_compact), so the
-    arrays hold the best routes and limits[0] bounds every route left out (revenue.bounded). A walk
+    arrays hold the best routes and limits[0] bounds every route left out (revenue.optimizer.bounded). A walk
     ends unfinished after limits[3] steps (0: no limit); limits[4] gets the steps it took.
 
     Every route holds a city with the company's token; it is found from the first such city T (by node

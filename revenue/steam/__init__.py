@@ -40,7 +40,7 @@ MAX_PLAYERS = 64
 MAX_TOP_K = 1000
 MAX_CUBES = 10000
 
-# The memory cap of one call (MB, as revenue.solve's MEMORY_MB). A delivery search stores a few entries
+# The memory cap of one call (MB, as revenue.optimizer.search's MEMORY_MB). A delivery search stores a few entries
 # per cube group and per listed delivery; what grows is the board itself: the request as a dict, its
 # parse, the adjacency, the reasons' walks. Measured with tracemalloc on random boards of 2,000-8,000
 # links (benchmarks.steam.large_map, the request converted from its message as the server does): about
@@ -579,7 +579,7 @@ def deliveries(request: dict, deadline: float | None = None, cancel: threading.E
                  MEMORY_MB if memory_mb is None else memory_mb)
     if deadline is None and cancel is None:
         return _solve(_parse_cached(request))
-    from revenue.solve import WATCHDOG
+    from revenue.optimizer.watchdog import WATCHDOG
 
     stop = np.zeros(1, np.int64)
     ticket = WATCHDOG.watch(stop, time.perf_counter() + deadline if deadline is not None else None, cancel)
