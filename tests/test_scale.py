@@ -458,6 +458,18 @@ def test_neighbourhoods_of_a_run_give_legal_runs(monkeypatch, seed):
     assert all(0 < score <= expected for score in reached) if expected > 0 else True, (seed, reached)
 
 
+class _Recording(Incumbent):
+    """An incumbent that also lists every run reported to it."""
+
+    def __init__(self, stops, reported: list):
+        super().__init__(stops)
+        self.reported = reported
+
+    def report(self, run):
+        self.reported.append(run)
+        super().report(run)
+
+
 def _empty_pools(problem, allowed, adj):
     """Empty pools of `problem`'s routes, for walks without a deadline."""
     return Pools(problem, (1, 0), Stops(None, None), adj, allowed)
@@ -550,7 +562,7 @@ def _moves_case(seed: int) -> bool:
         assert _legal(board_req, company_req, {"routes": run[1], "revenue": sum(r["revenue"] for r in run[1])}) \
             == score <= expected
 
-    incumbent = Incumbent(reported.append)
+    incumbent = _Recording(found.stops, reported)
     score, moved = detour_moves(found, incumbent, start[0], list(found.chosen), time.perf_counter() + 5)
     assert start[0] <= score
     check(score, moved)

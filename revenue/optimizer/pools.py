@@ -4,8 +4,6 @@ run found so far, to which each better one is reported (Incumbent)."""
 from __future__ import annotations
 
 import time
-from typing import Callable
-
 import numpy as np
 
 from ..core.routes import enumerate_routes
@@ -23,17 +21,22 @@ Run = tuple[int, list[dict]]    # a run's score and its routes' answer entries, 
 
 
 class Incumbent:
-    """The best run the strategies found so far (`run`, None before the first), and `on_report(run)`
-    told of each better one, which report() makes the incumbent."""
+    """The best run the strategies found so far (`run`, None before the first), which report() replaces by
+    a better one, and how many were reported (`reports`: the search's caller reports each in turn). Once a
+    bound on every run is known (`bound`, the integer program's), a run that reaches it is proved: its
+    report halts the search's `stops`."""
 
-    def __init__(self, on_report: Callable[[Run], None] | None = None) -> None:
+    def __init__(self, stops: Stops) -> None:
         self.run: Run | None = None
-        self.on_report = on_report
+        self.reports = 0
+        self.bound: int | None = None
+        self.stops = stops
 
     def report(self, run: Run) -> None:
         self.run = run
-        if self.on_report is not None:
-            self.on_report(run)
+        self.reports += 1
+        if self.bound is not None and run[0] >= self.bound:
+            self.stops.halt()     # proved: nothing left to search
 
 
 def kept_routes(problem: Problem, train: str, adj, allowed, stop, routes: int, floor: int = -1,

@@ -97,13 +97,11 @@ class Search:
         self.progress = _no_progress(self.n)    # (the combination's own, once it starts)
         self.complete = False
         self.combination: Combination | None = None   # set when the combination search starts
-        self.incumbent = Incumbent(self._reported)      # the strategies' best run
-        self.incumbent_seq = 0
+        self.incumbent = Incumbent(self.stops)      # the strategies' best run
         self.pools: Pools | None = None     # the strategies' routes (the heuristic's first run makes them)
         self.type_bound: dict[str, int] = {}
         self.shared: dict[str, int] = {}   # trains of one type together (relax.shared_bounds)
         self.joint: int | None = None       # all trains together (relax.joint_bound)
-        self.path_bound: int | None = None  # every run (pathbound)
         # a run was reported (to on_improve, when there is one)
         self.reported = None if on_improve is None else threading.Event()
         self.cut = False        # the deadline's share for the walks ended some (Search._bounded_walks)
@@ -307,16 +305,9 @@ class Search:
         if found is not None:
             self.incumbent.report(found)
 
-    def _reported(self, run: tuple[int, list[dict]]) -> None:
-        """A better run from the strategies, now the incumbent: counted, for the caller's thread to
-        report; one that reaches the integer program's bound halts the search (proved)."""
-        self.incumbent_seq += 1
-        if self.path_bound is not None and run[0] >= self.path_bound:
-            self.halt()     # proved: nothing left to search
-
     def _path_program(self) -> bool:
-        """The integer program's bound and run (pathbound.path_program) in PATH_SHARE of the time left;
-        True when the run found reaches the bound."""
+        """The integer program's bound (the incumbent's from then on) and run (pathbound.path_program) in
+        PATH_SHARE of the time left; True when the run found reaches the bound."""
         if self.reported is not None:
             # (the program's model is built in Python: the caller's thread reports the first run before)
             self.reported.wait(REPORT_WAIT_SECONDS)
@@ -330,9 +321,9 @@ class Search:
             bound = path_program(self.pools, self.incumbent, self.memory_mb, now + PATH_SHARE * left,
                                  now + PATH_FIRST_SHARE * left)
         if bound is not None:
-            self.path_bound = bound
-        run = self.incumbent.run
-        return run is not None and self.path_bound is not None and run[0] >= self.path_bound
+            self.incumbent.bound = bound
+        run, bound = self.incumbent.run, self.incumbent.bound
+        return run is not None and bound is not None and run[0] >= bound
 
     def _improve(self, allowed) -> None:
         """Better heuristic runs (heuristic.improve_run) for IMPROVE_SHARE of the time left, at most
@@ -404,7 +395,7 @@ class Search:
         combined = None
         if self.combination is not None:
             combined = self.combination.bound(self.progress, self.complete)
-        joint = min((b for b in (self.joint, self.path_bound) if b is not None), default=None)
+        joint = min((b for b in (self.joint, self.incumbent.bound) if b is not None), default=None)
         return max(score, bounded.run_bound(self.problem, self.sets, self.upper_bounds(), combined, self.shared,
                                             joint))
 
@@ -424,7 +415,7 @@ class Search:
         return current if int(progress[1]) == sequence else None
 
     def _sequence(self) -> tuple[int, int]:
-        return self.incumbent_seq, int(self.progress[1])
+        return self.incumbent.reports, int(self.progress[1])
 
     def _report(self, best: tuple[int, list[dict]]) -> None:
         score, routes = best
@@ -479,7 +470,7 @@ class Search:
             self._report(best)
         bound = self.bound(score)
         # (a run that reaches the integer program's bound is proved whatever the walks left undone)
-        optimal = finished and (self.complete or self.path_bound is not None) and bound <= score
+        optimal = finished and (self.complete or self.incumbent.bound is not None) and bound <= score
         revenue = subsidy = 0
         for r in routes:
             revenue += r["revenue"]
