@@ -152,9 +152,9 @@ class Combination:
         self.index, self.index_start, self.bound_later = key_indexes(self.keys, self.group_start, self.group_of)
 
     @classmethod
-    def searched(cls, problem: Problem, trains: tuple | list, sets: dict[str, RouteSet], rev: np.ndarray, flags: np.ndarray,
-                 keys: np.ndarray, node_sets: np.ndarray, meta: np.ndarray, types: int, meta_list: list[int] | None = None
-                 ) -> "Combination":
+    def searched(cls, problem: Problem, trains: tuple | list, sets: dict[str, RouteSet], rev: np.ndarray,
+                 flags: np.ndarray, keys: np.ndarray, node_sets: np.ndarray, meta: np.ndarray, types: int,
+                 meta_list: list[int] | None = None) -> Combination:
         """The combination core.probe.walk_and_combine set up (and searched, when its routes were few):
         its arrays (the routes of every group, `meta`'s groups, trains and suffix bounds, the node sets) as
         the constructor makes them. `meta_list`: meta.tolist(), when the caller has it."""

@@ -170,8 +170,8 @@ _SCRATCH = threading.local()
 def _scratch(words: int) -> tuple[np.ndarray, ...]:
     """This thread's route arrays of the first guess's size (ROUTE_CAPACITY routes, SCRATCH_NODES_PER_ROUTE
     nodes each), made once per thread (the keys' again for wider keys): fresh arrays of that size cost a
-    walk of few routes more than the walk itself. The same tuple for the same key width: rev, keys [routes, words], flags,
-    start, path nodes and chains (all but the keys parts of one array, scratch_at_once)."""
+    walk of few routes more than the walk itself. The same tuple for the same key width: rev, keys [routes,
+    words], flags, start, path nodes and chains (all but the keys parts of one array, scratch_at_once)."""
     arrays = getattr(_SCRATCH, "arrays", None)
     if arrays is None or arrays[1].shape[1] != words:
         flat = getattr(_SCRATCH, "flat", None)
