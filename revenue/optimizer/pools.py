@@ -26,6 +26,8 @@ class Incumbent:
     bound on every run is known (`bound`, the integer program's), a run that reaches it is proved: its
     report halts the search's `stops`."""
 
+    __slots__ = ("run", "reports", "bound", "stops")
+
     def __init__(self, stops: Stops) -> None:
         self.run: Run | None = None
         self.reports = 0

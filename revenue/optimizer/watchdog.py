@@ -91,6 +91,8 @@ class Stops:
     """One search's stop flags: `flag`, set at its deadline (`until`, perf_counter) or cancel, and a flag of
     its own for each part of it that ends sooner (at); halt() sets them all."""
 
+    __slots__ = ("until", "cancel", "flag", "flags")
+
     def __init__(self, until: float | None, cancel: threading.Event | None) -> None:
         self.until, self.cancel = until, cancel
         self.flag = np.zeros(1, dtype=np.int64)
