@@ -9,7 +9,7 @@ call from the request dict, and the calling thread's CPU time per call (median, 
 shared with other work the wall time also holds the waits for a core, which the CPU time leaves out.
 With `--graph-built` each board's track graph is built (and remembered by the graph cache) before its
 call is timed: the time is then what follows the graph (the company, the problem arrays, the search and
-the answer), the half of the call that revenue.problem and revenue.solve own.
+the answer), the half of the call that revenue.problem and revenue.optimizer own.
 `run()` is what `revenue bench` calls.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 import click
 
 from revenue.graph_cache import graph_for
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from .scenarios import game_sequences, title_scenarios
 

@@ -382,7 +382,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
         error_count.update(c)
     per_scenario = []
     if fresh:
-        from revenue.solve import solve as library_solve
+        from revenue.optimizer import solve as library_solve
 
         best: dict[int, int] = {}
         for j, got in answers.items():

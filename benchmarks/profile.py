@@ -11,7 +11,7 @@ process, the kernels warm).
     board    revenue.board.build_board: the request read and checked
     graph    revenue.graph.build_graph: the track graph
     problem  revenue.company.build_company and revenue.problem.compile_problem: the company and its arrays
-    search   revenue.solve.Search(...).run(): the route walks, the bounds, the combination search, the
+    search   revenue.optimizer.search.Search(...).run(): the route walks, the bounds, the combination search, the
              answer's routes priced
     action   revenue.interop.run_routes_action: the answer's run_routes action
 
@@ -38,7 +38,7 @@ from revenue.company import build_company
 from revenue.graph import build_graph
 from revenue.interop import run_routes_action
 from revenue.problem import compile_problem
-from revenue.solve import Search
+from revenue.optimizer.search import Search
 
 from .gameserver import percentile, warm_up
 from .scenarios import GameBoard, game_sequences

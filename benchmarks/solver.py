@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from .scenarios import Scenario, dense_custom, title_scenarios
 
@@ -89,7 +89,7 @@ def measure(sc: Scenario, repeats: int, budget_s: float = 10.0) -> dict:
 COLD_SCRIPT = """
 import json, sys, time
 t = time.perf_counter()
-from revenue.solve import solve
+from revenue.optimizer import solve
 request = json.loads(sys.argv[1])
 solve(request)
 print((time.perf_counter() - t) * 1000)

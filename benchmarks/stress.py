@@ -48,7 +48,7 @@ def stress_board(side: int, seed: int, mix: str) -> Scenario:
 CHILD = r"""
 import json, sys, time
 from benchmarks.stress import stress_board
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 def status_kb(field):
     with open("/proc/self/status") as fh:
@@ -59,7 +59,7 @@ def status_kb(field):
 
 side, seed, mix, deadline_ms = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 # kernels loaded (compiled if the cache is cold), by a small board on both paths of the search
-import revenue.solve as search
+import revenue.optimizer.search as search
 solve(stress_board(5, 1, mix).request)
 search.PROBE_STEPS, steps = 0, search.PROBE_STEPS
 solve(stress_board(5, 2, mix).request)

@@ -238,7 +238,7 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
     from .board_request import build_board
     from .graph import build_graph
     from .render import render_svg
-    from .solve import solve as run
+    from .optimizer import solve as run
     from .v1 import revenue_pb2
 
     items = list(_requests(files)) if files and files != ("-",) else None

@@ -53,7 +53,7 @@ class TrainSpec:
     # than it may visit, no merged stops, alternative multiplier or spill)
     simple: bool = False
     # one object shared by the specs copied from one another for other rows' limits (_with_limits): their
-    # arrays but the limits are the same objects, so they walk alike (revenue.solve.route_parents)
+    # arrays but the limits are the same objects, so they walk alike (revenue.optimizer.trains.route_parents)
     walk: object = field(default_factory=object)
     # row_visit then row_pay as ints (core.probe's io holds them: made once per train type, _train_arrays)
     limits: tuple = ()
@@ -85,9 +85,9 @@ class Problem:
     specs: dict[str, TrainSpec]
     chain_keys: np.ndarray   # uint64 [chains, words]: track-key bitsets
     run: RunRules
-    # arrays derived from the problem alone (reachable nodes, the kernels' argument tuples), built once
-    # by revenue.solve: a problem is remembered per graph and company and never changes
-    derived: dict[str, object] = field(default_factory=dict)
+    # what the optimizer derives from the problem alone (revenue.optimizer.memo.Memo), made when first
+    # asked for: a problem is remembered per graph and company and never changes
+    memo: object = None
 
     @property
     def words(self) -> int:

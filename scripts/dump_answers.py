@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))     # the benchmarks package beside revenue
 
 from benchmarks.scenarios import game_sequences, title_scenarios
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 
 def answer(request: dict) -> str:

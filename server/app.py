@@ -38,7 +38,7 @@ class Config:
     workers: int = field(default_factory=lambda: os.cpu_count() or 2)
     max_queue: int = 32
     max_compute_ms: int = 10_000
-    max_memory_mb: float = 256          # routes one search stores (revenue.bounded)
+    max_memory_mb: float = 256          # routes one search stores (revenue.optimizer.bounded)
     max_message_bytes: int = 4 * 1024 * 1024
     tls_cert: str | None = None        # PEM files; both or neither
     tls_key: str | None = None

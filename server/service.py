@@ -32,7 +32,7 @@ from revenue import api
 from revenue.bounds import TEXT_FIELDS, size_violations
 from revenue.cache import BOARD_CACHE_BYTES, ByteLRU
 from revenue.errors import InputError, Interrupted, clip
-from revenue.solve import Cancel
+from revenue.optimizer import Cancel
 from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
 
 from .protojson import request_dict
@@ -268,7 +268,7 @@ class _Job:
 
 
 class CallCancel(Cancel):
-    """A call's cancel event (revenue.solve.Cancel: its searches stop the moment it is set), set when the
+    """A call's cancel event (revenue.optimizer.Cancel: its searches stop the moment it is set), set when the
     call ends under its handler: the client, its deadline or the server's stop. `then(fn)`: fn() once
     it is set (Admission withdraws a call still waiting for its turn)."""
 
@@ -814,7 +814,7 @@ class RouteService:
                     cancel: threading.Event, on_improve: Callable[[dict], None] | None = None,
                     key: tuple | None = None) -> dict:
         """The search of a Solve or SolveStream, once the call has its turn: the result dict."""
-        from revenue.solve import solve
+        from revenue.optimizer import solve
 
         if cancel.is_set():
             raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
@@ -1037,7 +1037,8 @@ class RouteService:
     def warm_up(self) -> None:
         """Compile the kernels and load the titles: one small solve, one evaluate, one deliveries."""
         from revenue.evaluate import evaluate
-        from revenue.solve import INDEX_MIN, key_indexes, solve
+        from revenue.optimizer import solve
+        from revenue.optimizer.combination import INDEX_MIN, key_indexes
         from revenue.steam import deliveries
 
         # No deadline: on a machine busy enough, loading (or compiling) the kernels can take a minute.

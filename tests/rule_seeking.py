@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from .boards import linked_board
 from .ref_board import ref_board

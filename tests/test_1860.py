@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
 from revenue.evaluate import evaluate
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from .ref_board import dump_for, ref_board, train_defs
 from .reference import G1860Rules, all_trails, best_run, blocks, node_name, pair, route_value, track_graph

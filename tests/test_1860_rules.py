@@ -22,7 +22,7 @@ from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
 from revenue.evaluate import evaluate
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from . import hits
 from .profiles import examples

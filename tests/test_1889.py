@@ -7,7 +7,7 @@ import json
 import pathlib
 
 from revenue.evaluate import evaluate
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from .ref_board import ref_board, train_defs
 from .reference import best_run

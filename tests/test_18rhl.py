@@ -14,7 +14,7 @@ from revenue.company import build_company
 from revenue.errors import InputError
 from revenue.evaluate import evaluate
 from revenue.graph import build_graph
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from . import hits
 from .profiles import examples

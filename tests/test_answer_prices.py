@@ -16,9 +16,11 @@ from hypothesis import given, settings, strategies as st
 from benchmarks.scenarios import game_sequences
 from revenue.company import build_company
 from revenue.graph_cache import graph_for
+from revenue.optimizer.adjacency import adjacency, reachable
+from revenue.optimizer.routeset import all_routes
+from revenue.optimizer.trains import route_parents
 from revenue.problem import compile_problem, objective_weights
 from revenue.route_price import all_paid, ranked_price, route_bonuses
-from revenue.solve import adjacency, all_routes, reachable, route_parents
 from revenue.titles.base import RouteBonus, RouteRules
 
 from .boards import TRAIN_POOL, linked_board

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from revenue.cli import main
 from revenue.evaluate import evaluate
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 SOLVE_FILES = sorted(EXAMPLES.glob("solve_*.json"))

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from revenue.core.combine import FLAG_BITS, best_combination
-from revenue.solve import key_indexes
-import revenue.solve as solve_module
+from revenue.optimizer import combination as combination_module
+from revenue.optimizer.combination import key_indexes
 
 from .profiles import examples
 
@@ -59,8 +59,8 @@ def _kernel_groups(groups, group_of, sizes):
 
 def _kernel_indexes(monkeypatch, keys, group_start, group_of, n_groups):
     """Both paths of the kernel: without key bitmaps, and with them for every group (thresholds at 0)."""
-    monkeypatch.setattr(solve_module, "INDEX_MIN", 0)
-    monkeypatch.setattr(solve_module, "LATER_MIN", 0)
+    monkeypatch.setattr(combination_module, "INDEX_MIN", 0)
+    monkeypatch.setattr(combination_module, "LATER_MIN", 0)
     plain = (np.zeros((1, 1), dtype=np.uint64), np.full(n_groups, -1, dtype=np.int64), False)
     return plain, key_indexes(keys, group_start, group_of)
 

@@ -12,7 +12,7 @@ import pytest
 from revenue.api import parse_request
 from revenue.evaluate import evaluate
 from revenue.graph_cache import graph_for
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.v1 import revenue_pb2
 
 STATES = [json.loads(line) for line in

@@ -19,7 +19,7 @@ import pytest
 
 from revenue.dividends import dividends
 from revenue.errors import InputError
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 STATES = [json.loads(line) for line in (ROOT / "tests/data/1889.jsonl").read_text().splitlines() if line.strip()]

@@ -19,7 +19,7 @@ from revenue.errors import InputError
 from revenue.evaluate import evaluate
 from revenue.game import ReplayError, replay, standing_actions, steps, turns
 from revenue.game.actions import standing_indexes
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 EXPORTS = pathlib.Path(__file__).parent / "data" / "games" / "exports"
 GAMES = ("1830_29133", "1889_314", "1889_962", "1860_19354")

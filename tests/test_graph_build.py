@@ -11,7 +11,7 @@ from revenue import geometry as geometry_module
 from revenue import graph_cache as graph_cache_module
 from revenue.board_request import build_board
 from revenue.graph import build_graph
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.titles import TITLES
 from tests.boards import random_board
 from tests.slow_graph import walk_graph

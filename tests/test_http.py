@@ -17,7 +17,7 @@ from google.protobuf import json_format
 from benchmarks.scenarios import title_scenarios
 from revenue import api
 from revenue.evaluate import evaluate
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 

@@ -27,7 +27,7 @@ from revenue.server.http import JsonBoards, _loads_board, decode
 from revenue.server.protojson import message_dict
 from revenue.server.service import _BadRequest
 from revenue.server.service import RouteService
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.v1 import dividends_pb2, revenue_pb2, steam_pb2
 
 

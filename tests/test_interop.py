@@ -18,7 +18,7 @@ from revenue.api import parse_request
 from revenue.errors import InputError
 from revenue.evaluate import evaluate
 from revenue.graph_cache import graph_for
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.v1 import revenue_pb2
 
 from .boards import random_board

@@ -13,8 +13,9 @@ from hypothesis import example, given, settings, strategies as st
 
 from revenue.company import build_company
 from revenue.graph_cache import graph_for
+from revenue.optimizer.adjacency import adjacency, reachable
+from revenue.optimizer.routeset import all_routes
 from revenue.problem import compile_problem
-from revenue.solve import adjacency, all_routes, reachable
 
 from . import hits
 from .boards import TRAIN_POOL, linked_board

@@ -8,7 +8,7 @@ import pytest
 from revenue.api import list_titles
 from revenue.board_request import build_board
 from revenue.errors import InputError
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 # title -> (options applied, options accepted without effect), as 18xx.games offers them
 OPTIONS = {

@@ -1,6 +1,6 @@
-"""revenue.pathbound, the integer program over the chains: its bound is never below the optimum of the
-reference solver (tests/reference.py) on random small boards, it is the optimum itself when solved to
-the end, and a large board's search proves the runs it finds.
+"""The integer program over the chains (revenue.optimizer.program, .formulations): its bound is never
+below the optimum of the reference solver (tests/reference.py) on random small boards, it is the optimum
+itself when solved to the end, and a large board's search proves the runs it finds.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from benchmarks.stress import stress_board
 from revenue.company import build_company
 from revenue.evaluate import evaluate
 from revenue.graph_cache import graph_for
-from revenue import pathbound
-from revenue.pathbound import PathProgram, TrackProgram, applies, undominated
+from revenue.optimizer import formulations, solve
+from revenue.optimizer.adjacency import adjacency, reachable
+from revenue.optimizer.formulations import PathProgram, TrackProgram, applies, undominated
 from revenue.problem import compile_problem
-from revenue.solve import adjacency, reachable, solve
 
 from .boards import random_board
 from .profiles import examples
@@ -95,7 +95,7 @@ def test_boards_of_many_parallel_chains_get_the_program_over_the_track():
         graph = graph_for(request["board"])
         problem = compile_problem(graph, build_company(request["company"], graph.board))
         allowed = reachable(problem)
-        assert type(pathbound.new_program(problem, allowed, adjacency(problem))) is kind
+        assert type(formulations.new_program(problem, allowed, adjacency(problem))) is kind
 
 
 def test_program_applies_to_most_random_boards():

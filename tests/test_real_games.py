@@ -51,7 +51,7 @@ import pytest
 
 from revenue.evaluate import evaluate
 from revenue.interop import run_routes_action
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from .profiles import PROFILE
 from .ref_board import ref_board, train_defs

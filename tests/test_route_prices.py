@@ -1,6 +1,6 @@
-"""Every route the walk stores, and every route a refit keeps (revenue.solve.route_parents), earns what the
-Python twin of the pricing says (revenue.route_price.price_route, with the optimizer's weights), route by
-route: the kernels price most routes from each distance row's counts and sums (core.pricing.best_rows_revenue)
+"""Every route the walk stores, and every route a refit keeps (revenue.optimizer.trains.route_parents),
+earns what the Python twin of the pricing says (revenue.route_price.price_route, with the optimizer's weights),
+route by route: the kernels price most routes from each distance row's counts and sums (core.pricing.best_rows_revenue)
 and call the whole-route price() only where that cannot decide, so both readings are compared on random
 boards with row trains (pay fewer stops than they visit, spill) and on the game-server benchmark's 1860
 and 18Rhl boards (n+m trains, halts and subsidies; merged stops, metropolises)."""
@@ -12,9 +12,11 @@ from hypothesis import given, settings, strategies as st
 from benchmarks.scenarios import game_sequences
 from revenue.company import build_company
 from revenue.graph_cache import graph_for
+from revenue.optimizer.adjacency import adjacency, reachable
+from revenue.optimizer.routeset import all_routes
+from revenue.optimizer.trains import route_parents
 from revenue.problem import compile_problem, objective_weights
 from revenue.route_price import price_route
-from revenue.solve import adjacency, all_routes, reachable, route_parents
 
 from .boards import TRAIN_POOL, linked_board
 from .profiles import examples

@@ -10,7 +10,7 @@ from hypothesis import example, given, settings, strategies as st
 from revenue.board_request import build_board
 from revenue.evaluate import evaluate
 from revenue.graph import build_graph
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.titles import TITLES
 from revenue.titles.base import RouteBonus, RouteRules, RunRules
 

@@ -15,14 +15,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
-from revenue import bounded, heuristic, solve as solve_module
 from revenue.company import build_company
 from revenue.evaluate import evaluate
 from revenue.graph_cache import graph_for
-from revenue.heuristic import kept_routes
+from revenue.optimizer import adjacency as adjacency_module, bounded, combination, search as search_module, solve
+from revenue.optimizer.adjacency import adjacency, reachable
+from revenue.optimizer.moves import detour_moves, perturbed_moves
+from revenue.optimizer.pools import Incumbent, Pools, kept_routes
+from revenue.optimizer.relax import joint_bound, route_bound, shared_track_bound
+from revenue.optimizer.routeset import RouteSet, all_routes, with_pools
+from revenue.optimizer.watchdog import Stops
 from revenue.problem import compile_problem
-from revenue.relax import joint_bound, route_bound, shared_track_bound
-from revenue.solve import RouteSet, adjacency, all_routes, reachable, solve, with_pools
 
 from .boards import random_board
 from .profiles import examples
@@ -53,13 +56,13 @@ def _legal(board_req, company_req, run) -> int:
 
 def _large_board_path(monkeypatch, routes: int | None = None, program: bool = True) -> None:
     """Solve as on a large board: no plain exact search first; with `routes`, a storage cap that small;
-    without `program`, no integer program (revenue.pathbound: the walks prove the optimum)."""
-    monkeypatch.setattr(solve_module, "PROBE_STEPS", 0)
+    without `program`, no integer program (revenue.optimizer.pathbound: the walks prove the optimum)."""
+    monkeypatch.setattr(search_module, "PROBE_STEPS", 0)
     if not program:
-        monkeypatch.setattr(solve_module, "PATH_SHARE", 0)
+        monkeypatch.setattr(search_module, "PATH_SHARE", 0)
     if routes is not None:
         monkeypatch.setattr(bounded, "MIN_ROUTES", routes)
-        monkeypatch.setattr(bounded, "NODES_PER_ROUTE", 4)
+        monkeypatch.setattr(bounded, "CAPPED_NODES_PER_ROUTE", 4)
 
 
 def _check_anytime(board_req, company_req, expected, capped: bool) -> None:
@@ -191,7 +194,7 @@ def test_compaction_keeps_some_routes_when_all_earn_the_same():
 @settings(max_examples=examples(40), **SETTINGS)
 @given(st.integers(0, 2**31 - 1), st.integers(1, 6))
 def test_walk_with_pools_adds_only_what_the_walk_left_out(seed, cap):
-    """solve.with_pools: a capped walk's routes, plus the heuristic's routes at or below its floor (every
+    """routeset.with_pools: a capped walk's routes, plus the heuristic's routes at or below its floor (every
     one of them, as the walk's node arrays have room), with the walk's completeness, floor and best
     unchanged; without room, or with arrays another set shares, the walk's routes alone."""
     case = _walk_case(seed)
@@ -222,7 +225,7 @@ def test_walk_with_pools_adds_only_what_the_walk_left_out(seed, cap):
 
 
 def test_restart_walks_take_every_chain_in_a_repeatable_random_order():
-    """heuristic.shuffled_adjacency: each node keeps exactly its chains (with their ends and flags), in
+    """adjacency.shuffled_adjacency: each node keeps exactly its chains (with their ends and flags), in
     an order that differs from the sorted walk's and between random draws, and repeats with the seed
     (answers repeat from call to call). (That restarts raise the runs is measured by benchmarks.stress:
     a timed walk's routes depend on the machine's speed.)"""
@@ -236,8 +239,8 @@ def test_restart_walks_take_every_chain_in_a_repeatable_random_order():
         return [list(zip(chain[start[v]:start[v + 1]], other[start[v]:start[v + 1]], flags[start[v]:start[v + 1]]))
                 for v in range(len(start) - 1)]
     plain = per_node(adj)
-    ordered = per_node(heuristic.sorted_adjacency(problem, "D", adj))
-    draws = [per_node(heuristic.shuffled_adjacency(problem, "D", adj, np.random.default_rng(seed)))
+    ordered = per_node(adjacency_module.sorted_adjacency(problem, "D", adj))
+    draws = [per_node(adjacency_module.shuffled_adjacency(problem, "D", adj, np.random.default_rng(seed)))
              for seed in (1, 1, 2)]
     for draw in draws:
         assert [sorted(x) for x in draw] == [sorted(x) for x in plain]
@@ -317,8 +320,8 @@ def test_later_trains_bound_matches_reference(monkeypatch, seed, large_path, n_t
     trains = (trains * 4)[:n_trains]
     expected = _reference(board_req, trains)
     with monkeypatch.context() as m:
-        m.setattr(solve_module, "INDEX_MIN", 0)
-        m.setattr(solve_module, "LATER_MIN", 0)
+        m.setattr(combination, "INDEX_MIN", 0)
+        m.setattr(combination, "LATER_MIN", 0)
         if large_path:
             _large_board_path(m)
         result = solve({"board": board_req, "company": company_req})
@@ -336,9 +339,9 @@ def test_heuristic_run_first_then_the_plain_exact_search(monkeypatch, seed, stre
     expected = _reference(board_req, trains)
     calls = []
     with monkeypatch.context() as m:
-        m.setattr(solve_module, "QUICK_PROBE_STEPS", 0)
-        first_run = solve_module.Search._first_run
-        m.setattr(solve_module.Search, "_first_run", lambda self, *a: (calls.append(1), first_run(self, *a)))
+        m.setattr(search_module, "QUICK_PROBE_STEPS", 0)
+        first_run = search_module.Search._first_run
+        m.setattr(search_module.Search, "_first_run", lambda self, *a: (calls.append(1), first_run(self, *a)))
         seen = []
         result = solve({"board": board_req, "company": company_req}, deadline=600,
                        on_improve=seen.append if stream else None)
@@ -439,42 +442,53 @@ def test_joint_bound_applies_and_bites():
 @given(st.integers(0, 2**31 - 1))
 def test_neighbourhoods_of_a_run_give_legal_runs(monkeypatch, seed):
     """The integer program's rounds cut short at once (as on a large board's deadline), and its
-    neighbourhood search (revenue.pathbound.neighbourhoods) started from no run at all instead of the
+    neighbourhood search (revenue.optimizer.pathbound.neighbourhoods) started from no run at all instead of the
     best run: each train re-optimised beside the others' routes builds a run (some train earns when the
     optimum is above 0). Every run reported is legal and no better than the reference's optimum, every
     bound at least the optimum, and the search still proves it."""
-    from revenue import pathbound
+    from revenue.optimizer import pathbound, program
 
     board_req, company_req, trains = random_board(seed, min_trains=2)
     expected = _reference(board_req, trains)
     reached = []
     with monkeypatch.context() as m:
         _large_board_path(m)
-        solve_program = pathbound._Program.solve
-        m.setattr(pathbound._Program, "solve",
+        solve_program = program.Program.solve
+        m.setattr(program.Program, "solve",
                   lambda self, stop, until, better, first_until=None, cut_short=None:
                   solve_program(self, stop, until, better, time.perf_counter(), cut_short))
         descend = pathbound._descend
-        m.setattr(pathbound, "_descend", lambda program, search, adj, stop, until, score, chosen, places: reached.append(
-            descend(program, search, adj, stop, until, 0, [None] * len(chosen), places)))
+        m.setattr(pathbound, "_descend", lambda formulation, pools, incumbent, stop, until, score, chosen, places:
+                  reached.append(descend(formulation, pools, incumbent, stop, until, 0, [None] * len(chosen), places)))
         _check_anytime(board_req, company_req, expected, False)
     assert all(0 < score <= expected for score in reached) if expected > 0 else True, (seed, reached)
 
 
-def _search_with_pools(problem, allowed, adj):
-    """A large-board Search of `problem` without a deadline, with empty heuristic pools."""
-    search = solve_module.Search(problem, time.perf_counter(), None, None, None)
-    search.pools = heuristic.Pools(search, adj, allowed)
-    return search
+class _Recording(Incumbent):
+    """An incumbent that also lists every run reported to it."""
+
+    def __init__(self, stops, reported: list):
+        super().__init__(stops)
+        self.reported = reported
+
+    def report(self, run):
+        self.reported.append(run)
+        super().report(run)
+
+
+def _empty_pools(problem, allowed, adj):
+    """Empty pools of `problem`'s routes, for walks without a deadline."""
+    return Pools(problem, (1, 0), Stops(None, None), adj, allowed)
 
 
 def _detours_case(seed: int) -> int:
-    """Each detour proposed for a route (revenue.core.detours through heuristic._proposals) makes a path:
+    """Each detour proposed for a route (revenue.core.detours through moves._proposals) makes a path:
     its chains join one after the other, no node twice, no two chains sharing a track key, none sharing
     one with the other trains' track; it keeps a token city and the train's stop limit, and its nodes are
     worth more than the route's (the estimate orders the proposals). The number of proposals checked."""
-    from revenue.pathbound import usable_chains
-    from revenue.relax import _worth_and_stops
+    from revenue.optimizer import moves
+    from revenue.optimizer.formulations import usable_chains
+    from revenue.optimizer.relax import worth_and_stops
 
     case = _walk_case(seed)
     if case is None:
@@ -484,15 +498,15 @@ def _detours_case(seed: int) -> int:
     rng = np.random.default_rng(seed)
     proposed = 0
     for name, spec in problem.specs.items():
-        routes = kept_routes(problem, name, heuristic.sorted_adjacency(problem, name, adj), allowed, stop, 64)
-        worth, stops, _ = _worth_and_stops(problem, spec, allowed, (1, 0))
+        routes = kept_routes(problem, name, adjacency_module.sorted_adjacency(problem, name, adj), allowed, stop, 64)
+        worth, stops, _ = worth_and_stops(problem, spec, allowed, (1, 0))
         for i in rng.permutation(len(routes))[:6]:
             a, b = int(routes.begin[i]), int(routes.end[i])
             nodes, chains = routes.nodes[a:b].copy(), routes.chains[a + 1:b].copy()
             # the other trains' track: another route's keys that this one does not share, or none
             other = routes.keys[int(rng.integers(len(routes)))]
             taken = other if not (other & routes.keys[i]).any() else np.zeros(problem.words, dtype=np.uint64)
-            for added, made in heuristic._proposals(problem, name, adj, allowed, taken, nodes, chains):
+            for added, made in moves._proposals(problem, name, adj, allowed, taken, nodes, chains):
                 proposed += 1
                 assert set(added.tolist()) <= set(made.tolist())
                 keys = problem.chain_keys[made]
@@ -521,7 +535,7 @@ def test_detours_are_richer_paths_that_avoid_the_taken_track(seed):
 
 def _moves_case(seed: int) -> bool:
     """From a poor run (each train the poorest route that fits beside the others'), the detour moves and the
-    perturbed moves (revenue.heuristic) give runs that the evaluator finds legal and priced alike, no better
+    perturbed moves (revenue.optimizer.moves) give runs that the evaluator finds legal and priced alike, no better
     than the reference's optimum, never below the run they start from. Whether the detour moves raised it."""
     board_req, company_req, trains = random_board(seed, min_trains=2)
     graph = graph_for(board_req)
@@ -530,8 +544,7 @@ def _moves_case(seed: int) -> bool:
         return False
     expected = _reference(board_req, trains)
     allowed, adj = reachable(problem), adjacency(problem)
-    search = _search_with_pools(problem, allowed, adj)
-    found = search.pools
+    found = _empty_pools(problem, allowed, adj)
     names = [t.name for t in problem.company.trains]
     used = np.zeros(problem.words, dtype=np.uint64)
     chosen = []
@@ -544,25 +557,25 @@ def _moves_case(seed: int) -> bool:
         poorest = fits[-1]
         used |= routes.keys[poorest]
         chosen.append(routes.subset(np.arange(len(routes)) == poorest))
-    start = heuristic._run_of(found, names, chosen, time.perf_counter() + 5)
+    start = found.run_of(names, chosen, time.perf_counter() + 5)
     if start is None:
         return False
     reported = []
 
     def check(score, picked):
-        run = heuristic._run_of(found, names, picked, time.perf_counter() + 5)
+        run = found.run_of(names, picked, time.perf_counter() + 5)
         assert run[0] == score
         assert _legal(board_req, company_req, {"routes": run[1], "revenue": sum(r["revenue"] for r in run[1])}) \
             == score <= expected
 
-    score, moved = heuristic.detour_moves(search, found, start[0], list(found.chosen), time.perf_counter() + 5,
-                                          reported.append)
+    incumbent = _Recording(found.stops, reported)
+    score, moved = detour_moves(found, incumbent, start[0], list(found.chosen), time.perf_counter() + 5)
     assert start[0] <= score
     check(score, moved)
     # each route with arrays of its own, not a merged set's (which a long search of moves kept alive)
     assert all(r is None or len(r.nodes) == int(r.end[0] - r.begin[0]) for r in moved)
-    search.incumbent = start
-    heuristic.perturbed_moves(search, time.perf_counter() + 0.2, reported.append)
+    incumbent.run = start
+    perturbed_moves(found, incumbent, time.perf_counter() + 0.2)
     for run in reported:
         assert _legal(board_req, company_req, {"routes": run[1], "revenue": sum(r["revenue"] for r in run[1])}) \
             == run[0] <= expected

@@ -21,7 +21,7 @@ from benchmarks.scenarios import title_scenarios
 from revenue import api
 from revenue.client import RouteClient, ServiceError
 from revenue.evaluate import evaluate
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 
@@ -623,7 +623,7 @@ _NEXT_BOARDS = """
 import gc
 from numba.core.registry import CPUDispatcher
 from benchmarks.scenarios import game_sequences
-from revenue.solve import solve
+from revenue.optimizer import solve
 from server.service import RouteService
 
 def overloads():

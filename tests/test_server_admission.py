@@ -11,7 +11,7 @@ from google.protobuf import json_format
 
 from benchmarks.scenarios import title_scenarios
 from revenue.v1 import revenue_pb2, steam_pb2
-from revenue.solve import solve
+from revenue.optimizer import solve
 from server.service import RouteService, cost_key
 
 from .server_helpers import EXAMPLES, heavy_deliveries, heavy_request, running, stub, wait_until
@@ -138,16 +138,16 @@ def test_small_solve_is_searched_on_the_grpc_thread_that_took_it(monkeypatch):
 def test_a_solve_is_searched_once_within_its_own_limits(monkeypatch):
     # No first try with a shorter cap (as when small Solves were tried first on grpc.aio's event loop):
     # each call's one search has the call's own limit, here the compute cap.
-    import revenue.solve
+    import revenue.optimizer
 
     deadlines = []
-    search = revenue.solve.solve
+    search = revenue.optimizer.solve
 
     def recording(request, deadline=None, **kwargs):
         deadlines.append(deadline)
         return search(request, deadline=deadline, **kwargs)
     with running(workers=2, max_queue=2, max_compute_ms=10_000) as s:
-        monkeypatch.setattr(revenue.solve, "solve", recording)     # after the warm-up's solves
+        monkeypatch.setattr(revenue.optimizer, "solve", recording)     # after the warm-up's solves
         service, channel = stub(s)
         for scenario in SCENARIOS[:3]:
             got = service.Solve(solve_message(scenario.request), timeout=30)

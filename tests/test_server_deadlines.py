@@ -102,25 +102,25 @@ def test_a_call_answered_late_is_not_logged_ok_when_the_client_gave_up():
 
 def test_a_first_call_stopped_before_the_trains_bounds_still_answers_with_a_bound(monkeypatch):
     # A process's first search loads the kernels on a worker thread, which no flag interrupts: when the
-    # deadline passed before it had the trains' bounds (revenue.relax), the answer's bound raised KeyError
+    # deadline passed before it had the trains' bounds (revenue.optimizer.relax), the answer's bound raised KeyError
     # (seen in fresh processes with deadlines of 0.1-1.5 s on the busy machine). Slow bounds stand in for
     # the loading here.
     import threading
 
-    from revenue import solve as solve_module
+    from revenue.optimizer import search as search_module, solve
 
     slow = threading.Event()
-    real = solve_module.type_bounds
+    real = search_module.type_bounds
 
     def slow_type_bounds(*args, **kwargs):
         if threading.current_thread().name == "revenue-solve":      # the worker, as while loading
             slow.wait(2.0)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(solve_module, "type_bounds", slow_type_bounds)
-    monkeypatch.setattr(solve_module, "_compiled", threading.Event())    # as in a fresh process
-    result = solve_module.solve(unproved_request(), deadline=0.05, cancel=threading.Event())
+    monkeypatch.setattr(search_module, "type_bounds", slow_type_bounds)
+    monkeypatch.setattr(search_module, "_compiled", threading.Event())    # as in a fresh process
+    result = solve(unproved_request(), deadline=0.05, cancel=threading.Event())
     slow.set()
     assert result["routes"] == [] and not result["optimal"] and result["stats"]["timed_out"]
     # the bound is the trains' relaxation: what a finished search's answer never exceeds
-    assert result["upper_bound"] >= solve_module.solve(unproved_request(), deadline=0.5)["upper_bound"] > 0
+    assert result["upper_bound"] >= solve(unproved_request(), deadline=0.5)["upper_bound"] > 0

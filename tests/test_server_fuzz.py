@@ -16,7 +16,7 @@ from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from benchmarks.scenarios import title_scenarios
-from revenue.solve import solve
+from revenue.optimizer import solve
 from revenue.v1 import revenue_pb2, steam_pb2
 
 from .server_helpers import CALL_LOG, EXAMPLES, running

@@ -8,9 +8,11 @@ import time
 import pytest
 
 from benchmarks.solver import custom_scenarios
-from revenue import solve as solve_module
 from revenue.errors import InputError
-from revenue.solve import solve
+from revenue.optimizer import Cancel, combination, routeset, search as search_module, solve, watchdog
+from revenue.optimizer.adjacency import adjacency, reachable
+from revenue.optimizer.routeset import all_routes
+from revenue.optimizer.trains import kernel_arguments, route_parents
 
 from .boards import random_board
 from .ref_board import ref_board
@@ -50,7 +52,7 @@ def test_deadline_is_honoured_with_a_valid_bound(heavy_optimum):
 
 
 class JumpingClock:
-    """time for revenue.solve whose clock jumps an hour ahead once `jump` is set: a deadline that passes
+    """time for revenue.optimizer.search whose clock jumps an hour ahead once `jump` is set: a deadline that passes
     at a chosen moment of the search, whatever the speed of the machine."""
 
     def __init__(self, real):
@@ -67,7 +69,7 @@ def test_deadline_after_the_routes_are_known_gives_a_proven_bound(heavy_optimum,
     # The deadline passes at the first improvement: every route is known by then, so the answer must
     # carry a bound, and the bound must hold.
     clock = JumpingClock(time)
-    monkeypatch.setattr(solve_module, "time", clock)
+    monkeypatch.setattr(search_module, "time", clock)
     seen = []
     result = solve(HEAVY, deadline=600.0, on_improve=lambda r: (seen.append(r["revenue"]), clock.jump.set()))
     assert seen and result["optimal"] is False and result["stats"]["timed_out"] is True
@@ -87,7 +89,7 @@ def test_cancel_stops_the_search_with_a_valid_bound(heavy_optimum):
 def test_a_cancel_stops_a_search_in_its_callers_thread_at_once(heavy_optimum):
     # A Cancel sets the search's stop flag itself, inside set() (no polling): the flag is up when set()
     # returns, and the search ends unproved.
-    cancel = solve_module.Cancel()
+    cancel = Cancel()
     flags = []
 
     def fire():
@@ -108,7 +110,7 @@ def test_a_cancel_stops_a_search_in_its_callers_thread_at_once(heavy_optimum):
     assert flags == [1]
     assert result["optimal"] is False and result["stats"]["timed_out"] is True
     check_bound(result, heavy_optimum)
-    assert cancel._stops == [] and solve_module.WATCHDOG._watched == {}
+    assert cancel._stops == [] and watchdog.WATCHDOG._watched == {}
     # Set before the search starts: it stops before the first route.
     again = solve(HEAVY, cancel=cancel)
     assert again["optimal"] is False and again["revenue"] == 0 and again["routes"] == []
@@ -125,9 +127,9 @@ def test_route_storage_grows_when_the_first_guess_is_short(monkeypatch):
     for seed in range(40):
         board, company, trains = random_board(seed)
         expected = solve({"board": board, "company": company})["revenue"]
-        monkeypatch.setattr(solve_module, "ROUTE_CAPACITY", 1)
+        monkeypatch.setattr(routeset, "ROUTE_CAPACITY", 1)
         assert solve({"board": board, "company": company})["revenue"] == expected
-        monkeypatch.setattr(solve_module, "ROUTE_CAPACITY", 1 << 14)
+        monkeypatch.setattr(routeset, "ROUTE_CAPACITY", 1 << 14)
         ref, _ = best_run(ref_board(board), "A",
                           [{"name": t["name"], "distance": t.get("distance") or t["rows"]} for t in trains])
         assert ref == expected
@@ -154,10 +156,10 @@ def test_a_train_type_refit_from_a_looser_one_has_the_routes_its_own_walk_finds(
         graph = graph_for(board)
         problem = compile_problem(graph, build_company(company, graph.board))
         stop = np.zeros(1, dtype=np.int64)
-        adj, allowed = solve_module.adjacency(problem), solve_module.reachable(problem)
-        for child, parent in solve_module.route_parents(problem).items():
-            looser = solve_module.all_routes(problem, parent, adj, allowed, stop)
-            own = solve_module.all_routes(problem, child, adj, allowed, stop)
+        adj, allowed = adjacency(problem), reachable(problem)
+        for child, parent in route_parents(problem).items():
+            looser = all_routes(problem, parent, adj, allowed, stop)
+            own = all_routes(problem, child, adj, allowed, stop)
             assert listed(looser.refit(child)) == listed(own)
             refits += 1
     assert refits >= 20
@@ -209,17 +211,17 @@ def test_the_one_call_probe_answers_as_the_step_by_step_search(monkeypatch):
         return result
 
     taken = []
-    at_once = solve_module.Search._at_once
-    monkeypatch.setattr(solve_module.Search, "_at_once",
+    at_once = search_module.Search._at_once
+    monkeypatch.setattr(search_module.Search, "_at_once",
                         lambda self, *a: taken.append(at_once(self, *a)) or taken[-1])
     requests = [{"board": b, "company": c} for b, c, _ in (random_board(seed, max_trains=4) for seed in range(60))]
     requests += [sc.request for sc in title_scenarios() if sc.title in ("1860", "18rhl")]
-    for index_min in (solve_module.INDEX_MIN, 0):
-        monkeypatch.setattr(solve_module, "INDEX_MIN", index_min)
+    for index_min in (combination.INDEX_MIN, 0):
+        monkeypatch.setattr(combination, "INDEX_MIN", index_min)
         for request in requests:
-            monkeypatch.setattr(solve_module, "AT_ONCE_TYPES", 3)
+            monkeypatch.setattr(search_module, "AT_ONCE_TYPES", 3)
             fused = answer(request)
-            monkeypatch.setattr(solve_module, "AT_ONCE_TYPES", 0)
+            monkeypatch.setattr(search_module, "AT_ONCE_TYPES", 0)
             assert answer(request) == fused, request
     assert taken.count(True) > len(requests)      # (the one-call path answered most of them, both ways)
 
@@ -230,7 +232,7 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(mon
     step-by-step path), on 1860's game-server boards (6+3 refitted from 7+4, 4+2 from 5+3, ...); and
     the routes' node sets (copied from the parent's for a refitted type) are node_bitsets'."""
     from benchmarks.scenarios import game_sequences
-    from revenue import bounded
+    from revenue.optimizer import bounded
     from revenue.company import build_company
     from revenue.core.node_sets import node_bitsets
     from revenue.core.walk import walk_prices_children
@@ -238,7 +240,7 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(mon
     from revenue.problem import compile_problem
 
     node_sets_checked = []
-    walk_and_combine = solve_module.walk_and_combine
+    walk_and_combine = search_module.walk_and_combine
 
     def checked(*args):
         out, keys, node_sets = walk_and_combine(*args)
@@ -251,7 +253,7 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(mon
             node_sets_checked.append(routes)
         return out, keys, node_sets
 
-    monkeypatch.setattr(solve_module, "walk_and_combine", checked)
+    monkeypatch.setattr(search_module, "walk_and_combine", checked)
 
     def routes(route_set):
         return [(rev, route_set.nodes[a:b].tolist()) for rev, a, b in
@@ -262,18 +264,17 @@ def test_routes_priced_in_the_walk_for_a_refitted_type_are_the_refitted_ones(mon
         graph = graph_for(board.request["board"])
         company = build_company(board.request["company"], graph.board)
         problem = compile_problem(graph, company)
-        parents = solve_module.route_parents(problem)
+        parents = route_parents(problem)
         if not company.trains or not problem.token.any() or not parents:
             continue
-        fused = solve_module.Search(problem, time.perf_counter(), None, None, None)
+        fused = search_module.Search(problem, time.perf_counter(), None, None, None)
         cap = bounded.capacity(problem, fused.memory_mb, len(problem.specs) - len(parents))
-        assert fused._at_once(parents, cap, solve_module.AT_ONCE_STEPS)
-        stepwise = solve_module.Search(problem, time.perf_counter(), None, None, None)
-        assert stepwise._probe(problem.graph.adjacency_arrays, solve_module.reachable(problem), cap,
-                               solve_module.PROBE_STEPS)
+        assert fused._at_once(parents, cap, search_module.AT_ONCE_STEPS)
+        stepwise = search_module.Search(problem, time.perf_counter(), None, None, None)
+        assert stepwise._probe(adjacency(problem), reachable(problem), cap, search_module.PROBE_STEPS)
         for child, parent in parents.items():
-            arrays, fast, _ = solve_module.kernel_arguments(problem, parent)
-            if walk_prices_children(arrays, fast) and len(stepwise.sets[child]):
+            arrays, sums_values, _ = kernel_arguments(problem, parent)
+            if walk_prices_children(arrays, sums_values) and len(stepwise.sets[child]):
                 assert routes(fused.sets[child]) == routes(stepwise.sets[child]), (board.step, child)
                 checked += 1
     assert checked >= 10 and len(node_sets_checked) >= 5
@@ -293,7 +294,7 @@ def test_a_walk_with_a_step_limit_ends_unfinished_exactly_when_it_needs_that_man
     from revenue.problem import compile_problem
 
     def walk(problem, arguments, limit):
-        buffers = solve_module._scratch(problem.words)
+        buffers = routeset._scratch(problem.words)
         limits = np.array([-1, -1, 0, limit, 0], dtype=np.int64)
         count, total, stored, complete = enumerate_routes(*arguments, *buffers, limits, False)
         return complete, int(limits[4]), buffers[0][:stored].tolist(), buffers[4][:total].tolist()
@@ -307,10 +308,10 @@ def test_a_walk_with_a_step_limit_ends_unfinished_exactly_when_it_needs_that_man
                 continue
             stop = np.zeros(1, dtype=np.int64)
             for name in problem.specs:
-                arrays, fast, from_ends = solve_module.kernel_arguments(problem, name)
-                arguments = (*problem.graph.adjacency_arrays, problem.chain_keys, problem.cost, problem.token,
-                             problem.blocks, problem.bypassable, solve_module.reachable(problem),
-                             *problem.graph.hex_walks, arrays, fast, from_ends, stop)
+                arrays, sums_values, from_ends = kernel_arguments(problem, name)
+                arguments = (*adjacency(problem), problem.chain_keys, problem.cost, problem.token,
+                             problem.blocks, problem.bypassable, reachable(problem),
+                             *problem.graph.hex_walks, arrays, sums_values, from_ends, stop)
                 complete, steps, rev, nodes = walk(problem, arguments, 0)
                 assert complete
                 below = steps // STOP_CHECK * STOP_CHECK        # (the last multiple the walk reached)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import event, given, settings, strategies as st
 
 from revenue.evaluate import evaluate
-from revenue.solve import solve
+from revenue.optimizer import solve
 
 from . import hits
 from .boards import linked_board, random_board

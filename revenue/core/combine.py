@@ -232,7 +232,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     sorted by revenue descending. suffix_best[t] = sum over trains t.. of their group's best revenue.
     index[k, index_start[g] + w] (key_index of each group side by side; index_start[g] < 0: none) lets
     the last train find its best fitting route 64 routes at a time. With `bound_later` (three or more
-    trains, every group with bitmaps: revenue.solve.key_indexes), what the later trains can add to a
+    trains, every group with bitmaps: revenue.optimizer.combination.key_indexes), what the later trains can add to a
     train's route is bounded better than by suffix_best while three or more trains are left
     (_later_best).
     Returns True when the search finished (the result is proved optimal)."""

@@ -1,4 +1,4 @@
-"""Route-local moves for the heuristic (revenue.heuristic.detour_moves): for one route of a run, the richest
+"""Route-local moves for the heuristic (revenue.optimizer.moves.detour_moves): for one route of a run, the richest
 detours found by a bounded depth-first walk over the chains, as for longest-path problems.
 
 A route is its nodes v_0 .. v_k and the chains c_1 .. c_k (c_m joins v_{m-1} and v_m). From each v_i the walk

@@ -1,5 +1,5 @@
 """Which nodes a route can pass through, and which it can only end at: what the run bounds of
-revenue.relax read from the track (a route is a path, so it has two ends; every other node it visits
+revenue.optimizer.relax read from the track (a route is a path, so it has two ends; every other node it visits
 it enters and leaves by two chains that share no track key).
 
 A node's *exits* are its chains towards nodes a route may visit, grouped so that the chains of one group

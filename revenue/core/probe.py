@@ -1,5 +1,5 @@
 """The plain exact search of a small board in one compiled call: each train type's routes walked (or
-refitted from a looser type's), sorted, and the best combination searched, what revenue.solve's
+refitted from a looser type's), sorted, and the best combination searched, what revenue.optimizer's
 Search._probe, RouteSet and Combination do call by call. A game state's walks and combination take a
 few microseconds of work each; called one by one from Python, each call's arguments and results, and
 the Python objects around them, cost several times that.
@@ -34,7 +34,7 @@ STOPPED = 2         # every route known, the stop flag set before the combinatio
 UNFINISHED = 3      # a walk ended unfinished (step limit or stop flag): the walked types before it (meta[1])
 OVERFLOW = 4        # a walk's routes did not fit the scratch arrays (likewise)
 
-# io: the header [steps, bypass, trains, the least routes for key bitmaps (revenue.solve.INDEX_MIN: from
+# io: the header [steps, bypass, trains, the least routes for key bitmaps (revenue.optimizer.combination.INDEX_MIN: from
 # there the caller sets the combination up), connected, types, where progress starts, where meta starts,
 # flag_max (FLAG_BITS), flag_min (FLAG_BITS)], then per type TYPE_FIELDS values, then per train of the
 # company its type, then each type's row limits (row_visit, row_pay: `rows` each, from `limits_at`),
@@ -47,14 +47,14 @@ TYPE_FIELDS = 14
 # the walk arrays: core.pricing.SPEC_FIELDS but the row limits and the scalars
 WALK_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "need", "alt_mult", "alt_end", "merge", "metro",
                "rule_class", "rule_amount", "rule_set", "rule_min", "flag_on")
-NODES_PER_ROUTE = 8     # scratch: route nodes per route
+SCRATCH_NODES_PER_ROUTE = 8     # the scratch arrays' room for route nodes, per route
 
 
 @njit(cache=True, nogil=True)
 def meta_size(types: int, trains: int) -> int:
     """meta: status, finished, the routes' nodes in all, then per type (in the given order) its route count
     and its group, then per group its first route (and the end), per searched train its company position
-    and its group, and the suffix bounds (revenue.solve.Combination)."""
+    and its group, and the suffix bounds (revenue.optimizer.combination.Combination)."""
     return 3 + 2 * types + (types + 1) + 2 * trains + (trains + 1)
 
 
@@ -108,9 +108,9 @@ def _node_sets(begin, end, nodes, n, io, k_types, group_type, group_of_type, gro
 def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
                      node_hex, chain_hexes, chain_mode, walks, io, stop, scratch, rkeys):
     """walks: each distinct walk's arrays (WALK_FIELDS); io: the plan, the progress and meta (above), the
-    types in the order revenue.solve's probe makes its route sets (walked types first). scratch: one
-    walk's routes, flags, node offsets (routes + 1), nodes and chains (NODES_PER_ROUTE per route) in one,
-    rkeys its keys [routes, words].
+    types in the order revenue.optimizer's probe makes its route sets (walked types first). scratch: one
+    walk's routes, flags, node offsets (routes + 1), nodes and chains (SCRATCH_NODES_PER_ROUTE per route) in
+    one, rkeys its keys [routes, words].
 
     Returns (out, keys [R, W], node sets): out holds the nodes and the chains of the routes (N each, meta[2])
     then their score, flags, begin and end (R each, the groups' end), the routes of every type sorted best

@@ -12,7 +12,7 @@ from .pricing import UNDECIDED, best_rows_revenue, price, priced_by_rows, rows_r
 def refit_routes(spec, cost, token, begin, end, nodes):
     """The routes (nodes[begin[i]:end[i]]) of a looser train type that this train may run too, priced
     for it: (their positions, their revenues). Valid when the two types differ only in their rows'
-    visit and pay limits and the other type's are no lower (revenue.solve.route_parents): its walk then
+    visit and pay limits and the other type's are no lower (revenue.optimizer.trains.route_parents): its walk then
     met every route of this one, and priced a route -1 only where this one would too."""
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,

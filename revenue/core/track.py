@@ -285,7 +285,7 @@ def chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, va
 
 @njit(cache=True, nogil=True)
 def reachable_nodes(adj_start, adj_other, token, blocks, bypassable, bypass):
-    """Nodes that some route through a token city can reach (revenue.solve.reachable)."""
+    """Nodes that some route through a token city can reach (revenue.optimizer.adjacency.reachable)."""
     n = len(token)
     seen = np.zeros(n, dtype=np.bool_)
     queue = np.empty(n, dtype=np.int64)

@@ -1,6 +1,6 @@
 """Enumerate every legal route of one train type: a depth-first walk over chains (node-to-node track).
 
-Arrays (built by revenue.solve from revenue.problem.Problem):
+Arrays (built by revenue.optimizer from revenue.problem.Problem):
   adj_start[n+1], adj_chain[e], adj_other[e], adj_flags[e]: chains leaving each node (CSR); flags bit 0 =
     terminal path at the leaving end, bit 1 = at the far end, bit 2 = inside the chain
   chain_keys[c, w]: track-key bitsets; two chains of one run may not share a bit
@@ -118,7 +118,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     limits[0] is a floor: only routes earning more are counted and stored; limits[1] gets the best
     revenue of any route met (stored or not). With `compact`, full arrays do not stop the storing: the
     stored routes earning at most their median are dropped and the floor raised to it (_compact), so the
-    arrays hold the best routes and limits[0] bounds every route left out (revenue.bounded). A walk
+    arrays hold the best routes and limits[0] bounds every route left out (revenue.optimizer.bounded). A walk
     ends unfinished after limits[3] steps (0: no limit); limits[4] gets the steps it took.
 
     Every route holds a city with the company's token; it is found from the first such city T (by node

@@ -28,7 +28,7 @@ MAX_PLAYERS = 64
 MAX_TOP_K = 1000
 MAX_CUBES = 10000
 
-# The memory cap of one call (MB, as revenue.solve's MEMORY_MB), held to an estimate from the request's
+# The memory cap of one call (MB, as revenue.optimizer.search's MEMORY_MB), held to an estimate from the request's
 # sizes: the board is what grows (the request as a dict, its parse, the adjacency, the reasons' walks),
 # while the search keeps a few entries per cube group and listed delivery (tests/test_memory.py).
 MEMORY_MB = 256

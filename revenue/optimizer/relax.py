@@ -2,9 +2,9 @@
 
 A route of a train pays, per distance row, at most `pay` of its stops (plus what RouteRules.spill lends
 from another row), each worth at most its value with the alternative multiplier, plus every positive
-route bonus. So the best `pay` values among the nodes some route can reach (revenue.solve.reachable),
-row by row, bound every route of the train: merged stops, the token rule and the visit limits only
-lower a route's revenue. A route is a path: it has two ends, and passes every other node it visits,
+route bonus. So the best `pay` values among the nodes some route can reach (adjacency.reachable), row
+by row, bound every route of the train: merged stops, the token rule and the visit limits only lower a
+route's revenue. A route is a path: it has two ends, and passes every other node it visits,
 which a blocked city, or a node without two exits that share no track key, does not allow
 (revenue.core.exits): of those *end-only* nodes a route counts two at most. The sum over the company's
 trains bounds every run, since trains share nodes but each is priced by itself. With subsidies (1860's
@@ -16,14 +16,16 @@ import itertools
 
 import numpy as np
 
-from .core.exits import exit_groups, passable_nodes
-from .problem import Problem, TrainSpec, kernel_values
+from ..core.exits import exit_groups, passable_nodes
+from ..problem import Problem, TrainSpec, kernel_values
+from .adjacency import adjacency
+from .memo import memo
 
 END_ONLY_MOST = 2     # end-only nodes of one route: its two ends
 NONE = -(1 << 50)     # a knapsack state no choice reaches
 
 
-def _worth_and_stops(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int]):
+def worth_and_stops(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights: tuple[int, int]):
     """(worth [nodes], stops [rows], bonus): the most each node can pay this train type as a stop, the
     most stops each distance row can pay (the fewer of the stops it pays, with all a spill may lend it,
     and the stops it can visit: its visit limit over the least visit cost, plus the nodes that cost
@@ -54,9 +56,9 @@ def route_bound(problem: Problem, spec: TrainSpec, allowed: np.ndarray, weights:
                 ends_apart: bool = False) -> int:
     """An upper bound on the score (revenue.problem.objective_weights; the revenue unless some node pays a
     subsidy) of any legal route of this train type: per distance row, the best k values among the
-    reachable nodes of the row (k: _worth_and_stops); with `ends_apart`, two end-only nodes at most
+    reachable nodes of the row (k: worth_and_stops); with `ends_apart`, two end-only nodes at most
     among all rows (passable: tighter on large boards, and a few times the cost)."""
-    worth, stops, bonus = _worth_and_stops(problem, spec, allowed, weights)
+    worth, stops, bonus = worth_and_stops(problem, spec, allowed, weights)
     if not ends_apart:
         return sum(int(np.sort(worth[allowed & (spec.row == r)])[::-1][:k].sum()) for r, k in enumerate(stops)) + bonus
     through = passable(problem, allowed)
@@ -80,7 +82,7 @@ def shared_track_bound(problem: Problem, spec: TrainSpec, trains: int, allowed: 
     each ending there, and each train has two ends. So a node pays at most min(trains, e + (s - e) // 2)
     visits with e ends there (only ends where no route may pass), and the ends number 2 x trains at
     most: the best choice of where the ends go, node by node (a knapsack over the ends)."""
-    worth, stops, bonus = _worth_and_stops(problem, spec, allowed, weights)
+    worth, stops, bonus = worth_and_stops(problem, spec, allowed, weights)
     visitable = allowed & (spec.row >= 0)
     for r, k in enumerate(stops):
         if k < int((visitable & (spec.row == r)).sum()):
@@ -108,8 +110,8 @@ def shared_track_bound(problem: Problem, spec: TrainSpec, trains: int, allowed: 
 def shared_bounds(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> dict[str, int]:
     """shared_track_bound of each train type the company owns several of, where it applies (computed
     once per problem and weights)."""
-    key = ("shared track bounds", weights)
-    if key not in problem.derived:
+    derived = memo(problem).shared_bounds
+    if weights not in derived:
         counts: dict[str, int] = {}
         for t in problem.company.trains:
             counts[t.name] = counts.get(t.name, 0) + 1
@@ -118,8 +120,8 @@ def shared_bounds(problem: Problem, allowed: np.ndarray, weights: tuple[int, int
             shared = shared_track_bound(problem, problem.specs[name], k, allowed, weights) if k > 1 else None
             if shared is not None:
                 out[name] = shared
-        problem.derived[key] = out
-    return problem.derived[key]
+        derived[weights] = out
+    return derived[weights]
 
 
 def joint_bound(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] = (1, 0)) -> int | None:
@@ -131,9 +133,9 @@ def joint_bound(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] 
     Applies when every type pays the same for a node and has one distance row holding every node it
     may visit, each costing one stop (the custom title's n-stop trains); else None. Computed once per
     problem and weights."""
-    key = ("joint bound", weights)
-    if key in problem.derived:
-        return problem.derived[key]
+    derived = memo(problem).joint_bound
+    if weights in derived:
+        return derived[weights]
     counts: dict[str, int] = {}
     for t in problem.company.trains:
         counts[t.name] = counts.get(t.name, 0) + 1
@@ -142,11 +144,11 @@ def joint_bound(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] 
     groups, bonus = [], 0          # (trains, most stops of them all or None)
     for name, k in counts.items():
         spec = problem.specs[name]
-        w, stops, extra = _worth_and_stops(problem, spec, allowed, weights)
+        w, stops, extra = worth_and_stops(problem, spec, allowed, weights)
         rows = set(spec.row[visitable].tolist())
         if len(rows) != 1 or -1 in rows or (problem.cost[visitable] != 1).any() or (
                 worth is not None and not np.array_equal(w[visitable], worth[visitable])):
-            problem.derived[key] = None
+            derived[weights] = None
             return None
         worth = w
         limit = stops[rows.pop()]
@@ -181,39 +183,42 @@ def joint_bound(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] 
             source = tuple(slice(0, n - d) for d, n in zip(shift, paid.shape))
             np.maximum(nxt[target], paid[source] + value * visits, out=nxt[target])
         paid = nxt
-    problem.derived[key] = int(paid.max()) + bonus
-    return problem.derived[key]
+    derived[weights] = int(paid.max()) + bonus
+    return derived[weights]
 
 
 def exit_counts(problem: Problem, allowed: np.ndarray) -> np.ndarray:
     """int [nodes]: each reachable node's exit groups, chains terminal there included
     (revenue.core.exits.exit_groups), once per problem."""
-    if "exits" not in problem.derived:
-        start, chain, other, flags = problem.graph.adjacency_arrays
+    derived = memo(problem)
+    if derived.exit_counts is None:
+        start, chain, other, flags = adjacency(problem)
         visitable = allowed & np.any([spec.row >= 0 for spec in problem.specs.values()], axis=0)
-        problem.derived["exits"] = exit_groups(start, chain, other, flags, problem.chain_keys, visitable,
-                                               np.zeros(problem.words, dtype=np.uint64), False)
-    return problem.derived["exits"]
+        derived.exit_counts = exit_groups(start, chain, other, flags, problem.chain_keys, visitable,
+                                          np.zeros(problem.words, dtype=np.uint64), False)
+    return derived.exit_counts
 
 
 def passable(problem: Problem, allowed: np.ndarray) -> np.ndarray:
     """bool [nodes]: the reachable nodes a route may pass through (revenue.core.exits.passable_nodes),
     computed once per problem."""
-    if "passable" not in problem.derived:
-        start, chain, other, flags = problem.graph.adjacency_arrays
+    derived = memo(problem)
+    if derived.passable is None:
+        start, chain, other, flags = adjacency(problem)
         visitable = allowed & np.any([spec.row >= 0 for spec in problem.specs.values()], axis=0)
         bypass = max((spec.bypass for spec in problem.specs.values()), default=0)
-        problem.derived["passable"] = passable_nodes(start, chain, other, flags, problem.chain_keys, visitable,
-                                                     problem.blocks, problem.bypassable, bypass)
-    return problem.derived["passable"]
+        derived.passable = passable_nodes(start, chain, other, flags, problem.chain_keys, visitable,
+                                          problem.blocks, problem.bypassable, bypass)
+    return derived.passable
 
 
 def type_bounds(problem: Problem, allowed: np.ndarray, weights: tuple[int, int] = (1, 0),
                 ends_apart: bool = False) -> dict[str, int]:
     """route_bound of each train type of the company, in the kernels' scores for `weights` (computed once
     per problem, weights and `ends_apart`)."""
-    key = ("route bounds", weights, ends_apart)
-    if key not in problem.derived:
-        problem.derived[key] = {name: route_bound(problem, spec, allowed, weights, ends_apart)
-                                for name, spec in problem.specs.items()}
-    return problem.derived[key]
+    derived = memo(problem).type_bounds
+    key = (weights, ends_apart)
+    if key not in derived:
+        derived[key] = {name: route_bound(problem, spec, allowed, weights, ends_apart)
+                        for name, spec in problem.specs.items()}
+    return derived[key]

@@ -1,8 +1,8 @@
 """The exact search within a memory cap, and the bound that holds whatever was left out.
 
-When the routes of a board are too many to enumerate at once, the search (revenue.solve.Search) first
-finds a heuristic run worth `best` (revenue.heuristic), then walks every route but stores only those
-that could be part of a better run: a route of train i earning r can only if r plus every other train's
+When the routes of a board are too many to enumerate at once, the search (search.Search) first finds a
+heuristic run worth `best` (heuristic), then walks every route but stores only those that could be part
+of a better run: a route of train i earning r can only if r plus every other train's
 best route beats `best`, so routes earning at most `best - sum of the others' bounds` (the floor) are
 counted, not stored. When the stored routes would pass the cap anyway, the walk drops the weaker half
 of them and raises its floor (core.walk._compact).
@@ -13,10 +13,10 @@ larger of the two is a valid bound (run_bound), and when the best run found reac
 """
 from __future__ import annotations
 
-from .problem import Problem
+from ..problem import Problem
 
 STORE_SHARE = 0.6         # of the memory cap, for the route arrays; the rest for what is built from them
-NODES_PER_ROUTE = 16      # route nodes stored per route, on average (a guess: only sizes the arrays)
+CAPPED_NODES_PER_ROUTE = 16   # room for route nodes per route in a capped walk's arrays (a guess of the average)
 MIN_ROUTES = 4096
 
 
@@ -26,7 +26,7 @@ def route_bytes(problem: Problem) -> int:
     words = problem.words
     fixed = 8 * (5 + words)
     node_words = (problem.graph.n_nodes + 63) // 64 if problem.run.connected else 0
-    return 3 * fixed + words * 64 // 8 + 16 * NODES_PER_ROUTE + 8 * node_words
+    return 3 * fixed + words * 64 // 8 + 16 * CAPPED_NODES_PER_ROUTE + 8 * node_words
 
 
 def capacity(problem: Problem, memory_mb: float, walked: int, stored: int = 0) -> tuple[int, int]:
@@ -36,7 +36,7 @@ def capacity(problem: Problem, memory_mb: float, walked: int, stored: int = 0) -
     per_route = route_bytes(problem)
     budget = (memory_mb * 2**20 * STORE_SHARE - stored * per_route) / max(walked, 1)
     routes = max(MIN_ROUTES, int(budget // per_route))
-    return routes, routes * NODES_PER_ROUTE
+    return routes, routes * CAPPED_NODES_PER_ROUTE
 
 
 def walk_order(names: list[str], bounds: dict[str, int]) -> list[str]:
@@ -56,7 +56,7 @@ def floor(problem: Problem, name: str, best: int, upper: dict[str, int]) -> int:
 def run_bound(problem: Problem, sets: dict, upper: dict[str, int], combined: int | None,
               shared: dict[str, int] | None = None, joint: int | None = None) -> int:
     """A bound on every run: the sum of the trains' bounds (the trains of a type together at most
-    `shared`: revenue.relax.shared_bounds; all of them at most `joint`: revenue.relax.joint_bound)
+    `shared`: relax.shared_bounds; all of them at most `joint`: relax.joint_bound)
     until the combination search has started; then the larger of its bound over the stored routes
     (`combined`) and, for each train whose routes were not all stored, its floor plus the other trains'
     bounds, and never above the first."""
