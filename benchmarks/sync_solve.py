@@ -28,27 +28,30 @@ from .load import ROOT, _free_port, _Server, run
 
 def serve(port: int, threads: int) -> None:
     """The sync server of one process (until killed)."""
+    from revenue import api
     from revenue.solve import Cancel
     from revenue.v1 import revenue_pb2
-    from revenue.server import service
     from revenue.server.app import configure_logging
+    from revenue.server.calls import Call
+    from revenue.server.service import SERVICE_NAME, RouteService
+    from revenue.server.warmup import warm_up
 
     configure_logging()
     logging._srcfile = None      # as `revenue serve` does for its log lines
     logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
-    routes = service.RouteService(workers=threads)
-    routes.warm_up()
+    routes = RouteService(workers=threads)
+    warm_up(routes)
 
     def solve(request, context):
-        call = service._Call("Solve", context, routes.stopping)
+        call = Call("Solve", context, routes.stopping)
         try:
-            req, ends, key = routes._prepare(request, context, call)
-            result = routes._solve_work(request, req, ends, call, Cancel(), key=key)
-            return service._to_message(result, revenue_pb2.SolveResponse)
+            req, ends, key = routes.prepare_solve(request, context, call)
+            result = routes.solve_work(request, req, ends, call, Cancel(), key=key)
+            return api.to_message(result, revenue_pb2.SolveResponse)
         finally:
             call.finish()
 
-    handler = grpc.method_handlers_generic_handler(service.SERVICE_NAME, {"Solve": grpc.unary_unary_rpc_method_handler(
+    handler = grpc.method_handlers_generic_handler(SERVICE_NAME, {"Solve": grpc.unary_unary_rpc_method_handler(
         solve, request_deserializer=revenue_pb2.SolveRequest.FromString,
         response_serializer=revenue_pb2.SolveResponse.SerializeToString)})
     server = grpc.server(futures.ThreadPoolExecutor(threads), handlers=[handler], options=[("grpc.so_reuseport", 1)])

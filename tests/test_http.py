@@ -388,7 +388,7 @@ def test_healthz_while_warming_up_and_stopping(monkeypatch):
     from server import Config, RouteServer
 
     release = threading.Event()
-    monkeypatch.setattr("server.service.RouteService.warm_up", lambda self: release.wait(30))
+    monkeypatch.setattr("server.app.warm_up", lambda service: release.wait(30))
     s = RouteServer(Config(port=0, http_port=0)).start()
     try:
         with client_of(s) as client:

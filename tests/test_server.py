@@ -367,7 +367,7 @@ def test_health_not_serving_before_warm_up(monkeypatch):
     from server import Config, RouteServer
 
     release = threading.Event()
-    monkeypatch.setattr("server.service.RouteService.warm_up", lambda self: release.wait(10))
+    monkeypatch.setattr("server.app.warm_up", lambda service: release.wait(10))
     s = RouteServer(Config(port=0)).start()
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{s.port}")
@@ -606,10 +606,11 @@ def test_warm_up_compiles_the_one_call_search_for_one_to_three_walks(monkeypatch
     from numba.core import types
 
     from revenue.core import probe
-    from server import service
+    from server import warmup
+    from server.service import RouteService
 
-    monkeypatch.setattr(service, "_example_solves", lambda: [])
-    service.RouteService().warm_up()
+    monkeypatch.setattr(warmup, "example_solves", lambda: [])
+    warmup.warm_up(RouteService())
     walks = {len(arg) for sig in probe.walk_and_combine.signatures for arg in sig
              if isinstance(arg, types.BaseTuple) and len(arg) and isinstance(arg[0], types.BaseTuple)}
     assert {1, 2, 3} <= walks, walks
@@ -621,12 +622,13 @@ from numba.core.registry import CPUDispatcher
 from benchmarks.scenarios import game_sequences
 from revenue.solve import solve
 from server.service import RouteService
+from server.warmup import warm_up
 
 def overloads():
     return {d.py_func.__module__ + "." + d.py_func.__qualname__: len(d.signatures) for d in gc.get_objects()
             if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("revenue")}
 
-RouteService().warm_up()
+warm_up(RouteService())
 before = overloads()
 for boards in game_sequences(seed=0).values():
     for board in boards[:8]:
