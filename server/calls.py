@@ -142,7 +142,8 @@ def remaining(context: grpc.ServicerContext) -> float:
 
 
 class BadRequest:
-    """What a deserializer returns for bytes that are not the request message."""
+    """A request that does not parse, in place of its message (from safe_deserializer, or server/http.py's
+    decode): its handler raises the error as INVALID_ARGUMENT."""
 
     def __init__(self, message_type, error: Exception):
         self.name = message_type.DESCRIPTOR.full_name
@@ -150,7 +151,8 @@ class BadRequest:
 
 
 def safe_deserializer(message_type) -> Callable[[bytes], Any]:
-    # gRPC answers INTERNAL when a deserializer raises; undecodable bytes are the client's error.
+    """The request deserializer of a method: its message, or a BadRequest for bytes that are not one
+    (gRPC answers INTERNAL when a deserializer raises; undecodable bytes are the client's error)."""
     def deserialize(data: bytes):
         try:
             return message_type.FromString(data)
@@ -160,6 +162,7 @@ def safe_deserializer(message_type) -> Callable[[bytes], Any]:
 
 
 def bad_request_status(exc: InputError) -> status_pb2.Status:
+    """INVALID_ARGUMENT with a google.rpc.BadRequest naming each field of `exc`."""
     detail = error_details_pb2.BadRequest(field_violations=[
         error_details_pb2.BadRequest.FieldViolation(field=f, description=d) for f, d in exc.violations])
     status = status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=str(exc)[:1000])

@@ -25,6 +25,7 @@ from revenue.solve import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 
+from .error_log import server_log_line
 from .server_helpers import CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub, violations
 from .server_helpers import rpc, server  # noqa: F401  (the module's server and its stub: fixtures)
 from .server_helpers import wait_until as _wait_until
@@ -338,6 +339,7 @@ def test_undecodable_bytes_are_invalid_argument(server):
     channel.close()
 
 
+@pytest.mark.allow_error_log
 def test_internal_errors_hide_the_traceback(server, rpc, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("secret detail")
@@ -534,7 +536,8 @@ def free_port() -> int:
 
 
 def _start_serve_command(port: int, processes: int):
-    """`python -m server` on `port`, and the JSON lines of its log as they come."""
+    """`python -m server` on `port`, and the JSON lines of its log as they come (its ERROR lines go to
+    tests/error_log.py's ERROR_LOG: they fail the test)."""
     proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--workers", "1",
                              "--processes", str(processes), "--http-port", str(free_port())], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -544,6 +547,8 @@ def _start_serve_command(port: int, processes: int):
         for line in proc.stderr:
             if line.startswith("{"):
                 lines.append(json.loads(line))
+            else:
+                server_log_line(line, f"`python -m server` process {proc.pid}")
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
