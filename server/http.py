@@ -40,9 +40,9 @@ from revenue import api
 from revenue.errors import InputError
 from revenue.v1 import revenue_pb2, service_pb2
 
-from .protojson import message_dict
 from .auth import bearer_accepts
 from .calls import BadRequest, ServiceError, bad_request_status, internal_message, log_failure
+from .protojson import message_dict
 from .service import SERVICE_NAME, RouteService
 
 log = logging.getLogger("revenue.server")
