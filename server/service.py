@@ -298,14 +298,21 @@ class RouteService:
             loop = asyncio.get_running_loop()
             events: asyncio.Queue = asyncio.Queue()
 
+            def hand_on(value: dict | None) -> None:
+                """`value` to this generator, unless the loop has closed meanwhile (the server stopped and
+                cut the stream: no one reads it any more)."""
+                try:
+                    loop.call_soon_threadsafe(events.put_nowait, value)
+                except RuntimeError:
+                    if not loop.is_closed():
+                        raise
+
             def work():
                 try:
-                    return _to_message(self.solve_work(
-                        request, req, ends, call, cancel,
-                        on_improve=lambda d: loop.call_soon_threadsafe(events.put_nowait, d), key=key),
-                        revenue_pb2.SolveResponse)
+                    return _to_message(self.solve_work(request, req, ends, call, cancel, on_improve=hand_on, key=key),
+                                       revenue_pb2.SolveResponse)
                 finally:
-                    loop.call_soon_threadsafe(events.put_nowait, None)
+                    hand_on(None)
 
             final = asyncio.ensure_future(self.admission.run(work, self.expect_large(request, key), cancel,
                                                              call.method))

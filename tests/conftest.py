@@ -25,7 +25,8 @@ _SEED: list[int] = []
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", f"{MARKER}: the test provokes an ERROR in the server's log on purpose")
+    config.addinivalue_line("markers", f"{MARKER}(*texts): the test provokes an ERROR in the server's log on purpose "
+                            "(only records containing one of `texts`, when given)")
     given = config.getoption("--hypothesis-seed", None)
     if given is None:
         given = os.environ.get("REVENUE_HYPOTHESIS_SEED")

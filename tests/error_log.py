@@ -5,7 +5,8 @@ server hit a fault; the log is where that shows.
 `ERROR_LOG` holds the ERROR records of the server's loggers in this process, and the ERROR lines of
 server processes the tests start (their readers hand them to `ERROR_LOG.add`). The autouse fixture
 `no_error_log` (registered in tests/conftest.py) fails a test that leaves any; a test that provokes one on
-purpose is marked `@pytest.mark.allow_error_log` and checks the record itself.
+purpose is marked `@pytest.mark.allow_error_log` (and checks the record itself), or
+`@pytest.mark.allow_error_log("text", ...)` to allow only records that contain one of those texts.
 """
 from __future__ import annotations
 
@@ -62,10 +63,13 @@ def server_log_line(line: str, where: str) -> None:
 @pytest.fixture(autouse=True)
 def no_error_log(request):
     """Fails the test if the server logged an ERROR during it (or since the test before, whose server
-    may have logged it while stopping), unless it is marked allow_error_log."""
+    may have logged it while stopping), unless its marker allow_error_log allows it."""
     yield
     found = ERROR_LOG.take()
-    if found and request.node.get_closest_marker(MARKER) is None:
+    marker = request.node.get_closest_marker(MARKER)
+    if marker is not None:
+        found = [text for text in found if marker.args and not any(allowed in text for allowed in marker.args)]
+    if found:
         shown = "\n".join(text[:500] for text in found[:5])
         pytest.fail(f"the server logged {len(found)} ERROR record(s) (mark the test {MARKER} if it provokes "
                     f"them on purpose):\n{shown}", pytrace=False)
