@@ -7,7 +7,7 @@ A call's outcome maps to a gRPC status: InputError becomes INVALID_ARGUMENT with
 naming each field (`bad_request_status`); ServiceError its own code and message; any other exception is
 a fault, whenever it happens (even once the deadline passed or the call was cancelled): INTERNAL with a
 generic message and an incident id, logged at ERROR with its type, message and traceback
-(`log_failure`), none of which the client sees.
+(`log_failure`; `report_unheard` when the call has ended before its work), none of which the client sees.
 """
 from __future__ import annotations
 
