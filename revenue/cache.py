@@ -18,7 +18,7 @@ V = TypeVar("V")
 MB = 1 << 20
 TILE_CACHE_BYTES = 32 * MB       # parsed tile codes (revenue.tiles)
 GRAPH_CACHE_BYTES = 128 * MB     # boards and their track graphs (revenue.graph_cache)
-BOARD_CACHE_BYTES = 32 * MB      # the service's decoded board messages (server.service.Boards)
+BOARD_CACHE_BYTES = 32 * MB      # the service's decoded board messages (server.board_cache.Boards)
 STEAM_CACHE_BYTES = 32 * MB      # parsed Steam boards (revenue.steam)
 CACHE_BUDGET_BYTES = TILE_CACHE_BYTES + GRAPH_CACHE_BYTES + BOARD_CACHE_BYTES + STEAM_CACHE_BYTES
 

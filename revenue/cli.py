@@ -360,16 +360,13 @@ def deliveries(file: str, as_json: bool) -> None:
 
 # ---- benchmarks and the service -------------------------------------------------------------------------
 
-def _register_optional() -> None:
+def _register_bench_and_serve() -> None:
     """`bench` and `serve` live beside what they drive (the repository's benchmarks/ and server/, installed
     as revenue.benchmarks and revenue.server)."""
     from revenue.benchmarks.report import bench
+    from revenue.server.command import serve
     main.add_command(bench, "bench")
-    try:
-        from revenue.server.command import serve
-    except ImportError:   # the service package is being written
-        return
     main.add_command(serve, "serve")
 
 
-_register_optional()
+_register_bench_and_serve()

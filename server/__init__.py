@@ -11,7 +11,7 @@ import importlib
 # Imported when first named (PEP 562): the command line registers `revenue serve` from this package, and
 # `revenue solve` or `evaluate` should not pay for loading gRPC and the HTTP stack they never use.
 _EXPORTS = {"Config": "app", "RouteServer": "app", "configure_logging": "app", "serve": "app",
-            "Limits": "service", "RouteService": "service"}
+            "Limits": "limits", "RouteService": "service"}
 
 __all__ = sorted(_EXPORTS)
 

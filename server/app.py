@@ -20,7 +20,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from .service import SERVICE_NAME, Limits, RouteService, bearer_accepts
+from .auth import BearerAuth
+from .calls import exception_line
+from .limits import Limits
+from .service import SERVICE_NAME, RouteService
+from .warmup import warm_up
 
 log = logging.getLogger("revenue.server")
 
@@ -66,40 +70,6 @@ def grpc_options(config: Config) -> list[tuple[str, int]]:
     if age > 0:     # (gRPC adds +-10% jitter, so that the clients' connections do not all end at once)
         options.append(("grpc.max_connection_age_ms", max(1, round(age * 1000))))
     return options
-
-
-class BearerAuth(grpc.ServerInterceptor):
-    """UNAUTHENTICATED for RouteService calls without `authorization: Bearer <token>`; health and
-    reflection stay open so that load balancers and tools can see the server."""
-
-    def __init__(self, token: str):
-        self._expected = token.encode()
-
-    def accepts(self, given: str | bytes) -> bool:
-        return bearer_accepts(given, self._expected)
-
-    def intercept_service(self, continuation, details):
-        handler = continuation(details)
-        if handler is None or not details.method.startswith(f"/{SERVICE_NAME}/"):
-            return handler
-        given = next((v for k, v in details.invocation_metadata or () if k == "authorization"), "")
-        if self.accepts(given):
-            return handler
-        method = details.method.rsplit("/", 1)[-1]
-
-        def deny(request, context):
-            log.info(json.dumps({"method": method, "code": "UNAUTHENTICATED", "elapsed_ms": 0.0,
-                                 "error": "missing or wrong bearer token"}))
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token "
-                                                           "(metadata authorization: Bearer <token>)")
-
-        if handler.response_streaming:
-            def deny_stream(request, context):
-                deny(request, context)
-                yield  # pragma: no cover  (never reached: abort raises)
-            return grpc.unary_stream_rpc_method_handler(deny_stream, handler.request_deserializer,
-                                                        handler.response_serializer)
-        return grpc.unary_unary_rpc_method_handler(deny, handler.request_deserializer, handler.response_serializer)
 
 
 class RouteServer:
@@ -239,10 +209,10 @@ class RouteServer:
     def _warm_up(self) -> None:
         started = time.perf_counter()
         try:
-            self.service.warm_up()
+            warm_up(self.service)
         except BaseException as exc:   # stays NOT_SERVING: a server that cannot solve must not take work
             self.warm_error = exc
-            log.error("warm-up failed; health stays NOT_SERVING", exc_info=exc)
+            log.error("warm-up failed, health stays NOT_SERVING: %s", exception_line(exc), exc_info=exc)
             self._settled.set()
             return
         # Everything loaded so far (modules, title data, compiled kernels) lives as long as the server:
@@ -334,12 +304,21 @@ async def _finish_tasks(timeout: float = 2.0) -> None:
     await loop.shutdown_asyncgens()
 
 
+class LogFormat(logging.Formatter):
+    """A record at INFO (a call's or an event's) is its JSON line as it is; one of any other level starts
+    with its level's name (`ERROR incident ...`), so that a fault stands out in the log."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        return text if record.levelno == logging.INFO else f"{record.levelname} {text}"
+
+
 def configure_logging(level: int = logging.INFO) -> None:
-    """One line per call on stderr, the JSON record as the line."""
+    """One line per call on stderr, the JSON record as the line; a fault's line starts with ERROR."""
     logger = logging.getLogger("revenue.server")
     if not any(getattr(h, "_revenue", False) for h in logger.handlers):
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler.setFormatter(LogFormat("%(message)s"))
         handler._revenue = True
         logger.addHandler(handler)
     logger.setLevel(level)

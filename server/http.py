@@ -18,7 +18,6 @@ import json
 import logging
 import pathlib
 import re
-import threading
 import time
 from collections import OrderedDict
 from typing import Any, Awaitable, Callable
@@ -41,8 +40,10 @@ from revenue import api
 from revenue.errors import InputError
 from revenue.v1 import revenue_pb2, service_pb2
 
+from .auth import bearer_accepts
+from .calls import BadRequest, ServiceError, bad_request_status, internal_message, log_failure
 from .protojson import message_dict
-from .service import SERVICE_NAME, RouteService, _BadRequest, _run, bad_request_status, bearer_accepts
+from .service import SERVICE_NAME, RouteService
 
 log = logging.getLogger("revenue.server")
 
@@ -123,7 +124,7 @@ def message_json(message) -> bytes:
 class JsonBoards:
     """Boards already parsed from JSON, by their JSON text: parsing a board's JSON into its message is
     most of an HTTP call's own cost (protobuf's JSON parser is Python), and a game server asks about one
-    board for each company of a round (the gRPC side keeps decoded boards likewise, service.Boards).
+    board for each company of a round (the gRPC side keeps decoded boards likewise, board_cache.Boards).
     Used on the event loop only."""
 
     def __init__(self, size: int = 64):
@@ -197,7 +198,7 @@ def _loads_board(body: bytes) -> tuple[Any, str | None]:
 
 
 def decode(body: bytes, message_type, boards: JsonBoards | None = None):
-    """The request message of a JSON body, or a _BadRequest carrying the InputError that names the
+    """The request message of a JSON body, or a BadRequest carrying the InputError that names the
     field (the service raises it inside the call, so it is logged and answered like any bad input)."""
     try:
         if not body.strip():
@@ -207,11 +208,11 @@ def decode(body: bytes, message_type, boards: JsonBoards | None = None):
         obj, board = _loads_board(body)
         return boards.parse(obj, message_type, board)
     except InputError as exc:
-        return _BadRequest(message_type, exc)
+        return BadRequest(message_type, exc)
     except (ValueError, UnicodeDecodeError) as exc:
-        return _BadRequest(message_type, InputError("", f"the body is not JSON ({exc})"))
+        return BadRequest(message_type, InputError("", f"the body is not JSON ({exc})"))
     except RecursionError:
-        return _BadRequest(message_type, InputError("", "the body is nested too deeply"))
+        return BadRequest(message_type, InputError("", "the body is nested too deeply"))
 
 
 async def _stop(task: asyncio.Future) -> None:
@@ -486,14 +487,13 @@ class HttpApi:
         def work():
             return board_geometry(graph_for(board))
         try:
-            geometry = await _run(self.service.admission, threading.Event(), work)
+            geometry = await self.service.admission.run(work, where="Geometry")
         except InputError as exc:
             return error_response(Aborted(bad_request_status(exc)))
-        except Exception as exc:   # ServiceError (the queue is full) or a bug
-            code = getattr(exc, "code", grpc.StatusCode.INTERNAL)
-            if code == grpc.StatusCode.INTERNAL:
-                log.error("geometry failed", exc_info=exc)
-            return error_response(aborted(code, getattr(exc, "message", "internal error; it is logged")))
+        except ServiceError as exc:    # the queue is full, or the server is stopping
+            return error_response(aborted(exc.code, exc.message))
+        except Exception as exc:
+            return error_response(aborted(grpc.StatusCode.INTERNAL, internal_message(log_failure("Geometry", exc))))
         return JSONResponse(geometry)
 
     async def _http_error(self, request: Request, exc: HTTPException) -> Response:

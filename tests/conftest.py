@@ -19,11 +19,14 @@ import random
 from hypothesis import core, settings
 
 from . import hits, profiles  # noqa: F401  (profiles registers and loads the profile)
+from .error_log import MARKER, no_error_log  # noqa: F401  (an autouse fixture: the server's ERRORs fail a test)
 
 _SEED: list[int] = []
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", f"{MARKER}(*texts): the test provokes an ERROR in the server's log on purpose "
+                            "(only records containing one of `texts`, when given)")
     given = config.getoption("--hypothesis-seed", None)
     if given is None:
         given = os.environ.get("REVENUE_HYPOTHESIS_SEED")

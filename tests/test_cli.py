@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -108,3 +109,11 @@ def test_help():
     assert r.exit_code == 0 and "evaluate" in r.stdout and "titles" in r.stdout
     r = invoke("evaluate", "--help")
     assert r.exit_code == 0 and "EvaluateRequest" in r.stdout
+
+
+def test_serve_is_always_a_command_and_shows_why_the_server_cannot_load(monkeypatch):
+    assert "serve" in invoke("--help").stdout
+    # A server that cannot be imported is that error, not a command gone missing.
+    monkeypatch.setitem(sys.modules, "revenue.server.app", None)     # importing it raises ImportError
+    r = invoke("serve", "--port", "0", "--no-http")
+    assert isinstance(r.exception, ImportError) and "revenue.server.app" in str(r.exception)

@@ -25,7 +25,7 @@ from benchmarks.scenarios import title_scenarios
 from revenue import api
 from revenue.server.http import JsonBoards, _loads_board, decode
 from revenue.server.protojson import message_dict
-from revenue.server.service import _BadRequest
+from revenue.server.calls import BadRequest
 from revenue.server.service import RouteService
 from revenue.optimizer import solve
 from revenue.v1 import dividends_pb2, revenue_pb2, steam_pb2
@@ -302,7 +302,7 @@ def test_a_known_board_is_taken_by_its_text():
     bad = json.dumps({"board": {"title": "1830", "tiles": [{"hex": 5}]}}).encode()
     for _ in range(2):
         got = decode(bad, revenue_pb2.SolveRequest, boards)
-        assert isinstance(got, _BadRequest) and got.error.field == "board.tiles[0].hex"
+        assert isinstance(got, BadRequest) and got.error.field == "board.tiles[0].hex"
 
 
 # ---- writing an answer ---------------------------------------------------------------------------------

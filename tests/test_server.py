@@ -25,6 +25,7 @@ from revenue.optimizer import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
 
+from .error_log import server_log_line
 from .server_helpers import CALL_LOG, EXAMPLES, ROOT, heavy_request, running, stream_request, stub, violations
 from .server_helpers import rpc, server  # noqa: F401  (the module's server and its stub: fixtures)
 from .server_helpers import wait_until as _wait_until
@@ -340,6 +341,7 @@ def test_undecodable_bytes_are_invalid_argument(server):
     channel.close()
 
 
+@pytest.mark.allow_error_log
 def test_internal_errors_hide_the_traceback(server, rpc, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("secret detail")
@@ -369,7 +371,7 @@ def test_health_not_serving_before_warm_up(monkeypatch):
     from server import Config, RouteServer
 
     release = threading.Event()
-    monkeypatch.setattr("server.service.RouteService.warm_up", lambda self: release.wait(10))
+    monkeypatch.setattr("server.app.warm_up", lambda service: release.wait(10))
     s = RouteServer(Config(port=0)).start()
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{s.port}")
@@ -536,7 +538,8 @@ def free_port() -> int:
 
 
 def _start_serve_command(port: int, processes: int):
-    """`python -m server` on `port`, and the JSON lines of its log as they come."""
+    """`python -m server` on `port`, and the JSON lines of its log as they come (its ERROR lines go to
+    tests/error_log.py's ERROR_LOG: they fail the test)."""
     proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--workers", "1",
                              "--processes", str(processes), "--http-port", str(free_port())], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -546,6 +549,8 @@ def _start_serve_command(port: int, processes: int):
         for line in proc.stderr:
             if line.startswith("{"):
                 lines.append(json.loads(line))
+            else:
+                server_log_line(line, f"`python -m server` process {proc.pid}")
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
@@ -610,10 +615,11 @@ def test_warm_up_compiles_the_one_call_search_for_one_to_three_walks(monkeypatch
     from numba.core import types
 
     from revenue.core import probe
-    from server import service
+    from server import warmup
+    from server.service import RouteService
 
-    monkeypatch.setattr(service, "_example_solves", lambda: [])
-    service.RouteService().warm_up()
+    monkeypatch.setattr(warmup, "example_solves", lambda: [])
+    warmup.warm_up(RouteService())
     walks = {len(arg) for sig in probe.walk_and_combine.signatures for arg in sig
              if isinstance(arg, types.BaseTuple) and len(arg) and isinstance(arg[0], types.BaseTuple)}
     assert {1, 2, 3} <= walks, walks
@@ -625,12 +631,13 @@ from numba.core.registry import CPUDispatcher
 from benchmarks.scenarios import game_sequences
 from revenue.optimizer import solve
 from server.service import RouteService
+from server.warmup import warm_up
 
 def overloads():
     return {d.py_func.__module__ + "." + d.py_func.__qualname__: len(d.signatures) for d in gc.get_objects()
             if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("revenue")}
 
-RouteService().warm_up()
+warm_up(RouteService())
 before = overloads()
 for boards in game_sequences(seed=0).values():
     for board in boards[:8]:

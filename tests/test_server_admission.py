@@ -102,12 +102,12 @@ def test_long_deliveries_leave_room_for_small_ones():
 def _count_searches(service, monkeypatch) -> list:
     """Wraps the service's search of a Solve; the list gets the name of each search's thread."""
     searches = []
-    search = service._solve_work
+    search = service.solve_work
 
     def counting(*args, **kwargs):
         searches.append(threading.current_thread().name)
         return search(*args, **kwargs)
-    monkeypatch.setattr(service, "_solve_work", counting)
+    monkeypatch.setattr(service, "solve_work", counting)
     return searches
 
 
@@ -138,16 +138,16 @@ def test_small_solve_is_searched_on_the_grpc_thread_that_took_it(monkeypatch):
 def test_a_solve_is_searched_once_within_its_own_limits(monkeypatch):
     # No first try with a shorter cap (as when small Solves were tried first on grpc.aio's event loop):
     # each call's one search has the call's own limit, here the compute cap.
-    import revenue.optimizer
+    from server import service as service_module
 
     deadlines = []
-    search = revenue.optimizer.solve
+    search = service_module.solve
 
     def recording(request, deadline=None, **kwargs):
         deadlines.append(deadline)
         return search(request, deadline=deadline, **kwargs)
     with running(workers=2, max_queue=2, max_compute_ms=10_000) as s:
-        monkeypatch.setattr(revenue.optimizer, "solve", recording)     # after the warm-up's solves
+        monkeypatch.setattr(service_module, "solve", recording)     # after the warm-up's solves
         service, channel = stub(s)
         for scenario in SCENARIOS[:3]:
             got = service.Solve(solve_message(scenario.request), timeout=30)

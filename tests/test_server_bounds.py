@@ -194,7 +194,7 @@ def test_deliveries_within_the_memory_cap():
     # heavy_deliveries' 3,000 links take about 3.5 MB by the measured estimate: over a 2 MB cap it is
     # refused at once, naming the part that takes most; a small board still answers, as the library does.
     from revenue.steam import deliveries
-    from server.service import WARM_DELIVERIES
+    from server.warmup import WARM_DELIVERIES
 
     with running(workers=1, max_queue=2, max_memory_mb=2) as s:
         service, channel = stub(s)

@@ -11,7 +11,7 @@ from google.protobuf import json_format
 
 from revenue.v1 import revenue_pb2
 from server.app import _die_with_parent
-from server.service import SEND_SECONDS, Margin
+from server.calls import SEND_SECONDS, Margin
 
 from .server_helpers import CALL_LOG, heavy_request, running, stub, unproved_request, wait_until
 

@@ -1,4 +1,4 @@
-"""How the service reads a request message (server/service.py Boards, server/protojson.py request_dict):
+"""How the service reads a request message (server/board_cache.py Boards, server/protojson.py request_dict):
 the dict the library gets is json_format.MessageToDict's, key order included, on random messages of
 every kind of field and on the games' boards; and the size check on the message (sizes_fit) never
 passes what the walk over the dict (revenue.bounds.size_violations) would report, so a request over
@@ -15,7 +15,8 @@ from benchmarks.load import fresh_boards
 from revenue.bounds import size_violations
 from revenue.errors import InputError
 from revenue.server.protojson import request_dict
-from revenue.server.service import Boards, Limits, _key_sizes, check_limits, sizes_fit
+from revenue.server.board_cache import Boards
+from revenue.server.limits import Limits, check_limits, key_sizes, sizes_fit
 from revenue.v1 import dividends_pb2, revenue_pb2, steam_pb2
 from tests.test_http_codec import OTHER_TYPES, SERVICE_TYPES, fill
 
@@ -103,7 +104,7 @@ def test_sizes_fit_never_passes_what_the_walk_reports(message_type):
     assert walked
     # both outcomes were tried, where the cheap check can pass (it leaves the types that can hold a
     # google.protobuf.ListValue, an Evaluate's run_routes, to the walk)
-    assert passed or _key_sizes(message_type.DESCRIPTOR) is None
+    assert passed or key_sizes(message_type.DESCRIPTOR) is None
 
 
 def test_a_long_list_in_few_bytes_is_walked():
