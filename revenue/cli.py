@@ -142,7 +142,7 @@ def evaluate(file: str, as_json: bool) -> None:
     (not_connected, no_token, track_reused, ...). An illegal run is an answer, not an error: the
     exit status is 0; bad input exits with 2.
     """
-    from .evaluate import evaluate as run
+    from .evaluation import evaluate as run
     from .v1 import revenue_pb2
 
     request = api.load_request(file, revenue_pb2.EvaluateRequest)
@@ -318,7 +318,7 @@ def dividends(file: str, as_json: bool) -> None:
     price cell [row, column] and holders with their shares) and the run's revenue (or routes to evaluate
     first, under `evaluate`). The answer shows the kinds side by side.
     """
-    from .dividends import dividends as run
+    from .payout import dividends as run
     from .v1 import revenue_pb2
 
     request = api.load_request(sys.stdin.read() if file == "-" else file, revenue_pb2.DividendsRequest)

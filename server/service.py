@@ -343,7 +343,7 @@ class RouteService:
             call.finish()
 
     def _evaluate(self, request, context, call) -> Work:
-        from revenue.evaluate import evaluate
+        from revenue.evaluation import evaluate
 
         call.describe(request)
         req = self.boards.request(request)
@@ -394,7 +394,7 @@ class RouteService:
         return Work(work, large)
 
     def _dividends(self, request, context, call) -> Work:
-        from revenue.dividends import dividends
+        from revenue.payout import dividends
 
         req = request_dict(request)
         try:

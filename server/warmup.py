@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 from revenue.optimizer.combination import INDEX_MIN, key_indexes
 from revenue.steam import deliveries

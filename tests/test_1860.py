@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 
 from .ref_board import dump_for, ref_board, train_defs

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 
 from .ref_board import ref_board, train_defs

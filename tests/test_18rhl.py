@@ -12,7 +12,7 @@ from benchmarks.scenarios import place_tokens, rhl_lays
 from revenue.board_request import build_board
 from revenue.company import build_company
 from revenue.errors import InputError
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.graph import build_graph
 from revenue.optimizer import solve
 

@@ -13,7 +13,7 @@ import pytest
 from revenue.board import _TOWN_KIND
 from revenue.board_request import build_board
 from revenue.errors import InputError
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.geometry import NODE_KINDS
 
 from . import ref_board

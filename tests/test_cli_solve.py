@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from revenue.cli import main
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"

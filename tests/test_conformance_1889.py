@@ -10,7 +10,7 @@ import pathlib
 import pytest
 
 from revenue.api import parse_request
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.graph_cache import graph_for
 from revenue.optimizer import solve
 from revenue.v1 import revenue_pb2

@@ -1,4 +1,4 @@
-"""Dividends (revenue/dividends.py), each title's rule read plainly and checked on hand-made cases, then
+"""Dividends (revenue/payout.py), each title's rule read plainly and checked on hand-made cases, then
 against the 48 real 1889 turns of tests/data/1889.jsonl (what the 18xx.games engine offered and did).
 
 The engine: per share = revenue // 10; a holder gets ceil(shares x per share). Markets (from the titles'
@@ -17,7 +17,7 @@ import pathlib
 
 import pytest
 
-from revenue.dividends import dividends
+from revenue.payout import dividends
 from revenue.errors import InputError
 from revenue.optimizer import solve
 
@@ -242,7 +242,7 @@ def test_a_payout_of_less_than_one_a_share(title, company, cell, expected):
 def test_the_markets_move_as_the_engines_stock_market():
     """Every cell's moves, as lib/engine/stock_movement.rb moves them on each title's market, against the
     moves the title data's dump lists: the same except 1860's two ledge cells (see the test above)."""
-    from revenue.dividends import RULES, Market
+    from revenue.payout import RULES, Market
     from revenue.titles import get_title
 
     differ = []

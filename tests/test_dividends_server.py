@@ -10,7 +10,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from revenue import api
-from revenue.dividends import dividends
+from revenue.payout import dividends
 from revenue.v1 import revenue_pb2
 
 from .server_helpers import EXAMPLES, running, stub

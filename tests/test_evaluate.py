@@ -10,7 +10,7 @@ import copy
 import pytest
 
 from revenue.errors import InputError
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 
 # 1830, west: Chicago F2 (offboard 40/brown 70, exits 3,4,5) -edge 4- Toledo F4 (tile 15 rot 5: exits
 # 5,0,1,2) -edge 5- G5 (tile 7 rot 2: exits 2,3) - Cleveland F6 (gray 30, exits 5,0) -edge 5- Akron G7

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from revenue.errors import InputError
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.game import ReplayError, replay, standing_actions, steps, turns
 from revenue.game.actions import standing_indexes
 from revenue.optimizer import solve

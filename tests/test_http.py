@@ -16,7 +16,7 @@ from google.protobuf import json_format
 
 from benchmarks.scenarios import title_scenarios
 from revenue import api
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
@@ -147,7 +147,7 @@ def test_a_stored_run_routes_action_is_checked(http):
 
 
 def test_dividends_equal_library(http):
-    from revenue.dividends import dividends
+    from revenue.payout import dividends
 
     raw = json.loads((EXAMPLES / "dividends_1830.json").read_text())
     got = http.post("/v1/dividends", json=raw)

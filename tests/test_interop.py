@@ -16,7 +16,7 @@ import pytest
 from benchmarks.scenarios import lay_tiles, place_tokens, rhl_lays
 from revenue.api import parse_request
 from revenue.errors import InputError
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.graph_cache import graph_for
 from revenue.optimizer import solve
 from revenue.v1 import revenue_pb2
@@ -262,7 +262,7 @@ def test_answer_names_and_connections_read_at_the_routes_nodes_match_the_graphs(
     Graph.node_name and Graph.connection_of, for every node and every chain from either end, on the
     game-server scenario's boards of every title and on random boards (in-hex path ids among them)."""
     from benchmarks.scenarios import game_sequences
-    from revenue.evaluate import chain_connections, node_names
+    from revenue.evaluation import chain_connections, node_names
 
     graphs = [graph_for(b.request["board"]) for boards in game_sequences(seed=5).values() for b in boards[::10]]
     graphs += [graph_for(random_board(seed)[0]) for seed in range(20)]

@@ -11,7 +11,7 @@ from google.protobuf import json_format
 
 from revenue import api
 from revenue.errors import InputError
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.v1 import revenue_pb2
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

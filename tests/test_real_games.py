@@ -49,7 +49,7 @@ import pathlib
 
 import pytest
 
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.interop import run_routes_action
 from revenue.optimizer import solve
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from revenue.board_request import build_board
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.graph import build_graph
 from revenue.optimizer import solve
 from revenue.titles import TITLES

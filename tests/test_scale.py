@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.stress import stress_board
 from revenue.company import build_company
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.graph_cache import graph_for
 from revenue.optimizer import adjacency as adjacency_module, bounded, combination, search as search_module, solve
 from revenue.optimizer.adjacency import adjacency, reachable

@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from benchmarks.scenarios import title_scenarios
 from revenue import api
 from revenue.client import RouteClient, ServiceError
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 from revenue.steam import deliveries
 from revenue.v1 import revenue_pb2, steam_pb2
@@ -346,7 +346,7 @@ def test_internal_errors_hide_the_traceback(server, rpc, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr("revenue.evaluate.evaluate", broken)
+    monkeypatch.setattr("revenue.evaluation.evaluate", broken)
     request = json_format.Parse((EXAMPLES / "evaluate_1830.json").read_text(), revenue_pb2.EvaluateRequest())
     with pytest.raises(grpc.RpcError) as err:
         rpc.Evaluate(request, timeout=10)

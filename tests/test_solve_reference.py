@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import event, given, settings, strategies as st
 
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 
 from . import hits

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
-from revenue.evaluate import evaluate
+from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 
 from . import hits

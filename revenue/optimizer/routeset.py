@@ -12,7 +12,7 @@ from ..core.node_sets import node_bitsets
 from ..core.refit import refit_routes
 from ..core.sort import sort_picked_routes, sort_routes
 from ..core.walk import enumerate_routes
-from ..evaluate import answer_entry
+from ..evaluation import answer_entry
 from ..problem import Problem
 from .trains import kernel_arguments
 

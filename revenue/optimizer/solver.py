@@ -1,6 +1,6 @@
 """The public entry of the optimizer: solve() reads a request, compiles its board into arrays
 (revenue.problem) and runs one search (revenue.optimizer.search.Search), whose answer it completes with
-the 18xx.games run_routes action and, with a holding, the dividend options (revenue.dividends)."""
+the 18xx.games run_routes action and, with a holding, the dividend options (revenue.payout)."""
 from __future__ import annotations
 
 import threading
@@ -34,7 +34,7 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     the routes the search stores (default search.MEMORY_MB): beyond it the search keeps the routes that can
     matter most, and the answer says whether that still proved it (revenue.optimizer.bounded). Each improvement
     given to `on_improve` carries the bound that holds at that moment. With a `holding` the answer also
-    lists the dividend options of the run found (revenue.dividends).
+    lists the dividend options of the run found (revenue.payout).
 
     The objective: "revenue" (the default) maximises the revenue, then the subsidy (1860's halts);
     "revenue_and_subsidy" their sum, then the revenue; `optimal` and `upper_bound` speak of that figure."""
@@ -42,7 +42,7 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
         raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
     if not request.get("holding"):
         return _solve(request, deadline, on_improve, cancel, memory_mb)
-    from ..dividends import check_solve_holding, solve_dividends
+    from ..payout import check_solve_holding, solve_dividends
 
     check_solve_holding(request)    # bad holding input is reported before the search
     result = _solve(request, deadline, on_improve, cancel, memory_mb)

@@ -332,7 +332,7 @@ def dividends(request: dict) -> dict:
 
 
 def _evaluate(request: dict, title: str, company: str) -> tuple[int, int]:
-    from .evaluate import evaluate
+    from .evaluation import evaluate
 
     if ((request.get("board") or {}).get("title") or title) != title:
         raise InputError("evaluate.board.title", f"the routes are on a {request['board']['title']} board, not {title}")

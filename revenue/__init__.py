@@ -1,0 +1,37 @@
+"""revenue: the exact route optimizer and revenue calculator for 18xx games.
+
+The public API (each takes and returns proto3-JSON dicts of the revenue.v1 messages):
+
+- solve(request, deadline=None, on_improve=None, cancel=None, memory_mb=None): the best routes, proved
+- evaluate(request): legality and revenue of given routes
+- dividends(request): what a run pays under each dividend kind
+- deliveries(request, deadline=None, cancel=None, memory_mb=None): Steam's best goods deliveries
+- InputError: bad input, naming its field
+
+Names are imported when first used, so `import revenue` stays light (no Numba until a solve).
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+_API = {
+    "solve": "revenue.optimizer",
+    "evaluate": "revenue.evaluation",
+    "dividends": "revenue.payout",
+    "deliveries": "revenue.steam",
+    "InputError": "revenue.errors",
+}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str):
+    if name not in _API:
+        raise AttributeError(f"module 'revenue' has no attribute {name!r}")
+    value = getattr(import_module(_API[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API))
