@@ -98,3 +98,11 @@ def test_bad_input_names_the_action_and_exits_2(tmp_path, command):
     (tmp_path / "bad.json").write_text("{not json")
     r = invoke(command, tmp_path / "bad.json")
     assert r.exit_code == 2 and "not valid JSON" in r.stderr
+
+
+def test_the_replay_benchmark_times_every_game():
+    r = invoke("bench", "--only", "1830 early", "--repeats", "1", "--no-steam", "--no-cold", "--no-game", "--json")
+    assert r.exit_code == 0, r.output
+    rows = {row["game"]: row for row in json.loads(r.stdout)["replay"]}
+    assert set(rows) == {"1830_29133", "1860_19354", "1889_314", "1889_962"}
+    assert all(row["proved"] == row["turns"] and row["rebuild_ms"] < 50 for row in rows.values())
