@@ -31,7 +31,10 @@ def _ms(fn) -> float:
 
 def exports(folder: pathlib.Path) -> list[pathlib.Path]:
     """The game exports of `folder` (JSON objects with an action log)."""
-    return [p for p in sorted(folder.glob("*.json")) if isinstance(json.loads(p.read_text()).get("actions"), list)]
+    def is_export(path: pathlib.Path) -> bool:
+        data = json.loads(path.read_text())
+        return isinstance(data, dict) and isinstance(data.get("actions"), list)
+    return [p for p in sorted(folder.glob("*.json")) if is_export(p)]
 
 
 def run(folder: pathlib.Path = GAMES, repeats: int = 5) -> list[dict]:
