@@ -387,29 +387,54 @@ def print_replay(replayed: list[dict], out: Console) -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object a line per operating turn: action_id, round, company, request, played, "
-                   "best, left, dividend.")
+                   "best, left, dividend (with many games: game first).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False),
               help="Write a self-contained HTML report: the revenue left per round and company, and per turn "
                    "the map with the run played and the best run.")
 @click.option("--deadline-ms", type=click.IntRange(min=1), default=None,
               help="Search time per turn (default 10000; real boards prove in milliseconds).")
+@click.option("--dask", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Replay each game as a task on a Dask cluster: a new local one (one worker process per "
+                   "core) without ADDRESS, else the scheduler at ADDRESS (tcp://HOST:8786).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="With --dask and no address: worker processes (default: one per core).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+              help="Write the JSON lines of many games to this file instead of standard output.")
+@click.option("--resume", is_flag=True, help="With --out: skip the games already in the file, append the rest.")
 @reports_input_errors
-def replay(file: str, as_json: bool, html_path: str | None, deadline_ms: int | None) -> None:
+def replay(files: tuple[str, ...], as_json: bool, html_path: str | None, deadline_ms: int | None,
+           dask: str | None, workers: int | None, out_path: str | None, resume: bool) -> None:
     """Replay every operating turn of a game as 18xx.games stores it: the run played and the best run.
 
     FILE holds the game's JSON export (18xx.games: the game's page, Tools, Download). Each turn's board
     is rebuilt from the action log; the run the player made is priced on it (`played`; unread when the
     export stores only the hexes of its routes, as 2020's do) and the best run is solved with proof
     (`best`); `left` is what the run left on the table. An action the replay cannot rebuild exits with 2.
+
+    Many games (several FILES, directories of *.json exports, glob patterns, or JSON lines of exports on
+    standard input as -) give JSON lines, each with the game's id (`game`), written as each game
+    finishes, a game that fails as {game, error}, and a summary per title on stderr; with --dask each game
+    is a task of a Dask cluster (write --dask after the files, or give its address).
     """
     import json
+    import pathlib
 
+    from . import replay_archive as archive
     from .game.report import html_report
 
-    export = _export(file)
+    if dask and dask != "local" and not archive.is_address(dask):
+        files, dask = (*files, dask), "local"        # `--dask games/`: the folder is a source
+    sources = archive.sources_of(files)
+    single = len(sources) == 1 and (isinstance(sources[0], dict) or pathlib.Path(sources[0]).is_file())
+    if dask or out_path or resume or not single:
+        if html_path:
+            raise InputError("--html", "takes one game")
+        archive.run(sources, dask, workers, out_path, resume, deadline_ms)
+        return
+    export = sources[0] if isinstance(sources[0], dict) else _export(sources[0])
     replayed = _replayed(export, deadline_ms)
     if as_json:
         for turn in replayed:
