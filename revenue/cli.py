@@ -387,7 +387,7 @@ def print_replay(replayed: list[dict], out: Console) -> None:
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1)
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object a line per operating turn: action_id, round, company, request, played, "
                    "best, left, dividend (with many games: game first).")
@@ -427,6 +427,8 @@ def replay(files: tuple[str, ...], as_json: bool, html_path: str | None, deadlin
 
     if dask and dask != "local" and not archive.is_address(dask):
         files, dask = (*files, dask), "local"        # `--dask games/`: the folder is a source
+    if not files:
+        raise click.UsageError("Missing argument 'FILES...'.")
     sources = archive.sources_of(files)
     single = len(sources) == 1 and (isinstance(sources[0], dict) or pathlib.Path(sources[0]).is_file())
     if dask or out_path or resume or not single:
