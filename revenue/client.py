@@ -12,6 +12,7 @@ raises ServiceError, whose `violations` lists the fields of an INVALID_ARGUMENT.
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator
 
 import grpc
@@ -20,7 +21,23 @@ from google.protobuf import json_format
 from . import api
 from .errors import InputError
 
-__all__ = ["RouteClient", "ServiceError", "InputError"]
+__all__ = ["BALANCED_OPTIONS", "RouteClient", "ServiceError", "InputError"]
+
+# Channel options for a target of several servers (a DNS name of many addresses, or
+# "ipv4:10.0.0.1:50051,10.0.0.2:50051"): calls spread round robin over the servers whose health service
+# says SERVING (so a stopping server gets no new call), and a call that a stopping server refused before
+# it began (UNAVAILABLE) is sent again to another; every RouteService call is safe to send twice
+# (docs/deploy.md).
+BALANCED_SERVICE_CONFIG = {
+    "loadBalancingConfig": [{"round_robin": {}}],
+    "healthCheckConfig": {"serviceName": "revenue.v1.RouteService"},
+    "methodConfig": [{
+        "name": [{"service": "revenue.v1.RouteService"}],
+        "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.05s", "maxBackoff": "1s",
+                        "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]},
+    }],
+}
+BALANCED_OPTIONS = [("grpc.service_config", json.dumps(BALANCED_SERVICE_CONFIG)), ("grpc.enable_retries", 1)]
 
 
 class ServiceError(Exception):
@@ -59,7 +76,7 @@ def _as_dict(message) -> dict:
 class RouteClient:
     """A connection to a RouteService server.
 
-    target: "host:port". token: the server's --auth-token, sent as `authorization: Bearer <token>`.
+    target: "host:port", or several servers with options=BALANCED_OPTIONS. token: the server's --auth-token, sent as `authorization: Bearer <token>`.
     For TLS give `root_certificates` (PEM bytes of the CA, or of a self-signed server certificate) or
     `secure=True` to trust the system's roots; `credentials` takes ready grpc.ChannelCredentials.
     """
