@@ -22,6 +22,9 @@ from rich.table import Table
               help="Also time whole games replayed from the 18xx.games exports in this folder (default: the "
                    "repository's tests/data/games/exports, when there).")
 @click.option("--replay/--no-replay", default=True, show_default=True, help="Also time the games replayed.")
+@click.option("--cluster", is_flag=True,
+              help="Also time an archive of those games replayed in one process and on Dask local clusters "
+                   "of 1 and 2 workers (python -m benchmarks.replay_cluster).")
 @click.option("--load", "load_seconds", type=int, default=0,
               help="Also run the gRPC load test for this many seconds (8 clients).")
 @click.option("--fresh-boards", "fresh", is_flag=True,
@@ -31,7 +34,7 @@ from rich.table import Table
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON instead of tables.")
 @click.pass_context
 def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, games_folder: str | None,
-          replay: bool, load_seconds: int, fresh: bool, stress: bool, as_json: bool) -> None:
+          replay: bool, cluster: bool, load_seconds: int, fresh: bool, stress: bool, as_json: bool) -> None:
     """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
     from . import solver
 
@@ -59,6 +62,11 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, gam
         replay = folder.is_dir()
         if replay:
             report["replay"] = replay_bench.run(folder, max(1, min(repeats, 5)))
+    if cluster:
+        from . import replay as replay_bench
+        from . import replay_cluster
+        report["replay_cluster"] = replay_cluster.run(pathlib.Path(games_folder) if games_folder
+                                                      else replay_bench.GAMES)
     if cold:
         report["cold_start"] = solver.cold_start()
     if load_seconds:
@@ -90,6 +98,9 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, gam
     if replay:
         from . import replay as replay_bench
         replay_bench.print_table(report["replay"], out)
+    if cluster:
+        from . import replay_cluster
+        replay_cluster.print_table(report["replay_cluster"], out)
     if cold:
         c = report["cold_start"]
         out.print(f"First solve in a new process: {c['no_cache_ms']:.0f} ms without the Numba cache (compile), "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import sys
 
@@ -32,6 +33,8 @@ def run(sources: list, dask: str | None, workers: int | None, out_path: str | No
     err = Console(stderr=True, highlight=False)
     with contextlib.ExitStack() as stack:
         client = None
+        if dask:
+            logging.getLogger("distributed").setLevel(logging.ERROR)    # its INFO lines, at start and stop
         if dask == "local":
             client = stack.enter_context(archive.local_client(workers))
         elif dask:

@@ -22,11 +22,12 @@ def invoke(*args, input=None):
 
 
 def comparable(line: dict) -> tuple:
-    """A line without what varies from run to run (the searches' elapsed times), as a sortable key."""
+    """A line without what varies from run to run (the searches' stats: time, nodes explored), as a
+    sortable key."""
     line = json.loads(json.dumps(line))
     for key in ("best", "played"):
         if isinstance(line.get(key), dict):
-            line[key].get("stats", {}).pop("elapsed_ms", None)
+            line[key].pop("stats", None)
     return json.dumps(line, sort_keys=True)
 
 
@@ -121,3 +122,14 @@ def test_the_command_replays_a_folder_on_a_local_cluster(folder, one_game, tmp_p
     assert [line["game"] for line in lines if "error" in line] == ["broken"]
     assert sorted(map(comparable, (line for line in lines if "error" not in line))) == \
         sorted(map(comparable, one_game))
+
+
+@pytest.mark.slow
+def test_the_cluster_benchmark_times_one_process_and_a_cluster(tmp_path):
+    from benchmarks import replay_cluster
+
+    shutil.copy(GAME, tmp_path / GAME.name)
+    report = replay_cluster.run(tmp_path, copies=2, workers=(1,))
+    assert report["games"] == 2 and report["turns"] > 0
+    assert [(r["workers"], r["same"]) for r in report["rows"]] == [(0, True), (1, True)]
+    assert all(r["games_per_s"] > 0 for r in report["rows"])

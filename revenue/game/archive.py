@@ -48,7 +48,8 @@ def games(sources: Iterable) -> Iterator[Game]:
     seen: set[str] = set()
     for source in sources:
         for game in _expand(source):
-            key = os.path.realpath(game.path) if game.path else f"id:{game.id}"
+            # a Game given as it is stays itself (an archive may hold one file under several ids)
+            key = f"id:{game.id}" if game.path is None or isinstance(source, Game) else os.path.realpath(game.path)
             if key not in seen:
                 seen.add(key)
                 yield game
@@ -115,7 +116,7 @@ def replay_one(game: Game, deadline_ms: int | None = None) -> Replayed:
         if not isinstance(export, dict):
             raise InputError("", "not a game export (a JSON object with an action log)")
         title = str(export.get("title") or "")
-        _warm_up(export)
+        warm_up(export)
         lines, left = [], []
         for turn in replay_game(export, deadline_ms):
             lines.append(json.dumps({"game": game.id, **turn}, separators=(",", ":")))
@@ -128,7 +129,7 @@ def replay_one(game: Game, deadline_ms: int | None = None) -> Replayed:
 _warm = False
 
 
-def _warm_up(export: dict) -> None:
+def warm_up(export: dict) -> None:
     """Once per process (each Dask worker is one): the game's first turn solved without a deadline, so
     that loading the kernels from Numba's cache (or compiling them) is not paid inside a turn's
     deadline, where a busy machine could leave that turn unproved."""
@@ -172,18 +173,27 @@ def _on_cluster(pending: Iterator[Game], client, deadline_ms: int | None,
     limit = in_flight or max(2, 2 * sum(client.nthreads().values()))
     # pure=False: each submission its own task (a game asked again is replayed again)
     tasks = as_completed(loop=client.loop)
+    games_of: dict[str, Game] = {}
     for game in pending:
-        tasks.add(client.submit(replay_one, game, deadline_ms, pure=False))
+        future = client.submit(replay_one, game, deadline_ms, pure=False)
+        games_of[future.key] = game
+        tasks.add(future)
         if tasks.count() >= limit:
-            yield _result(next(tasks))
+            yield _result(next(tasks), games_of)
     for future in tasks:
-        yield _result(future)
+        yield _result(future, games_of)
 
 
-def _result(future) -> Replayed:
-    result = future.result()
-    future.release()
-    return result
+def _result(future, games_of: dict) -> Replayed:
+    """The task's Replayed; a task the cluster lost (its worker died each time it ran it: KilledWorker,
+    or the scheduler went away) is its game's error line."""
+    game = games_of.pop(future.key)
+    try:
+        return future.result()
+    except Exception as exc:
+        return Replayed(game.id, "", (json.dumps({"game": game.id, "error": _describe(exc)}),), error=True)
+    finally:
+        future.release()
 
 
 def replay_many(sources: Iterable, client=None, deadline_ms: int | None = None,
@@ -204,7 +214,9 @@ def local_client(workers: int | None = None):
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
+    for name in ("distributed.scheduler", "distributed.nanny", "distributed.core"):   # their stop, at INFO
+        logging.getLogger(name).setLevel(logging.ERROR)
     return Client(cluster, set_as_default=False)
 
 
