@@ -107,7 +107,7 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
             return operator, ""
         return None, f"{operator} to lay track, place a token or buy a train (it has no train to run)"
     turn_over = (last.get("entity") == operator and last.get("type") == "pass") or (
-        last.get("type") == "run_routes" and state.southern_formed)    # 1860's nationalization pays at once
+        last.get("type") == "run_routes" and state.nationalization)    # 1860's nationalization pays at once
     if operator is not None and not turn_over:
         return None, f"{operator} {AFTER_STEP.get(state.last_rank, 'to end its turn')}"
     left = [c for c in state.floated if c not in state.or_operated]
