@@ -11,6 +11,7 @@ comes after some turns were sent.
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import time
 from concurrent import futures
@@ -28,16 +29,34 @@ from .protojson import struct_dict
 
 
 def export_of(request, limits) -> dict:
-    """The export of a ReplayRequest or SuggestRequest as the library reads it (JSON numbers that are
-    whole as ints: a Struct holds every number as a double), its number of actions checked first."""
-    actions = request.export.fields.get("actions")
-    if actions is not None and actions.WhichOneof("kind") == "list_value":
-        count = len(actions.list_value.values)
-        if count > limits.actions:
-            raise InputError("export.actions", f"{count} entries; the service takes at most {limits.actions}")
+    """The export of a ReplayRequest or SuggestRequest as the library reads it, its number of actions
+    checked: from `export_json`, or from `export` (whole numbers as ints: a Struct holds every JSON
+    number as a double; a game's ids and amounts are ints)."""
     if request.deadline_ms < 0:
         raise InputError("deadline_ms", f"{request.deadline_ms} is not >= 0 (0 means no deadline)")
+    if request.export_json:
+        if request.HasField("export"):
+            raise InputError("export_json", "give the export once: in export or in export_json")
+        try:
+            export = json.loads(request.export_json)
+        except ValueError as exc:
+            raise InputError("export_json", f"not JSON ({exc})") from None
+        except RecursionError:
+            raise InputError("export_json", "nested too deeply") from None
+        if not isinstance(export, dict):
+            raise InputError("export_json", "the export is a JSON object")
+        actions = export.get("actions")
+        _check_actions(len(actions) if isinstance(actions, list) else 0, limits)
+        return export
+    actions = request.export.fields.get("actions")
+    if actions is not None and actions.WhichOneof("kind") == "list_value":
+        _check_actions(len(actions.list_value.values), limits)
     return struct_dict(request.export, whole=True)
+
+
+def _check_actions(count: int, limits) -> None:
+    if count > limits.actions:
+        raise InputError("export.actions", f"{count} entries; the service takes at most {limits.actions}")
 
 
 def turn_message(turn: dict) -> replay_pb2.ReplayTurn:

@@ -8,12 +8,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ReplayRequest(_message.Message):
-    __slots__ = ("export", "deadline_ms")
+    __slots__ = ("export", "deadline_ms", "export_json")
     EXPORT_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    EXPORT_JSON_FIELD_NUMBER: _ClassVar[int]
     export: _struct_pb2.Struct
     deadline_ms: int
-    def __init__(self, export: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    export_json: str
+    def __init__(self, export: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., export_json: _Optional[str] = ...) -> None: ...
 
 class ReplayTurn(_message.Message):
     __slots__ = ("action_id", "round", "company", "request", "played", "best", "left", "dividend")
@@ -36,12 +38,14 @@ class ReplayTurn(_message.Message):
     def __init__(self, action_id: _Optional[int] = ..., round: _Optional[str] = ..., company: _Optional[str] = ..., request: _Optional[_Union[_revenue_pb2.SolveRequest, _Mapping]] = ..., played: _Optional[_Union[_revenue_pb2.EvaluateResponse, _Mapping]] = ..., best: _Optional[_Union[_revenue_pb2.SolveResponse, _Mapping]] = ..., left: _Optional[int] = ..., dividend: _Optional[str] = ...) -> None: ...
 
 class SuggestRequest(_message.Message):
-    __slots__ = ("export", "deadline_ms")
+    __slots__ = ("export", "deadline_ms", "export_json")
     EXPORT_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    EXPORT_JSON_FIELD_NUMBER: _ClassVar[int]
     export: _struct_pb2.Struct
     deadline_ms: int
-    def __init__(self, export: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    export_json: str
+    def __init__(self, export: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., export_json: _Optional[str] = ...) -> None: ...
 
 class SuggestResponse(_message.Message):
     __slots__ = ("company", "round", "best", "run_routes", "waiting_for")
