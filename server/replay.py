@@ -21,10 +21,10 @@ import grpc
 from google.protobuf import json_format
 
 from revenue import api
-from revenue.errors import InputError
+from revenue.errors import InputError, clip
 from revenue.v1 import replay_pb2, revenue_pb2
 
-from .calls import Call, ServiceError, Work, remaining, report_unheard
+from .calls import LOGGED_CHARS, Call, ServiceError, Work, remaining, report_unheard
 from .protojson import struct_dict
 
 
@@ -94,8 +94,8 @@ class GameMethods:
         """The export, checked, and the call's deadline on the perf_counter clock."""
         export = export_of(self.service._decode(request), self.service.limits)
         title = export.get("title")
-        if isinstance(title, str):
-            call.describe(revenue_pb2.SolveRequest(board=revenue_pb2.Board(title=title[:64])))
+        if isinstance(title, str) and title:
+            call.fields["title"] = clip(title, LOGGED_CHARS)
         actions = export.get("actions")
         call.fields["actions"] = len(actions) if isinstance(actions, list) else 0
         return export, time.perf_counter() + remaining(context)

@@ -15,7 +15,7 @@ from google.protobuf import json_format, struct_pb2
 
 from revenue.v1 import replay_pb2
 
-from .server_helpers import CALL_LOG, running, stub, violations
+from .server_helpers import CALL_LOG, running, stub, violations, wait_until
 
 GAMES = pathlib.Path(__file__).resolve().parent / "data" / "games" / "exports"
 EXPORT = json.loads((GAMES / "1830_29133.json").read_text())
@@ -112,6 +112,31 @@ def test_grpc_bad_action_is_named(rpc):
     with pytest.raises(grpc.RpcError) as caught:
         rpc.Suggest(replay_pb2.SuggestRequest(export=struct(export)), timeout=120)
     assert violations(caught.value)[0][0] == f"export.actions[{index}]"
+
+
+def test_a_bad_action_after_some_turns_ends_the_stream(rpc, http):
+    export, index = copy.deepcopy(EXPORT), 100    # after the first run (action 95), before the second (102)
+    export["actions"][index]["type"] = "launch_rocket"
+    stream = rpc.Replay(replay_pb2.ReplayRequest(export=struct(export)), timeout=120)
+    first = next(stream)
+    assert first.action_id == TURNS[0]["action_id"]
+    with pytest.raises(grpc.RpcError) as caught:
+        list(stream)
+    assert violations(caught.value)[0][0] == f"export.actions[{index}]"
+    with http.stream("POST", "/v1/replay", json={"export": export}) as response:
+        assert response.status_code == 200
+        events = sse(response)
+    assert [kind for kind, _ in events] == ["message", "error"]
+    assert events[1][1]["code"] == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert events[1][1]["message"].startswith(f"export.actions[{index}]")
+
+
+def test_cancel_ends_a_replay(rpc):
+    stream = rpc.Replay(replay_pb2.ReplayRequest(export=struct(EXPORT)), timeout=120)
+    next(stream)
+    stream.cancel()
+    assert wait_until(lambda: CALL_LOG.calls("Replay")[-1]["code"] == "CANCELLED")
+    assert CALL_LOG.calls("Replay")[-1]["title"] == "1830"
 
 
 def test_too_many_actions_is_invalid_argument(rpc, server):
