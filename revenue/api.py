@@ -215,6 +215,11 @@ def parse_request(obj: Any, message_type: type[Message]) -> dict:
     return json_format.MessageToDict(parse_message(obj, message_type), preserving_proto_field_name=True)
 
 
+def read_json(path_or_text: str | pathlib.Path) -> Any:
+    """JSON from a file path or from the text itself (bad JSON or a missing file raise InputError)."""
+    return _read(path_or_text)[0]
+
+
 def load_request(path_or_text: str | pathlib.Path, message_type: type[Message]) -> dict:
     """Read a request (a JSON file path, or the JSON text itself) as a dict in the shape of `message_type`.
 

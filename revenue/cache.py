@@ -64,8 +64,7 @@ class ByteLRU(Generic[V]):
             self.bytes = 0
 
 
-# Estimates, from tracemalloc on boards from an 1830 late game to 400 hexes of 4,000-character codes
-# (2026-11-30): a parsed tile about 3 KB plus 50 bytes a code character; a board and its track graph
+# Estimates from tracemalloc on boards from an 1830 late game to 400 hexes of 4,000-character codes: a parsed tile about 3 KB plus 50 bytes a code character; a board and its track graph
 # about 1.5 KB a hex beside its tiles, plus what later calls derive from it (problems, adjacency).
 
 def tile_bytes(code: str) -> int:

@@ -96,7 +96,7 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
     if last is None:
         return None, "the first action of the game"
     if state.round_kind == "auction":
-        return None, f"an action of the private auction ({_player_after(last, export)} or a bidder)"
+        return None, f"an action of the private auction (next in turn: {_player_after(last, export)})"
     if state.round_kind == "stock":
         if passes >= max(1, len(state.players)):
             return _first_of(state, list(state.floated), f"OR {state.turn}.1")
@@ -107,7 +107,7 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
             return operator, ""
         return None, f"{operator} to lay track, place a token or buy a train (it has no train to run)"
     turn_over = (last.get("entity") == operator and last.get("type") == "pass") or (
-        last.get("type") == "run_routes" and state.southern_formed)    # 1860's nationalization pays at once
+        last.get("type") == "run_routes" and state.nationalization)    # 1860's nationalization pays at once
     if operator is not None and not turn_over:
         return None, f"{operator} {AFTER_STEP.get(state.last_rank, 'to end its turn')}"
     left = [c for c in state.floated if c not in state.or_operated]
@@ -121,10 +121,11 @@ def _first_of(state: GameState, candidates: list[str], round_name: str) -> tuple
     follows share prices, which the replay does not keep): its run when its turn begins at the route step
     (1860 once the Southern has formed: no track, no tokens) and it has trains."""
     if not candidates:
-        return None, f"{round_name}, in which no corporation operates"
+        return None, f"{round_name}, once a corporation has floated"
     if len(candidates) > 1:
         return None, (f"the next corporation of {round_name} to operate: one of "
-                      f"{', '.join(sorted(candidates))} (in share price order)")
+                      f"{', '.join(sorted(candidates))} (they operate in share price order, which the "
+                      f"replay does not follow)")
     company = candidates[0]
     if state.southern_formed and state.trains.get(company):
         state.enter(-1, {"type": "run_routes", "entity": company, "entity_type": "corporation"})
