@@ -204,7 +204,9 @@ def test_export_json_is_read_as_the_export(rpc):
     for request, field in ((replay_pb2.SuggestRequest(export_json="{"), "export_json"),
                            (replay_pb2.SuggestRequest(export_json="[]"), "export_json"),
                            (replay_pb2.SuggestRequest(export_json="{}", export=struct({"a": 1})), "export_json"),
-                           (replay_pb2.SuggestRequest(export_json="{}", deadline_ms=-1), "deadline_ms")):
+                           (replay_pb2.SuggestRequest(export_json="{}", deadline_ms=-1), "deadline_ms"),
+                           (replay_pb2.SuggestRequest(export_json=json.dumps({"actions": [{}] * 20_001})),
+                            "export.actions")):
         with pytest.raises(grpc.RpcError) as caught:
             rpc.Suggest(request, timeout=60)
         assert violations(caught.value)[0][0] == field
