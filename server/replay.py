@@ -81,6 +81,8 @@ def suggestion_message(result: dict) -> replay_pb2.SuggestResponse:
     action = result.get("run_routes")
     if action:
         api._add_run_routes(message.run_routes, action)
+    if result.get("request"):
+        message.request.CopyFrom(json_format.ParseDict(result["request"], revenue_pb2.SolveRequest()))
     return message
 
 

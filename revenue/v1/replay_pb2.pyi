@@ -48,15 +48,17 @@ class SuggestRequest(_message.Message):
     def __init__(self, export: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., export_json: _Optional[str] = ...) -> None: ...
 
 class SuggestResponse(_message.Message):
-    __slots__ = ("company", "round", "best", "run_routes", "waiting_for")
+    __slots__ = ("company", "round", "best", "run_routes", "waiting_for", "request")
     COMPANY_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     BEST_FIELD_NUMBER: _ClassVar[int]
     RUN_ROUTES_FIELD_NUMBER: _ClassVar[int]
     WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
     company: str
     round: str
     best: _revenue_pb2.SolveResponse
     run_routes: _revenue_pb2.RunRoutesAction
     waiting_for: str
-    def __init__(self, company: _Optional[str] = ..., round: _Optional[str] = ..., best: _Optional[_Union[_revenue_pb2.SolveResponse, _Mapping]] = ..., run_routes: _Optional[_Union[_revenue_pb2.RunRoutesAction, _Mapping]] = ..., waiting_for: _Optional[str] = ...) -> None: ...
+    request: _revenue_pb2.SolveRequest
+    def __init__(self, company: _Optional[str] = ..., round: _Optional[str] = ..., best: _Optional[_Union[_revenue_pb2.SolveResponse, _Mapping]] = ..., run_routes: _Optional[_Union[_revenue_pb2.RunRoutesAction, _Mapping]] = ..., waiting_for: _Optional[str] = ..., request: _Optional[_Union[_revenue_pb2.SolveRequest, _Mapping]] = ...) -> None: ...

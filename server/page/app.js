@@ -648,6 +648,11 @@ async function suggestRun() {
     const best = answer.best;
     setStatus(`${answer.round} ${answer.company}: best run ${best.revenue}` +
               (best.optimal ? " (proved)" : ` (not proved; bound ${best.upper_bound})`), best.optimal ? "proved" : "");
+    if (answer.request && answer.request.board) {     // the board of that moment, when the server gives it
+      page.drawing = drawBoard(answer.request);
+      await page.drawing;
+      drawRoutes(best.routes || []);
+    }
     fillTable(best.routes || [], best.revenue);
     $("run-routes").value = JSON.stringify(answer.run_routes, null, 1);
     $("suggestion").hidden = false;
