@@ -139,6 +139,15 @@ def test_cancel_ends_a_replay(rpc):
     assert CALL_LOG.calls("Replay")[-1]["title"] == "1830"
 
 
+def test_the_call_deadline_ends_a_replay(rpc):
+    # 75 turns of 1860: over half a second even with every board's graph built already
+    export = json.loads((GAMES / "1860_19354.json").read_text())
+    with pytest.raises(grpc.RpcError) as caught:
+        list(rpc.Replay(replay_pb2.ReplayRequest(export_json=json.dumps(export)), timeout=0.3))
+    assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert wait_until(lambda: CALL_LOG.calls("Replay")[-1]["code"] == "DEADLINE_EXCEEDED")
+
+
 def test_too_many_actions_is_invalid_argument(rpc, server):
     export = {"title": "1830", "actions": [{}] * (server.config.limits.actions + 1)}
     with pytest.raises(grpc.RpcError) as caught:
