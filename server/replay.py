@@ -80,7 +80,8 @@ def suggestion_message(result: dict) -> replay_pb2.SuggestResponse:
         message.best.CopyFrom(api.to_message(result["best"], revenue_pb2.SolveResponse))
     action = result.get("run_routes")
     if action:
-        api._add_run_routes(message.run_routes, action)
+        message.run_routes.CopyFrom(json_format.ParseDict(action, revenue_pb2.RunRoutesAction(),
+                                                          ignore_unknown_fields=True))
     if result.get("request"):
         message.request.CopyFrom(json_format.ParseDict(result["request"], revenue_pb2.SolveRequest()))
     return message
