@@ -167,6 +167,8 @@ def _holds_list_values(desc: Descriptor, seen: frozenset = frozenset()) -> bool:
     JSON array, where ours must hold strings)."""
     if desc.full_name == "google.protobuf.ListValue":
         return True
+    if desc.full_name == "google.protobuf.Struct":    # any JSON object, by design (a game's export)
+        return False
     return any(f.type == FieldDescriptor.TYPE_MESSAGE and f.message_type.full_name not in seen
                and _holds_list_values(f.message_type, seen | {desc.full_name}) for f in desc.fields)
 
