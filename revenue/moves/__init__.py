@@ -1,0 +1,1 @@
+from .lays import legal_lays
