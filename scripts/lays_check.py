@@ -14,7 +14,13 @@ def player_privates(export: dict, action_id: int) -> set[str]:
     every = set(lay_rules(export["title"]).blocks)
     bought = {a["company"] for a in standing
               if a["type"] == "buy_company" and a["id"] < action_id and a.get("entity_type") == "corporation"}
-    return every - bought
+    closed = {private for private, corp in CLOSES_ON_FIRST_TRAIN.get(export["title"], {}).items()
+              if any(a["type"] == "buy_train" and a["entity"] == corp and a["id"] < action_id for a in standing)}
+    return every - bought - closed
+
+
+# privates that close when a corporation buys its first train (1830's B&O private)
+CLOSES_ON_FIRST_TRAIN = {"1830": {"BO": "B&O"}}
 
 
 for path in sorted(ROOT.glob(sys.argv[1] + "*.lays.jsonl" if len(sys.argv) > 1 else "*.lays.jsonl")):

@@ -14,6 +14,7 @@ from ..tiles import parse_tile
 from .network import company_reach, hex_neighbours
 from .shapes import COLOUR_ORDER, Shape, ct_edges_within, path_within, paths_kept, shape
 from .title_rules import PERMISSIVE, LayRules, lay_rules
+from .train_reach import TrainReach, biggest_train
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,8 @@ def legal_lays(request: dict, player_privates=None) -> list[dict]:
     owns the privates of other companies); None: every private open in the phase that the company does
     not own."""
     board, company, cash = _read(request)
-    return list(lays_on(board, company, cash, (request.get("company") or {}).get("privates") or (),
-                        player_privates))
+    spec = request.get("company") or {}
+    return list(lays_on(board, company, cash, spec.get("privates") or (), player_privates, spec.get("trains") or ()))
 
 
 def _read(request: dict):
@@ -47,7 +48,7 @@ def board_tiles(board) -> dict:
     return {name: (bh.tile, bh.rotation) for name, bh in board.hexes.items()}
 
 
-def lays_on(board, company: str, cash: int | None, privates=(), player_privates=None):
+def lays_on(board, company: str, cash: int | None, privates=(), player_privates=None, company_trains=()):
     rules = lay_rules(board.title.name)
     privates = set(privates)
     tiles = board_tiles(board)
@@ -56,9 +57,13 @@ def lays_on(board, company: str, cash: int | None, privates=(), player_privates=
     reach = company_reach(tiles, tokens, neighbours, company)
     blocked = _blocked(rules, board.phase.name, privates, player_privates)
     candidates = _candidates(board)
+    trains = TrainReach(tiles, tokens, neighbours, company, reach, biggest_train(board, company_trains)) \
+        if rules.train_reach else None
     for name, bh in board.hexes.items():
         edges = reach.edges.get(name)
         if not edges or name in blocked or bh.color not in COLOUR_ORDER:
+            continue
+        if trains is not None and bh.color != "white" and not trains.hex_available(name):
             continue
         old = shape(bh.tile, bh.rotation)
         cost = upgrade_cost(bh.tile, rules, privates)
@@ -73,10 +78,11 @@ def lays_on(board, company: str, cash: int | None, privates=(), player_privates=
                 new = shape(cand.tile, rotation)
                 if not rotation_legal(old, new, edges, neighbours[name]):
                     continue
-                if not keeps_towns(old, new):
-                    continue
-                if not _restriction_met(rules, board, tiles, tokens, neighbours, company, name, old, new,
-                                        cand.tile, rotation):
+                if trains is not None:
+                    if bh.color != "white" and not trains.restriction_met(name, old, cand.tile, rotation):
+                        continue
+                elif not keeps_towns(old, new) or not _restriction_met(rules, tiles, tokens, neighbours, company,
+                                                                       name, old, new, cand.tile, rotation):
                     continue
                 yield {"hex": name, "tile": cand.name, "rotation": rotation, "cost": cost}
 
@@ -157,7 +163,7 @@ def keeps_towns(old: Shape, new: Shape) -> bool:
     return all(any(o <= n for n in new.node_exits) for o in old.node_exits)
 
 
-def _restriction_met(rules, board, tiles, tokens, neighbours, company, name, old, new, tile, rotation) -> bool:
+def _restriction_met(rules, tiles, tokens, neighbours, company, name, old, new, tile, rotation) -> bool:
     """semi_restrictive: some new path the company reaches after the lay is new track, or changes the value
     of the nodes on an old one."""
     if rules.track_restriction == PERMISSIVE or not old.paths:

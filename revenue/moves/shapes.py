@@ -78,7 +78,9 @@ def _make(tile: Tile, rotation: int) -> Shape:
 
 
 def end_within(a: End, b: End) -> bool:
-    """Part#<=: an edge within the same edge, a node within a node of its kind."""
+    """Part#<=: an edge within the same edge, a node within a node of its kind, a halt within any town."""
+    if a[0] == "halt" and b[0] in ("town", "halt"):
+        return True
     return a[0] == b[0] and (a[0] != "edge" or a[1] == b[1])
 
 

@@ -21,6 +21,9 @@ class LayRules:
     # private -> (terrain, discount) on hexes whose terrain is that one alone
     discounts: dict[str, tuple[str, int]] = field(default_factory=dict)
     no_rotation: frozenset[str] = frozenset()
+    # an upgrade must lie where the company's biggest train reaches, and the track restriction counts only
+    # what it reaches (1860's track step); no train, no upgrade
+    train_reach: bool = False
     # company -> the price of each of its tokens in order (the first is its home token)
     token_prices: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
@@ -38,7 +41,10 @@ RULES = {
                      token_prices={"PRR": (0, 40, 100, 100), "NYC": (0, 40, 100, 100), "CPR": (0, 40, 100, 100),
                                    "B&O": (0, 40, 100), "C&O": (0, 40, 100, 100), "ERIE": (0, 40, 100),
                                    "NYNH": (0, 40), "B&M": (0, 40)}),
-    "1860": LayRules(no_rotation=frozenset({"758", "761", "763", "773", "775"})),
+    "1860": LayRules(no_rotation=frozenset({"758", "761", "763", "773", "775"}), train_reach=True,
+                     token_prices={"C&N": (0, 40, 100, 100), "IOW": (0, 40, 100, 100), "IWNJ": (0, 40, 100),
+                                   "FYN": (0, 40, 100), "NGStL": (0, 40), "BHI&R": (0, 40), "S&C": (0, 40),
+                                   "VYSC": (0, 40)}),
 }
 
 
