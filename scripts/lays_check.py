@@ -4,7 +4,7 @@ import pathlib
 import sys
 
 from revenue.game.actions import standing_actions
-from revenue.moves.lays import legal_lays
+from revenue.moves import legal_lays, legal_tokens
 from revenue.moves.title_rules import lay_rules
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "tests/data/games/exports"
@@ -28,16 +28,19 @@ for path in sorted(ROOT.glob(sys.argv[1] + "*.lays.jsonl" if len(sys.argv) > 1 e
     export = json.loads(path.with_name(path.name.replace(".lays.jsonl", ".json")).read_text())
     for line in path.read_text().splitlines():
         row = json.loads(line)
-        if row["kind"] != "lay_tile":
-            continue
         req = dict(row["request"])
         req["company"] = {k: v for k, v in req["company"].items() if k != "cash"}
-        mine = {(x["hex"], x["tile"], x["rotation"]) for x in legal_lays(req, player_privates(export, row['action_id']))}
-        theirs = {(x["hex"], x["tile"], x["rotation"]) for x in row["engine_legal"]}
+        if row["kind"] == "lay_tile":
+            mine = {(x["hex"], x["tile"], x["rotation"])
+                    for x in legal_lays(req, player_privates(export, row["action_id"]))}
+            theirs = {(x["hex"], x["tile"], x["rotation"]) for x in row["engine_legal"]}
+        else:
+            mine = {(x["hex"], x["city"]) for x in legal_tokens(req)}
+            theirs = {(x["hex"], x["city"]) for x in row["engine_legal"]}
         if mine == theirs:
             good += 1
         else:
             bad += 1
             print(path.name, row["action_id"], row["company"], "phase", req["board"]["phase"],
                   "extra", sorted(mine - theirs)[:12], "missing", sorted(theirs - mine)[:12])
-    print(path.name, "lays match", good, "differ", bad)
+    print(path.name, "lays and tokens match", good, "differ", bad)

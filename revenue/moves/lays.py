@@ -30,12 +30,13 @@ def legal_lays(request: dict, player_privates=None) -> list[dict]:
     `player_privates`: the privates players own now, which block their hexes (a request does not say who
     owns the privates of other companies); None: every private open in the phase that the company does
     not own."""
-    board, company, cash = _read(request)
+    board, company, cash = read_request(request)
     spec = request.get("company") or {}
     return list(lays_on(board, company, cash, spec.get("privates") or (), player_privates, spec.get("trains") or ()))
 
 
-def _read(request: dict):
+def read_request(request: dict):
+    """(board, company id, cash or None) of a SolveRequest dict."""
     board = build_board((request or {}).get("board") or {})
     company = (request.get("company") or {}).get("id") or ""
     if not company:
