@@ -2,5 +2,6 @@
 allows them (lays, tokens), and each valued by the best run it makes possible (value)."""
 from .lays import legal_lays
 from .tokens import legal_tokens
+from .value import value_lays, value_tokens
 
-__all__ = ["legal_lays", "legal_tokens"]
+__all__ = ["legal_lays", "legal_tokens", "value_lays", "value_tokens"]
