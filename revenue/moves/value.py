@@ -38,7 +38,8 @@ def _value(request, board, moves, changed, deadline_ms, top) -> dict:
 
     started = time.perf_counter()
     end = None if deadline_ms is None else started + deadline_ms / 1000.0
-    base = solve(_without_deadline(request), deadline=_left(end))
+    left = _left(end)
+    base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS))
     valued = []
     for move in moves:
         left = _left(end)
@@ -53,6 +54,9 @@ def _value(request, board, moves, changed, deadline_ms, top) -> dict:
             "moves": valued if top is None else valued[:top], "legal": len(moves), "valued": len(valued),
             "complete": len(valued) == len(moves),
             "elapsed_ms": round((time.perf_counter() - started) * 1000.0, 3)}
+
+
+MIN_SECONDS = 0.001     # the request's own board is solved even when the deadline has passed
 
 
 def _left(end: float | None) -> float | None:
