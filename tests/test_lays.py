@@ -248,3 +248,26 @@ def test_valuing_stops_at_the_deadline_with_what_it_has():
     request = _late_lay("1889_314")["request"]
     valued = value_lays(request, deadline_ms=0.001)
     assert valued["valued"] < valued["legal"] and not valued["complete"]
+
+
+# ---- the commands ------------------------------------------------------------------------------------------
+
+def test_the_lays_and_tokens_commands(tmp_path):
+    from click.testing import CliRunner
+
+    from revenue.cli import main
+
+    lay_file, token_file = tmp_path / "lay.json", tmp_path / "token.json"
+    lay_file.write_text(json.dumps(_late_lay("1889_962")["request"]))
+    token_row = next(r for r in _rows("1889_962") if r["kind"] == "place_token" and r["request"]["company"]["trains"])
+    token_file.write_text(json.dumps(token_row["request"]))
+    runner = CliRunner()
+    shown = runner.invoke(main, ["lays", str(lay_file), "--top", "2", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert len(json.loads(shown.output)["moves"]) == 2
+    text = runner.invoke(main, ["lays", str(lay_file), "--cash", "0"])
+    assert text.exit_code == 0 and "legal moves valued" in text.output
+    tokens = runner.invoke(main, ["tokens", str(token_file), "--json"])
+    assert tokens.exit_code == 0 and json.loads(tokens.output)["moves"][0]["hex"] == token_row["played"]["hex"]
+    missing = runner.invoke(main, ["tokens", str(tmp_path / "none.json")])
+    assert missing.exit_code == 2 and "cannot read" in missing.output
