@@ -169,21 +169,17 @@ def _restriction_met(rules, tiles, tokens, neighbours, company, name, old, new, 
     of the nodes on an old one."""
     if rules.track_restriction == PERMISSIVE or not old.paths:
         return True
-    changed = [i for i, np in enumerate(new.paths)
-               if not any(path_within(np, p) and old.path_revenues[j] == new.path_revenues[i]
-                          for j, p in enumerate(old.paths))]
+    changed = set()
+    for i, np in enumerate(new.paths):
+        op = next((j for j, p in enumerate(old.paths) if path_within(np, p)), None)
+        if op is None or old.path_revenues[op] != new.path_revenues[i]:
+            changed.add((name, i))
     if not changed:
         return False
     after = dict(tiles)
     after[name] = (tile, rotation)
-    reach = company_reach(after, tokens, neighbours, company)
-    for i in changed:
-        if (name, i) not in reach.paths:
-            continue
-        op = next((j for j, p in enumerate(old.paths) if path_within(new.paths[i], p)), None)
-        if op is None or old.path_revenues[op] != new.path_revenues[i]:
-            return True
-    return False
+    reach = company_reach(after, tokens, neighbours, company, targets=changed)
+    return bool(changed & reach.paths)
 
 
 def upgrade_cost(tile, rules: LayRules, privates: set) -> int:

@@ -58,9 +58,15 @@ def city_blocks(tiles: dict, tokens: dict, hex_name: str, city: int, company: st
     return len(placed) >= tile.cities[city].slots
 
 
-def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blocking: bool = True) -> Reach:
+class _Found(Exception):
+    """A target path is reached: the walk ends there."""
+
+
+def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blocking: bool = True,
+                  targets: set | None = None) -> Reach:
     """The company's reach on a board of `tiles` (hex -> (Tile, rotation)) and `tokens` ((hex, city index)
-    -> companies)."""
+    -> companies). With `targets` (paths as (hex, path index)) the walk ends at the first of them it
+    reaches, and the reach is only what it walked until then."""
     reach = Reach()
     starts = []
     for (name, city), placed in tokens.items():
@@ -131,6 +137,8 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
             hs = paths_of(hname)[0]
             path = hs.paths[i]
             reach.paths.add((hname, i))
+            if targets is not None and (hname, i) in targets:
+                raise _Found
             hex_edges = reach.edges.setdefault(hname, set())
             tile = tiles[hname][0]
             for end in path:
@@ -160,10 +168,13 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
             walk_path(name, i, None, on_path)
         walked_nodes.discard((name, ordinal))
 
-    for start in starts:
-        # the other tokened cities count as visited (Graph#compute)
-        walked_nodes.clear()
-        walked_nodes.update(s for s in starts if s != start)
-        reach.nodes.add(start)
-        walk_node(*start)
+    try:
+        for start in starts:
+            # the other tokened cities count as visited (Graph#compute)
+            walked_nodes.clear()
+            walked_nodes.update(s for s in starts if s != start)
+            reach.nodes.add(start)
+            walk_node(*start)
+    except _Found:
+        pass
     return reach

@@ -73,15 +73,18 @@ class TrainReach:
         old_tile = self.tiles[name][0]
         if _revenues(old_tile, name, self.node_d, self.td) != _revenues(tile, name, node_d, self.td):
             return True
-        reach = company_reach(after, self.tokens, self.neighbours, self.company)
         new = shape(tile, rotation)
+        wanted = set()
         for i, np in enumerate(new.paths):
             pd = path_d.get((name, i))
-            if (name, i) not in reach.paths or pd is None or pd[0] > self.td[0] or pd[-1] > self.td[-1]:
+            if pd is None or pd[0] > self.td[0] or pd[-1] > self.td[-1]:
                 continue
             if not any(path_within(np, op) for op in old_shape.paths):
-                return True
-        return False
+                wanted.add((name, i))
+        if not wanted:
+            return False
+        reach = company_reach(after, self.tokens, self.neighbours, self.company, targets=wanted)
+        return bool(wanted & reach.paths)
 
 
 def _hex_reached(tiles, name, node_d, path_d, td) -> bool:
