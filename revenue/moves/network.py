@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
+from ..board import printed_hexes
 from .shapes import shape
 
 IMPASSABLE_COLOURS = ("blue", "gray", "red")
@@ -24,14 +25,19 @@ class Reach:
     nodes: set[tuple[str, int]] = field(default_factory=set)      # (hex, node ordinal) met
 
 
+MAPS_REMEMBERED = 64
+# per map variant (its TitleData, kept alive here so that its id stays its own): the lay neighbours
+_NEIGHBOURS: dict[int, tuple[object, dict[str, dict[int, str]]]] = {}
+
+
 def hex_neighbours(board) -> dict[str, dict[int, str]]:
     """Hex#neighbors as the engine sets them up from the printed map: a side leads on unless this hex has an
     impassable border there, or the neighbour is a blue, gray or red hex without track towards it."""
     data = board.data
-    cached = getattr(data, "_lay_neighbours", None)
-    if cached is not None:
-        return cached
-    printed = data.printed
+    cached = _NEIGHBOURS.get(id(data))
+    if cached is not None and cached[0] is data:
+        return cached[1]
+    printed = printed_hexes(board.title, data)
     out: dict[str, dict[int, str]] = {}
     for name, sides in board.neighbours.items():
         mine = printed[name]
@@ -45,7 +51,9 @@ def hex_neighbours(board) -> dict[str, dict[int, str]]:
                 continue
             keep[edge] = other
         out[name] = keep
-    data._lay_neighbours = out
+    if len(_NEIGHBOURS) >= MAPS_REMEMBERED:     # custom maps come with each request
+        _NEIGHBOURS.clear()
+    _NEIGHBOURS[id(data)] = (data, out)
     return out
 
 

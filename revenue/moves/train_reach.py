@@ -24,7 +24,8 @@ def biggest_train(board, trains) -> tuple[int, int]:
             best = rows
     if best is None:
         return NO_TRAIN
-    skip = not (board.options.get("no_skip_towns") or board.options.get("original_game"))
+    skip = not any(str(board.options.get(o, "")).lower() not in ("", "0", "false", "no")
+                   for o in ("no_skip_towns", "original_game"))
     return best[0].pay, 9999 if skip else best[-1].pay
 
 
