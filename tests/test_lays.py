@@ -271,3 +271,24 @@ def test_the_lays_and_tokens_commands(tmp_path):
     assert tokens.exit_code == 0 and json.loads(tokens.output)["moves"][0]["hex"] == token_row["played"]["hex"]
     missing = runner.invoke(main, ["tokens", str(tmp_path / "none.json")])
     assert missing.exit_code == 2 and "cannot read" in missing.output
+
+
+# ---- 18Rhl: no engine lay lists, so the lays seen in a real game ------------------------------------------
+
+def test_18rhl_lays_seen_between_turns_are_legal():
+    """Between two run_routes of 18Rhl game 96576, where the board changed by one tile and the second company
+    had a token before, that tile is a legal lay of the second company (the privates' lays aside: none there)."""
+    rows = [json.loads(line) for line in (EXPORTS.parent / "18rhl_96576.jsonl").read_text().splitlines()]
+    checked = 0
+    for prev, cur in zip(rows, rows[1:]):
+        before, after = prev["request"]["board"], cur["request"]["board"]
+        old = {t["hex"]: (t["tile"], t["rotation"]) for t in before["tiles"]}
+        changed = [(t["hex"], t["tile"], t["rotation"]) for t in after["tiles"]
+                   if old.get(t["hex"]) != (t["tile"], t["rotation"])]
+        company = cur["request"]["company"]
+        if len(changed) != 1 or not any(t["company"] == company["id"] for t in before["tokens"]):
+            continue
+        request = {"board": before, "company": {"id": company["id"], "trains": company["trains"]}}
+        assert changed[0] in {(x["hex"], x["tile"], x["rotation"]) for x in legal_lays(request, ())}, cur["action_id"]
+        checked += 1
+    assert checked > 50

@@ -70,20 +70,27 @@ def lays_on(board, company: str, cash: int | None, privates=(), player_privates=
         cost = upgrade_cost(bh.tile, rules, privates)
         if cash is not None and cost > cash:
             continue
+        unrotated = name in rules.unrotated_hexes
         for cand in candidates:
-            if not upgrades_to(bh, cand):
+            ruled = rules.upgrade_rule(board, bh, cand.name) if rules.upgrade_rule else None
+            if not (upgrades_to(bh, cand) if ruled is None else ruled):
                 continue
             for rotation in range(6):
-                if rotation and cand.name in rules.no_rotation:
+                if rotation and (cand.name in rules.no_rotation or unrotated):
                     continue
                 new = shape(cand.tile, rotation)
-                if not rotation_legal(old, new, edges, neighbours[name]):
-                    continue
+                if not unrotated:
+                    if rules.stub_rule and not rules.stub_rule(bh, new.exits, cand.name):
+                        continue
+                    if not rotation_legal(old, new, edges, neighbours[name]):
+                        continue
                 if trains is not None:
                     if bh.color != "white" and not trains.restriction_met(name, old, cand.tile, rotation):
                         continue
-                elif not keeps_towns(old, new) or not _restriction_met(rules, tiles, tokens, neighbours, company,
-                                                                       name, old, new, cand.tile, rotation):
+                elif cand.name not in rules.unrestricted_tiles and (
+                        not keeps_towns(old, new) or
+                        not _restriction_met(rules, tiles, tokens, neighbours, company, name, old, new, cand.tile,
+                                             rotation)):
                     continue
                 yield {"hex": name, "tile": cand.name, "rotation": rotation, "cost": cost}
 

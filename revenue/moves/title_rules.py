@@ -5,6 +5,9 @@ while a player owns it, terrain discounts, tiles that may not be rotated, token 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
+
+from .rhl import FOUR_SPOKERS_TO, RHINE_METROPOLIS_HEXES, rhl_upgrade, stubs_joined
 
 PERMISSIVE, SEMI_RESTRICTIVE = "permissive", "semi_restrictive"
 
@@ -24,6 +27,14 @@ class LayRules:
     # an upgrade must lie where the company's biggest train reaches, and the track restriction counts only
     # what it reaches (1860's track step); no train, no upgrade
     train_reach: bool = False
+    # (board, board hex, new tile name) -> whether it upgrades, or None for the base rules
+    upgrade_rule: Callable | None = None
+    # hexes whose tiles are laid unrotated, every exit allowed (18Rhl's Rhine metropolises)
+    unrotated_hexes: tuple[str, ...] = ()
+    # tiles laid free of the track restriction
+    unrestricted_tiles: frozenset[str] = frozenset()
+    # (board hex, the new tile's exits, its name) -> whether the hex's stubs are joined
+    stub_rule: Callable | None = None
     # company -> the price of each of its tokens in order (the first is its home token)
     token_prices: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
@@ -45,6 +56,9 @@ RULES = {
                      token_prices={"C&N": (0, 40, 100, 100), "IOW": (0, 40, 100, 100), "IWNJ": (0, 40, 100),
                                    "FYN": (0, 40, 100), "NGStL": (0, 40), "BHI&R": (0, 40), "S&C": (0, 40),
                                    "VYSC": (0, 40)}),
+    "18rhl": LayRules(blocks={"PWB": ("E14",)}, privates_close=("5", "6", "8"), upgrade_rule=rhl_upgrade,
+                      unrotated_hexes=RHINE_METROPOLIS_HEXES, unrestricted_tiles=FOUR_SPOKERS_TO,
+                      stub_rule=stubs_joined),
 }
 
 
