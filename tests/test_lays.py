@@ -292,3 +292,20 @@ def test_18rhl_lays_seen_between_turns_are_legal():
         assert changed[0] in {(x["hex"], x["tile"], x["rotation"]) for x in legal_lays(request, ())}, cur["action_id"]
         checked += 1
     assert checked > 50
+
+
+def test_a_lay_on_a_multi_city_hex_keeps_each_token_in_its_city():
+    from revenue.board_request import build_board
+
+    rebuilt = 0
+    for row in _rows("1830_29133"):
+        if row["kind"] != "lay_tile":
+            continue
+        request = row["request"]
+        board = build_board(request["board"])
+        for lay in legal_lays(request):
+            if len(board.hexes[lay["hex"]].tile.cities) > 1:
+                changed = build_board(with_lay(request, board, lay)["board"])
+                assert sum(map(len, changed.tokens.values())) == len(request["board"]["tokens"])
+                rebuilt += 1
+    assert rebuilt

@@ -89,12 +89,13 @@ def with_lay(request: dict, board, lay: dict) -> dict:
 
 
 def _city_map(old_tile, old_rotation, new_tile, new_rotation) -> dict[int, int]:
-    """Old city index -> the new city whose exits hold all of the old one's (the first such)."""
+    """Old city index -> the new city whose exits hold all of the old one's (the first such); a city without
+    track keeps its index (the engine lets the player choose)."""
     old, new = shape(old_tile, old_rotation), shape(new_tile, new_rotation)
     old_exits, new_exits = old.node_exits[:old.cities], new.node_exits[:new.cities]
     out = {}
     for i, exits in enumerate(old_exits):
-        j = next((j for j, n in enumerate(new_exits) if exits <= n), None)
+        j = i if not exits else next((j for j, n in enumerate(new_exits) if exits <= n), None)
         if j is not None and j < len(new_tile.cities):
             out[i] = j
     return out
