@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..board_request import build_board
 from ..errors import InputError
-from ..tiles import parse_tile
+from ..tiles import Tile, parse_tile
 from .network import company_reach, hex_neighbours
 from .shapes import COLOUR_ORDER, Shape, ct_edges_within, path_within, paths_kept, shape
 from .title_rules import PERMISSIVE, LayRules, lay_rules
@@ -21,7 +21,7 @@ from .train_reach import TrainReach, biggest_train
 class Candidate:
     name: str
     colour: str
-    tile: object
+    tile: Tile
 
 
 def legal_lays(request: dict, player_privates=None) -> list[dict]:
@@ -42,7 +42,12 @@ def read_request(request: dict):
     if not company:
         raise InputError("company.id", "name the company that lays track")
     cash = (request.get("company") or {}).get("cash")
-    return board, company, (None if cash in (None, "") else int(cash))
+    if cash in (None, ""):
+        return board, company, None
+    try:
+        return board, company, int(cash)
+    except (TypeError, ValueError):
+        raise InputError("company.cash", f"{cash!r} is not an integer") from None
 
 
 def board_tiles(board) -> dict:
@@ -50,6 +55,8 @@ def board_tiles(board) -> dict:
 
 
 def lays_on(board, company: str, cash: int | None, privates=(), player_privates=None, company_trains=()):
+    """The legal lays (legal_lays) on a board read before; `privates` the company's own, `company_trains` its
+    trains as the request gives them (1860 reads its biggest)."""
     rules = lay_rules(board.title.name)
     privates = set(privates)
     tiles = board_tiles(board)
@@ -100,7 +107,7 @@ def _blocked(rules: LayRules, phase: str, privates: set, player_privates) -> set
     player)."""
     if phase in rules.privates_close:
         return set()
-    owners = set(rules.blocks) - privates if player_privates is None else set(player_privates)
+    owners = (set(rules.blocks) if player_privates is None else set(player_privates)) - privates
     return {h for private, hexes in rules.blocks.items() if private in owners for h in hexes}
 
 
