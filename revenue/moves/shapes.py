@@ -94,10 +94,6 @@ def paths_kept(old: Shape, new: Shape) -> bool:
     return all(any(path_within(p, q) for q in new.paths) for p in old.paths)
 
 
-def rotated_edges(edges, ticks: int) -> list[int]:
-    return [(e + ticks) % 6 for e in edges]
-
-
 def ct_edges_within(old: Shape, new: Shape) -> bool:
     """Tile#city_town_edges_are_subset_of?: at some rotation every old city's edges lie within a new city's."""
     return any(all(any(all((e + r) % 6 in other for e in city) for other in new.ct_edges) for city in old.ct_edges)

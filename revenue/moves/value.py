@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+from ..tiles import parse_tile
 from .lays import lays_on, read_request
 from .shapes import shape
 from .tokens import tokens_on
@@ -78,8 +79,6 @@ def with_lay(request: dict, board, lay: dict) -> dict:
     old = board.hexes[name]
     if len(old.tile.cities) > 1:
         entry = board.data.manifest[lay["tile"]]
-        from ..tiles import parse_tile
-
         new_tile = parse_tile(entry["code"], f"tile {lay['tile']}")
         moved = _city_map(old.tile, old.rotation, new_tile, lay["rotation"])
         spec["tokens"] = [dict(t, city=moved.get(int(t.get("city") or 0), int(t.get("city") or 0)))
