@@ -322,7 +322,7 @@ class _Transport:
 
 
 def test_an_answer_leaves_in_one_write():
-    from revenue.server.http import _OneWrite
+    from revenue.server.connections import _OneWrite
 
     async def run():
         inner = _Transport()
