@@ -30,6 +30,7 @@ METHODS = {
     "Evaluate": (revenue_pb2.EvaluateRequest, False),
     "Deliveries": (steam_pb2.DeliveriesRequest, False),
     "ListTitles": (revenue_pb2.ListTitlesRequest, False),
+    "Dividends": (revenue_pb2.DividendsRequest, False),
 }
 
 
@@ -39,8 +40,41 @@ def bases() -> dict[str, list[dict]]:
     early = [s.request for s in title_scenarios() if "early" in s.name or "mid" in s.name]
     evaluates = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("evaluate_*.json"))]
     small_solves = [{"board": e["board"], "company": e["company"]} for e in evaluates]
-    return {"Solve": early + small_solves, "SolveStream": small_solves, "Evaluate": evaluates,
-            "Deliveries": [json.loads((EXAMPLES / "steam.json").read_text())], "ListTitles": [{}]}
+    run_routes = [json_format.MessageToDict(json_format.ParseDict(json.loads(p.read_text()), revenue_pb2.EvaluateRequest(),
+                                                                  ignore_unknown_fields=True),
+                                            preserving_proto_field_name=True)
+                  for p in sorted(EXAMPLES.glob("run_routes_*.json"))]   # a stored action's own fields left out
+    dividends = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("dividends_*.json"))]
+    return {"Solve": early + small_solves, "SolveStream": small_solves, "Evaluate": evaluates + run_routes,
+            "Deliveries": [json.loads((EXAMPLES / "steam.json").read_text())], "ListTitles": [{}],
+            "Dividends": dividends}
+
+
+def typed_garbage(rng: random.Random):
+    """A JSON value of any type, nested a little: what a google.protobuf.ListValue may carry over gRPC."""
+    choice = rng.randrange(6)
+    if choice == 0:
+        return [typed_garbage(rng) for _ in range(rng.randint(0, 3))]
+    if choice == 1:
+        return {rng.choice(["a", "hexes", "F4", "\ud800"]): typed_garbage(rng)}
+    return random_scalar(rng) if choice < 4 else rng.choice(["F4", "F2", "E5", 1.5, -1, 2**53, True, None])
+
+
+def run_routes_garbage(request: dict, rng: random.Random) -> dict:
+    """A run_routes action (Evaluate, or Dividends by way of its evaluate) with typed garbage inside its
+    routes' connections (issue 40: non-string items raised TypeError in the library)."""
+    out = copy.deepcopy(request)
+    action = out.setdefault("run_routes", {"type": "run_routes", "routes": [{"train": "2-0"}]})
+    routes = action.setdefault("routes", [{"train": "2-0"}]) or [{"train": "2-0"}]
+    action["routes"] = routes
+    route = rng.choice(routes)
+    connections = route.setdefault("connections", [["F4", "F2"]]) or [["F4", "F2"]]
+    route["connections"] = connections
+    j = rng.randrange(len(connections))
+    entry = list(connections[j]) if isinstance(connections[j], list) else []
+    entry.insert(rng.randint(0, len(entry)), typed_garbage(rng))
+    connections[j] = entry if rng.random() < 0.8 else typed_garbage(rng)
+    return out
 
 
 def random_scalar(rng: random.Random):
@@ -176,7 +210,9 @@ def make_requests(n: int, seed: int = 1830) -> list[tuple[str, bytes, str]]:
     rng = random.Random(seed)
     by_method = bases()
     out = []
-    kinds = ["mutant", "mutant", "mutant", "corrupt", "random_bytes", "huge", "random_dict", "hostile"]
+    kinds = ["mutant", "mutant", "mutant", "corrupt", "random_bytes", "huge", "random_dict", "hostile",
+             "run_routes_garbage"]
+    run_routes = [e for e in by_method["Evaluate"] if "run_routes" in e]
     for i in range(n):
         method = rng.choice(list(METHODS))
         message_type = METHODS[method][0]
@@ -192,6 +228,16 @@ def make_requests(n: int, seed: int = 1830) -> list[tuple[str, bytes, str]]:
             mutant, must_fail = hostile(base, rng)
             data = encode(mutant, message_type, rng)
             kind = "hostile_string" if must_fail else "hostile"
+        elif kind == "run_routes_garbage":
+            mutant = run_routes_garbage(rng.choice(run_routes), rng)
+            if rng.random() < 0.5:
+                method, message_type = "Evaluate", revenue_pb2.EvaluateRequest
+            else:
+                method, message_type = "Dividends", revenue_pb2.DividendsRequest
+                mutant = {"title": mutant["board"]["title"], "company": mutant["run_routes"].get("entity", ""),
+                          "holding": {"share_price": [0, 6], "holders": [{"id": "Player 1", "shares": 10}]},
+                          "evaluate": mutant}
+            data = encode(mutant, message_type, rng)
         elif kind == "huge":
             method = rng.choice(["Solve", "Evaluate"])
             data = encode(huge(rng.choice(by_method[method]), rng), METHODS[method][0], rng)
@@ -241,6 +287,7 @@ def test_fuzz_every_answer_is_ok_or_invalid_argument():
         assert len(hostile_strings) > 50
         assert tally[("hostile_string", "INVALID_ARGUMENT")] >= len(hostile_strings), tally
         assert tally[("hostile", "INVALID_ARGUMENT")] > 50, tally
+        assert tally[("run_routes_garbage", "INVALID_ARGUMENT")] > 100, tally
         # Still up, and still right.
         health = health_pb2_grpc.HealthStub(channel)
         assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
