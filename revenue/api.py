@@ -182,7 +182,7 @@ def parse_message(obj: Any, message_type: type[Message]) -> Message:
     that can hold a ListValue, whose items the parser does not check."""
     desc = message_type.DESCRIPTOR
     if not isinstance(obj, dict):     # ParseDict reads [] as an empty message
-        raise InputError("", f"must be a JSON object (a {desc.name}), not {short_repr(obj)}")
+        raise InputError("", f"must be an object (a {desc.name}), not {short_repr(obj)}")
     action = desc.fields_by_name.get("run_routes")
     if isinstance(obj, dict) and action is not None and isinstance(obj.get("run_routes"), dict):
         # A stored 18xx.games action (`run_routes`) may carry fields of its own: they are dropped unread.
