@@ -172,6 +172,8 @@ def hostile(request: dict, rng: random.Random) -> tuple[dict, bool]:
         return out, False
     if "board" in out:
         out["board"].setdefault("options", {})["k" * rng.choice([5000, 20000])] = "1"
+    elif "holding" in out:     # Dividends
+        out["company"] = "c" * 20000
     else:
         out["player"] = "p" * 20000
     return out, True
