@@ -174,7 +174,8 @@ def test_a_post_from_an_origin_not_allowed_is_refused_before_it_computes(server,
     got = http.post("/v1/evaluate", json=EVALUATE_1830, headers={"origin": "https://evil.example"})
     assert got.status_code == 403 and last("Evaluate")["code"] == "PERMISSION_DENIED"
     assert server.service.admission.admitted == admitted
-    assert http.post("/v1/evaluate", json=EVALUATE_1830, headers={"origin": "https://allowed.example"}).status_code == 200
+    allowed = http.post("/v1/evaluate", json=EVALUATE_1830, headers={"origin": "https://allowed.example"})
+    assert allowed.status_code == 200
     own = f"http://127.0.0.1:{server.http_port}"          # the page at / posts with its own origin
     assert http.post("/v1/evaluate", json=EVALUATE_1830, headers={"origin": own}).status_code == 200
     assert http.post("/page/geometry", json={"board": EVALUATE_1830["board"]},
@@ -226,7 +227,8 @@ def test_typed_garbage_in_run_routes_connections(rpc, method, entry):
     request = {k: v for k, v in RUN_ROUTES_1830.items() if k != "run_routes"}
     message = revenue_pb2.EvaluateRequest()
     json_format.ParseDict(request, message, ignore_unknown_fields=True)
-    message.run_routes.CopyFrom(json_format.ParseDict(action, revenue_pb2.RunRoutesAction(), ignore_unknown_fields=True))
+    message.run_routes.CopyFrom(json_format.ParseDict(action, revenue_pb2.RunRoutesAction(),
+                                                      ignore_unknown_fields=True))
     with pytest.raises(grpc.RpcError) as err:
         if method == "Evaluate":
             rpc.Evaluate(message, timeout=30)

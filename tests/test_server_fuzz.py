@@ -40,10 +40,9 @@ def bases() -> dict[str, list[dict]]:
     early = [s.request for s in title_scenarios() if "early" in s.name or "mid" in s.name]
     evaluates = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("evaluate_*.json"))]
     small_solves = [{"board": e["board"], "company": e["company"]} for e in evaluates]
-    run_routes = [json_format.MessageToDict(json_format.ParseDict(json.loads(p.read_text()), revenue_pb2.EvaluateRequest(),
-                                                                  ignore_unknown_fields=True),
-                                            preserving_proto_field_name=True)
-                  for p in sorted(EXAMPLES.glob("run_routes_*.json"))]   # a stored action's own fields left out
+    run_routes = [json_format.MessageToDict(      # a stored action's own fields left out
+        json_format.ParseDict(json.loads(p.read_text()), revenue_pb2.EvaluateRequest(), ignore_unknown_fields=True),
+        preserving_proto_field_name=True) for p in sorted(EXAMPLES.glob("run_routes_*.json"))]
     dividends = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("dividends_*.json"))]
     return {"Solve": early + small_solves, "SolveStream": small_solves, "Evaluate": evaluates + run_routes,
             "Deliveries": [json.loads((EXAMPLES / "steam.json").read_text())], "ListTitles": [{}],
