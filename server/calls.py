@@ -30,6 +30,10 @@ log = logging.getLogger("revenue.server")
 
 # gRPC reports "no deadline" as a time remaining of about the age of the universe.
 NO_DEADLINE = 1e6
+# A call ended this close to its deadline (by the server's clock) ended by it: the client's deadline
+# comes first (the server's counts from the request's arrival), and the client's RST_STREAM reaches the
+# server as a cancel a transit later, tens of ms on a loaded machine; logged as what the client saw.
+DEADLINE_SLACK = 0.1
 # The longest request value (title, company, player) a log line quotes.
 LOGGED_CHARS = 64
 
@@ -241,7 +245,7 @@ class Call:
         """The call was cancelled under the handler: by its deadline, the client or the server stopping."""
         if self.stopping is not None and self.stopping.is_set():
             self.code, self.error = grpc.StatusCode.CANCELLED, "the server shut down"
-        elif remaining(self.context) <= 0.01:
+        elif remaining(self.context) <= DEADLINE_SLACK:
             self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed"
         else:
             self.code, self.error = grpc.StatusCode.CANCELLED, "the call was cancelled"
@@ -253,7 +257,7 @@ class Call:
             self.context.abort_with_status(rpc_status.to_status(bad_request_status(exc)))
         if isinstance(exc, ServiceError):
             self.code, self.error = exc.code, exc.message
-            if exc.code == grpc.StatusCode.CANCELLED and remaining(self.context) <= 0.01 and \
+            if exc.code == grpc.StatusCode.CANCELLED and remaining(self.context) <= DEADLINE_SLACK and \
                     not (self.stopping is not None and self.stopping.is_set()):
                 # withdrawn from the queue by its deadline: what the client got
                 self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed while queued"

@@ -254,8 +254,50 @@ def test_an_evaluate_that_waited_past_its_deadline_is_logged_deadline_exceeded(r
     heavy.deadline_ms = 3000
     busy = rpc.Solve.future(heavy, timeout=30)      # the one worker
     time.sleep(0.3)
-    with pytest.raises(grpc.RpcError) as err:
-        rpc.Evaluate(json_format.ParseDict(EVALUATE_1830, revenue_pb2.EvaluateRequest()), timeout=0.5)
-    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert wait_until(lambda: last("Evaluate")["code"] == "DEADLINE_EXCEEDED", timeout=5)
+    before = len(CALL_LOG.calls("Evaluate"))
+    request = json_format.ParseDict(EVALUATE_1830, revenue_pb2.EvaluateRequest())
+    waiting = [rpc.Evaluate.future(request, timeout=0.5) for _ in range(3)]     # the queue holds 4
+    for call in waiting:
+        with pytest.raises(grpc.RpcError) as err:
+            call.result()
+        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert wait_until(lambda: len(CALL_LOG.calls("Evaluate")) == before + 3, timeout=5)
+    assert [c["code"] for c in CALL_LOG.calls("Evaluate")[before:]] == ["DEADLINE_EXCEEDED"] * 3
     busy.result()
+
+
+class _Context:
+    """A gRPC servicer context whose call ends `left` seconds before its deadline (by the server's clock)."""
+
+    def __init__(self, left: float):
+        self.left = left
+
+    def time_remaining(self):
+        return self.left
+
+    def add_callback(self, fn):
+        self.done = fn
+        return True
+
+    def abort(self, code, details):
+        raise RuntimeError(code)
+
+
+@pytest.mark.parametrize("how", ["withdrawn", "rpc_done"])
+def test_a_call_ended_near_its_deadline_is_logged_deadline_exceeded(how):
+    """The client's deadline comes before the server's (which counts from the request's arrival): its
+    cancel reaches the server while the server's clock still has some milliseconds left."""
+    from server.calls import Call, ServiceError
+
+    before = len(CALL_LOG.calls("Evaluate"))
+    call = Call("Evaluate", _Context(0.04))
+    if how == "withdrawn":
+        with pytest.raises(RuntimeError):
+            call.fail(ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued"))
+        call.finish()
+    else:
+        call.context.done()
+    assert [c["code"] for c in CALL_LOG.calls("Evaluate")[before:]] == ["DEADLINE_EXCEEDED"]
+    far = Call("Evaluate", _Context(5.0))     # a client's cancel well before the deadline stays CANCELLED
+    far.context.done()
+    assert CALL_LOG.calls("Evaluate")[-1]["code"] == "CANCELLED"
