@@ -133,8 +133,9 @@ def test_keep_alive_connections_are_reused_then_closed(server):
 
 
 def test_grpc_connection_options():
-    options = dict(grpc_options(Config(max_connections=50, header_timeout_s=2, idle_connection_s=60)))
-    assert options["grpc.max_allowed_incoming_connections"] == 50
+    options = dict(grpc_options(Config(max_connections=50, header_timeout_s=2, idle_connection_s=60), 20000))
+    assert options["grpc.max_allowed_incoming_connections"] == 10000       # half the descriptors
+    assert dict(grpc_options(Config(max_grpc_connections=30)))["grpc.max_allowed_incoming_connections"] == 30
     assert options["grpc.server_handshake_timeout_ms"] == 2000
     assert options["grpc.max_connection_idle_ms"] == 60_000
     assert options["grpc.keepalive_permit_without_calls"] == 0
