@@ -344,12 +344,14 @@ class HttpApi:
         self._authorize(request, method, started)
 
     def _origin_allowed(self, origin: str, request: Request) -> bool:
-        """An origin of --cors-origin (or any, with "*"), or the server's own (the page at /)."""
+        """An origin of --cors-origin (or any, with "*"), or the server's own (the page at /): the host of
+        the request, or the one a proxy forwarded it for."""
         origin = origin.rstrip("/").lower()
         if origin in self.cors_origins or "*" in self.cors_origins:
             return True
-        host = request.headers.get("host", "").lower()
-        return bool(host) and origin.split("://", 1)[-1] == host
+        served = origin.split("://", 1)[-1]
+        return any(served == host.strip().lower() for name in ("host", "x-forwarded-host")
+                   for host in request.headers.get(name, "").split(",") if host.strip())
 
     def _authorize(self, request: Request, method: str, started: float) -> None:
         if self._expected is None:

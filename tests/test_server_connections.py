@@ -302,3 +302,9 @@ def test_a_call_ended_near_its_deadline_is_logged_deadline_exceeded(how):
     far = Call("Evaluate", _Context(5.0))     # a client's cancel well before the deadline stays CANCELLED
     far.context.done()
     assert CALL_LOG.calls("Evaluate")[-1]["code"] == "CANCELLED"
+
+
+def test_the_page_behind_a_proxy_is_its_own_origin(http):
+    got = http.post("/v1/evaluate", json=EVALUATE_1830,
+                    headers={"origin": "https://routes.example", "x-forwarded-host": "routes.example"})
+    assert got.status_code == 200
