@@ -5,7 +5,8 @@ descriptors (`Throttle`, `raise_descriptor_limit`).
 
 A connection that is not working on a request (just opened, between requests, or partway through its
 headers) is idle; one idle for longer than the header timeout (after an answer: the keep-alive time plus
-the header timeout) is closed, and at the cap on open connections the one idle the longest gives way to
+the header timeout) is closed, as is one whose request body pauses that long or takes over
+MAX_BODY_SECONDS, and at the cap on open connections the one idle the longest gives way to
 a new one. Only when every open connection is working on a request is a new one answered 503 and closed.
 So a client that opens connections and sends nothing (or headers without their end) holds no descriptor
 for long and never shuts out /healthz. uvicorn's own limit_concurrency is not used: it counts idle
@@ -29,6 +30,8 @@ log = logging.getLogger("revenue.server")
 # The status line and headers of one request, at most: beyond, 431 and the connection is closed (httptools
 # sets no bound of its own).
 MAX_HEADER_BYTES = 64 * 1024
+# The longest a request's body may take to come in; and no pause in it longer than the header timeout.
+MAX_BODY_SECONDS = 60.0
 # One log line a minute at most about connections refused, closed or given way (a flood would otherwise
 # write one per connection).
 LOG_EVERY_SECONDS = 60.0
@@ -97,7 +100,7 @@ class ConnectionGuard:
         self.most, self.header_timeout, self.keep_alive = most, header_timeout, keep_alive
         self.open = 0
         self.idle: OrderedDict[HttpProtocol, None] = OrderedDict()    # the longest idle first
-        self.counts = {"refused": 0, "gave_way": 0, "timed_out": 0, "headers_too_large": 0}
+        self.counts = {"refused": 0, "gave_way": 0, "timed_out": 0, "headers_too_large": 0, "body_timed_out": 0}
         self._logged = -LOG_EVERY_SECONDS
         self._flush: asyncio.TimerHandle | None = None
 
@@ -129,6 +132,8 @@ class HttpProtocol(HttpToolsProtocol):
     _timer: asyncio.TimerHandle | None = None
     _header_bytes = 0
     _counted = False       # in guard.open
+    _body_timer: asyncio.TimerHandle | None = None
+    _body_started = 0.0
 
     @classmethod
     def guarded(cls, guard: ConnectionGuard) -> type["HttpProtocol"]:
@@ -161,6 +166,7 @@ class HttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def _uncount(self) -> None:
+        self._end_body()
         if self._counted:
             self._counted = False
             self._busy()
@@ -179,6 +185,32 @@ class HttpProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._busy()
         super().on_headers_complete()
+        if self._counted:       # its body (if any) must keep coming: on_body re-arms, the end disarms
+            self._body_started = self.loop.time()
+            self._body_timer = self.loop.call_later(self.guard.header_timeout, self._body_late)
+
+    def on_body(self, body: bytes) -> None:
+        super().on_body(body)
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            left = self._body_started + MAX_BODY_SECONDS - self.loop.time()
+            self._body_timer = self.loop.call_later(max(0.0, min(self.guard.header_timeout, left)), self._body_late)
+
+    def on_message_complete(self) -> None:
+        self._end_body()
+        super().on_message_complete()
+
+    def _end_body(self) -> None:
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+
+    def _body_late(self) -> None:
+        """The body stalled (header timeout without a byte) or took over MAX_BODY_SECONDS: the call sees its
+        client gone."""
+        self._body_timer = None
+        self.guard.note("body_timed_out")
+        self._drop()
 
     def on_response_complete(self) -> None:
         pipelined = bool(self.pipeline)      # the next request starts now

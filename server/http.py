@@ -28,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -368,11 +368,16 @@ class HttpApi:
         chunks, size = [], int(declared) if declared.isdigit() else 0
         if size <= self.max_message_bytes:
             size = 0
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > self.max_message_bytes:
-                    break
-                chunks.append(chunk)
+            try:
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > self.max_message_bytes:
+                        break
+                    chunks.append(chunk)
+            except ClientDisconnect:       # gone before its body was in: nobody to answer
+                message = "the client went away while sending the body"
+                _log(method, grpc.StatusCode.CANCELLED, message, started)
+                raise aborted(grpc.StatusCode.CANCELLED, message) from None
         if size > self.max_message_bytes:
             message = f"the request is larger than the server's limit of {self.max_message_bytes} bytes"
             _log(method, grpc.StatusCode.RESOURCE_EXHAUSTED, message, started)

@@ -308,3 +308,35 @@ def test_the_page_behind_a_proxy_is_its_own_origin(http):
     got = http.post("/v1/evaluate", json=EVALUATE_1830,
                     headers={"origin": "https://routes.example", "x-forwarded-host": "routes.example"})
     assert got.status_code == 200
+
+
+def test_when_every_connection_is_busy_a_new_one_is_answered_503():
+    with running(workers=1, max_queue=0, http_port=0, max_connections=2) as small:
+        busy = []
+        for _ in range(2):     # each waits for the rest of its body: working on a request
+            s = socket.create_connection(("127.0.0.1", small.http_port), timeout=5)
+            s.sendall(b"POST /v1/evaluate HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                      b"content-length: 100\r\n\r\n{")
+            busy.append(s)
+        time.sleep(0.2)
+        with socket.create_connection(("127.0.0.1", small.http_port), timeout=5) as third:
+            assert third.recv(100).startswith(b"HTTP/1.1 503")
+        busy.pop().close()
+        assert wait_until(lambda: CALL_LOG.calls("Evaluate")[-1]["code"] == "CANCELLED", timeout=5)
+        time.sleep(0.2)
+        with httpx.Client(base_url=f"http://127.0.0.1:{small.http_port}", timeout=5) as client:
+            assert client.get("/healthz").status_code == 200
+        for s in busy:
+            s.close()
+
+
+def test_a_stalled_body_is_closed_after_the_header_timeout(server):
+    before = len(CALL_LOG.calls("Evaluate"))
+    with socket.create_connection(("127.0.0.1", server.http_port), timeout=5) as s:
+        s.sendall(b"POST /v1/evaluate HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                  b"content-length: 100\r\n\r\n{")
+        t = time.perf_counter()
+        assert s.recv(100) == b""                   # closed, nothing answered
+        assert time.perf_counter() - t < 4          # the header timeout is 1 s
+    assert wait_until(lambda: len(CALL_LOG.calls("Evaluate")) > before, timeout=5)
+    assert CALL_LOG.calls("Evaluate")[-1]["code"] == "CANCELLED"
