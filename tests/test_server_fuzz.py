@@ -305,3 +305,54 @@ def test_fuzz_every_answer_is_ok_or_invalid_argument():
 @pytest.mark.parametrize("seed", [1, 2])
 def test_fuzz_corpus_is_deterministic(seed):
     assert make_requests(50, seed) == make_requests(50, seed)
+
+
+HTTP_PATHS = {"Solve": "/v1/solve", "Evaluate": "/v1/evaluate", "Deliveries": "/v1/deliveries",
+              "Dividends": "/v1/dividends", "SolveStream": "/v1/solve:stream"}
+
+
+def http_bodies(n: int, seed: int = 40) -> list[tuple[str, bytes, str]]:
+    """JSON bodies of the shapes issue 40 found answered 500 or read wrong: mutants, typed garbage inside
+    run_routes, lone surrogates in keys (at the top and nested), bodies that are no object, deep nesting."""
+    rng = random.Random(seed)
+    by_method = bases()
+    run_routes = [e for e in by_method["Evaluate"] if "run_routes" in e]
+    out = []
+    for i in range(n):
+        method = rng.choice(list(HTTP_PATHS))
+        kind = ["mutant", "run_routes_garbage", "surrogate", "not_object", "deep"][i % 5]
+        if kind == "mutant":
+            body = json.dumps(mutate(rng.choice(by_method[method]), rng)).encode()
+        elif kind == "run_routes_garbage":
+            method = "Evaluate"
+            body = json.dumps(run_routes_garbage(rng.choice(run_routes), rng)).encode()
+        elif kind == "surrogate":
+            request = copy.deepcopy(rng.choice(by_method[method]))
+            container, _ = rng.choice(list(paths(request)) or [(request, None)])
+            target = container if isinstance(container, dict) else request
+            target[rng.choice(["\ud800", "\udfff", "a\udc00b"])] = typed_garbage(rng)
+            body = json.dumps(request).encode()
+        elif kind == "not_object":
+            body = rng.choice([b"[]", b"[{}]", b"0", b"-1", b'"x"', b"true", b"null", b"[[]]"])
+        else:
+            depth = rng.choice([1000, 100_000])
+            body = b'{"board": ' + b"[" * depth + b"]" * depth + b"}"
+        out.append((method, body, kind))
+    return out
+
+
+def test_http_fuzz_every_answer_is_200_or_400():
+    import httpx
+
+    bodies = http_bodies(300)
+    with running(workers=2, max_queue=64, max_compute_ms=5000, http_port=0) as server:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.http_port}", timeout=30,
+                          headers={"content-type": "application/json"}) as client:
+            got = [(method, kind, client.post(HTTP_PATHS[method], content=body).status_code)
+                   for method, body, kind in bodies]
+            assert client.get("/healthz").status_code == 200
+    bad = [g for g in got if g[2] not in (200, 400)]
+    assert not bad, f"{len(bad)} answers were neither 200 nor 400, e.g. {bad[:5]}"
+    tally = Counter((kind, status) for _, kind, status in got)
+    assert tally[("not_object", 400)] == 60 and tally[("deep", 400)] == 60, tally
+    assert tally[("run_routes_garbage", 400)] > 20, tally
