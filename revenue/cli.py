@@ -519,3 +519,73 @@ def _register_bench_and_serve() -> None:
 
 
 _register_bench_and_serve()
+
+
+# ---- next moves: tile lays and station tokens -------------------------------------------------------------
+
+def _moves_request(file: str, cash: int | None) -> dict:
+    """A SolveRequest as plain JSON (its company may carry `cash`, which revenue.v1 has no field for)."""
+    import json
+    import pathlib
+
+    try:
+        text = sys.stdin.read() if file == "-" else pathlib.Path(file).read_text()
+    except OSError as exc:
+        raise InputError("", f"cannot read {file}: {exc.strerror}") from None
+    try:
+        request = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError("", f"{file} is not JSON: {exc}") from None
+    if not isinstance(request, dict):
+        raise InputError("", f"{file} does not hold a JSON object")
+    if cash is not None:
+        request["company"] = dict(request.get("company") or {}, cash=cash)
+    return request
+
+
+def _print_moves(result: dict, columns: tuple[str, ...], as_json: bool) -> None:
+    import json
+
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    out = console()
+    out.print(f"best run now {result['base_revenue']}{'' if result['base_optimal'] else ' (not proved)'}; "
+              f"{result['valued']} of {result['legal']} legal moves valued")
+    table = Table(*columns, "cost", "revenue after", "gain", "proved")
+    for move in result["moves"]:
+        table.add_row(*(str(move[c]) for c in columns), str(move["cost"]), str(move["revenue_after"]),
+                      f"{move['gain']:+d}", "yes" if move["optimal"] else "no")
+    out.print(table)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--top", type=int, default=None, help="Show the best K lays only.")
+@click.option("--deadline-ms", type=float, default=None, help="Value the lays within this time.")
+@click.option("--cash", type=int, default=None, help="The company's cash (else company.cash, else no limit).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@reports_input_errors
+def lays(file: str, top: int | None, deadline_ms: float | None, cash: int | None, as_json: bool) -> None:
+    """Every legal tile lay of the company in FILE (a SolveRequest), valued by the best run it makes.
+
+    The lays are those the 18xx.games engine allows the company's first lay of its turn; privates other
+    companies own are taken to block their hexes while open.
+    """
+    from .moves import value_lays
+
+    _print_moves(value_lays(_moves_request(file, cash), deadline_ms, top), ("hex", "tile", "rotation"), as_json)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--top", type=int, default=None, help="Show the best K tokens only.")
+@click.option("--deadline-ms", type=float, default=None, help="Value the tokens within this time.")
+@click.option("--cash", type=int, default=None, help="The company's cash (else company.cash, else no limit).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@reports_input_errors
+def tokens(file: str, top: int | None, deadline_ms: float | None, cash: int | None, as_json: bool) -> None:
+    """Every legal station token of the company in FILE (a SolveRequest), valued by the best run it makes."""
+    from .moves import value_tokens
+
+    _print_moves(value_tokens(_moves_request(file, cash), deadline_ms, top), ("hex", "city"), as_json)
