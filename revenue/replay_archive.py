@@ -70,7 +70,7 @@ def _progress(total: int, err: Console):
 def print_summary(rows: list[dict], out: Console) -> None:
     """Per title: games (with errors), turns, the share played at the optimum, the revenue left per game."""
     table = Table(title="games replayed", title_justify="left", box=None, padding=(0, 2, 0, 2))
-    for column in ("title", "games", "errors", "turns", "at optimum", "left: median", "p90", "total"):
+    for column in ("title", "games", "errors", "turns", "at optimum", "left median", "left p90", "left total"):
         table.add_column(column, justify="left" if column == "title" else "right")
     for r in rows:
         share = "" if r["optimal_share"] is None else f"{r['optimal_share']:.1%}"
