@@ -211,10 +211,13 @@ def replay_many(sources: Iterable, client=None, deadline_ms: int | None = None,
 def local_client(workers: int | None = None):
     """A distributed.Client of a new LocalCluster: one worker process of one thread per core (or
     `workers`). Close it (it is a context manager) to stop the cluster."""
+    import dask
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+    # the workers' statistical profiler samples every thread's stack every 10 ms: CPU the games need
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
     for name in ("distributed.scheduler", "distributed.nanny", "distributed.core"):   # their stop, at INFO
         logging.getLogger(name).setLevel(logging.ERROR)
     return Client(cluster, set_as_default=False)
