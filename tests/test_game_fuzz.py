@@ -1,6 +1,6 @@
 """Fuzz: the real exports of tests/data/games/exports/ with fields of their actions (and of the export)
 mutated, as a broken or hostile export would have them: wrong types, missing fields, out-of-range numbers,
-unknown ids. Every outcome is a normal replay or an InputError naming where, never another exception."""
+huge lists, unknown ids. Every outcome is a normal replay or an InputError naming where, never another exception."""
 from __future__ import annotations
 
 import copy
@@ -82,6 +82,8 @@ def _mutate(export: dict, rng: random.Random) -> dict:
             target.pop(key, None)
         elif roll < 0.4 and isinstance(value, list) and value:
             value[rng.randrange(len(value))] = _value(rng)
+        elif roll < 0.45 and isinstance(value, list) and value:
+            target[key] = value * (rng.randint(300, 3000) // len(value) + 1)     # huge
         elif roll < 0.5 and isinstance(value, int) and not isinstance(value, bool):
             target[key] = value + rng.choice([-1000, -7, -1, 1, 6, 99, 2**31])
         else:
@@ -126,3 +128,13 @@ def test_a_malformed_action_is_named_with_its_field():
     with pytest.raises(InputError, match=rf"^actions\[{index}\]: id \d+, type lay_tile: hex \['F9'\] is not a "
                                          r"string"):
         replay(export)
+
+
+def test_a_huge_route_is_refused_before_it_is_read():
+    export = copy.deepcopy(_export("1830_29133", 200))
+    index, action = next((i, a) for i, a in standing_actions(export["actions"]) if a.get("type") == "run_routes")
+    route = action["routes"][0]
+    route["connections"] = route["connections"] * 2000         # (read recursively, a link at a time)
+    with pytest.raises(InputError, match=rf"^actions\[{index}\]: .*routes\[0\]: connections: \d+ entries; "
+                                         r"a route has at most 200"):
+        list(replay_game(export, deadline_ms=2000))

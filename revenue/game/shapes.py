@@ -11,6 +11,8 @@ from typing import Callable
 from ..errors import short_repr
 
 MAX_ID = 2**31 - 1          # ids travel as int32 (ReplayTurn.action_id)
+MAX_ROUTE_ENTRIES = 200     # a route's nodes, hexes or connections (the service's cap on a Route's)
+MAX_AUTO_DEPTH = 8          # automatic actions carried by automatic actions...
 
 
 def _whole(value) -> bool:
@@ -80,8 +82,10 @@ def common_problem(action) -> str | None:
     return None
 
 
-def action_problem(action) -> str | None:
+def action_problem(action, depth: int = 0) -> str | None:
     """What is wrong with the shape of a standing action (and the automatic actions it carries), or None."""
+    if depth > MAX_AUTO_DEPTH:
+        return f"automatic actions nested over {MAX_AUTO_DEPTH} deep"
     problem = common_problem(action)
     if problem:
         return problem
@@ -102,7 +106,7 @@ def action_problem(action) -> str | None:
         if not isinstance(autos, list):
             return f"auto_actions {short_repr(autos)} is not a list of actions"
         for i, auto in enumerate(autos):
-            problem = action_problem(auto)
+            problem = action_problem(auto, depth + 1)
             if problem:
                 return f"auto_actions[{i}]: {problem}"
     return None
@@ -115,6 +119,8 @@ def _route_problem(route) -> str | None:
         value = route.get(name)
         if value is not None and not check(value):
             return f"{name} {short_repr(value)} is not {what}"
+        if isinstance(value, list) and len(value) > MAX_ROUTE_ENTRIES:
+            return f"{name}: {len(value)} entries; a route has at most {MAX_ROUTE_ENTRIES}"
     return None
 
 
