@@ -6,8 +6,8 @@ The public API (each takes and returns proto3-JSON dicts of the revenue.v1 messa
 - evaluate(request): legality and revenue of given routes
 - dividends(request): what a run pays under each dividend kind
 - deliveries(request, deadline=None, cancel=None, memory_mb=None): Steam's best goods deliveries
-- replay_game(export, deadline_ms=None): each operating turn of an 18xx.games export, played and best run
-- suggest(export, deadline_ms=None): the best next run of a game in progress, or what the game waits for
+- replay_game(export, deadline_ms=None, cancel=None): each operating turn of an 18xx.games export, played and best run
+- suggest(export, deadline_ms=None, cancel=None): the best next run of a game in progress, or what the game waits for
 - InputError: bad input, naming its field
 
 Names are imported when first used, so `import revenue` stays light (no Numba until a solve).

@@ -452,7 +452,7 @@ def replay(files: tuple[str, ...], as_json: bool, html_path: str | None, deadlin
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--json", "as_json", is_flag=True,
-              help="Print {company, round, best, run_routes} or {waiting_for} as JSON.")
+              help="Print {company, round, best, run_routes, request} or {waiting_for} as JSON.")
 @click.option("--deadline-ms", type=click.IntRange(min=1), default=None,
               help="Search time (default 10000).")
 @reports_input_errors

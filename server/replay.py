@@ -4,9 +4,9 @@ progress. The library does the work (revenue.replay_game, revenue.suggest); here
 checks (the export's number of actions), its queue, deadlines and cancellation, and the messages.
 
 A replay holds one compute turn for all its turns (as a large call: see Admission), each search bounded
-by `deadline_ms` and the server's compute cap; the call's deadline and its cancellation stop it between
-turns. A bad action is INVALID_ARGUMENT naming it under `export` (`export.actions[12]`), also when it
-comes after some turns were sent.
+by `deadline_ms` and the server's compute cap; the call's deadline and its cancellation (which set the
+call's cancel event) stop it, also in the middle of a turn's search. A bad action is INVALID_ARGUMENT
+naming it under `export` (`export.actions[12]`), also when it comes after some turns were sent.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import grpc
 from google.protobuf import json_format
 
 from revenue import api
-from revenue.errors import InputError, clip
+from revenue.errors import InputError, Interrupted, clip
 from revenue.v1 import replay_pb2, revenue_pb2
 
 from .calls import LOGGED_CHARS, Call, ServiceError, Work, remaining, report_unheard
@@ -57,6 +57,14 @@ def export_of(request, limits) -> dict:
 def _check_actions(count: int, limits) -> None:
     if count > limits.actions:
         raise InputError("export.actions", f"{count} entries; the service takes at most {limits.actions}")
+
+
+def _stopped(ends: float, when: str) -> ServiceError:
+    """The status of a call whose cancel event stopped the library: its deadline passed, else it was
+    cancelled (by the client or the server stopping)."""
+    if time.perf_counter() >= ends:
+        return ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"the call's deadline passed {when}")
+    return ServiceError(grpc.StatusCode.CANCELLED, f"the call was cancelled {when}")
 
 
 def turn_message(turn: dict) -> replay_pb2.ReplayTurn:
@@ -119,9 +127,8 @@ class GameMethods:
             raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
         count = 0
         try:
-            for turn in revenue.replay_game(export, deadline_ms=self._budget_ms(ends, deadline_ms)):
-                if cancel.is_set():
-                    raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call")
+            budget_ms = self._budget_ms(ends, deadline_ms)
+            for turn in revenue.replay_game(export, deadline_ms=budget_ms, cancel=cancel):
                 emit(turn_message(turn))
                 count += 1
                 call.fields["turns"] = count
@@ -130,6 +137,8 @@ class GameMethods:
                                        f"the call's deadline passed after {count} turns")
         except InputError as exc:
             raise exc.within("export") from None
+        except Interrupted:
+            raise _stopped(ends, f"after {count} turns") from None
         return count
 
     def replay_stream(self, request, context) -> Iterator[replay_pb2.ReplayTurn]:
@@ -222,9 +231,12 @@ class GameMethods:
             if call.cancel.is_set():
                 raise ServiceError(grpc.StatusCode.CANCELLED, "cancelled while queued")
             try:
-                result = revenue.suggest(export, deadline_ms=self._budget_ms(ends, request.deadline_ms))
+                result = revenue.suggest(export, deadline_ms=self._budget_ms(ends, request.deadline_ms),
+                                         cancel=call.cancel)
             except InputError as exc:
                 raise exc.within("export") from None
+            except Interrupted:
+                raise _stopped(ends, "during the search") from None
             if result.get("company"):
                 call.fields["company"] = result["company"]
                 call.fields["revenue"] = (result.get("best") or {}).get("revenue", 0)

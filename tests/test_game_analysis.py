@@ -8,15 +8,18 @@ from __future__ import annotations
 import copy
 import json
 import pathlib
+import threading
 import time
 
 import pytest
 
 import revenue
-from revenue.errors import InputError
-from revenue.game import ReplayError, turns
+from revenue.errors import InputError, Interrupted
+from revenue.game import ReplayError, analysis, turns
 from revenue.game.analysis import TURN_FIELDS, replay_game, suggest
 from revenue.game.actions import standing_actions
+
+from .server_helpers import unproved_request
 
 EXPORTS = pathlib.Path(__file__).parent / "data" / "games" / "exports"
 QUICK, SLOW = "1889_962", ("1830_29133", "1889_314", "1860_19354")
@@ -77,6 +80,7 @@ def test_suggest_before_each_run_names_the_company_and_its_best_run(game):
             continue
         exact += 1
         assert answer["company"] == turn.company and answer["round"] == turn.round, turn.action_id
+        assert answer["request"] == turn.request, turn.action_id       # the board of that moment
         assert answer["best"]["revenue"] == revenue.solve(turn.request)["revenue"], turn.action_id
         action = answer["run_routes"]
         assert action["type"] == "run_routes" and action["entity"] == turn.company
@@ -117,3 +121,53 @@ def test_a_whole_game_replays_and_solves_in_about_a_second():
     start = time.perf_counter()
     assert len(list(replay_game(export))) == 48
     assert time.perf_counter() - start < 2.0           # the target is 1 s; the machine is shared
+
+
+def long_turn(monkeypatch, at: int = 2) -> dict:
+    """Make turn `at` of a replay (and any suggestion) a long search: a board proved only after many
+    seconds, searched by the real solver with the replay's deadline and cancel. Returns what it saw:
+    `started` (an Event) and `seconds`, how long that search ran."""
+    seen = {"started": threading.Event(), "seconds": None, "calls": 0}
+    real = analysis.solve
+
+    def solve(request, deadline=None, cancel=None):
+        seen["calls"] += 1
+        if seen["calls"] <= at:
+            return real(request, deadline=deadline, cancel=cancel)
+        seen["started"].set()
+        start = time.perf_counter()
+        try:
+            return real(unproved_request(), deadline=deadline, cancel=cancel)
+        finally:
+            seen["seconds"] = time.perf_counter() - start
+    monkeypatch.setattr(analysis, "solve", solve)
+    return seen
+
+
+def test_a_cancel_set_during_a_turns_search_ends_the_replay_at_once(monkeypatch):
+    seen = long_turn(monkeypatch)
+    cancel = threading.Event()
+    got = []
+
+    def cancel_soon():
+        seen["started"].wait(60)
+        time.sleep(0.3)
+        cancel.set()
+    threading.Thread(target=cancel_soon, daemon=True).start()
+    with pytest.raises(Interrupted):
+        for turn in replay_game(_export(QUICK), deadline_ms=30_000, cancel=cancel):
+            got.append(turn)
+    assert len(got) == 2                                 # the turns before: given; the cancelled one: not
+    assert seen["seconds"] < 2.0, seen                   # (it runs for many seconds uncancelled)
+
+
+def test_a_cancel_set_before_stops_replay_and_suggest():
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Interrupted):
+        next(replay_game(_export(QUICK), cancel=cancel))
+    export = _export("1830_29133")
+    runs = [i for i, a in standing_actions(export["actions"]) if a["type"] == "run_routes"]
+    with pytest.raises(Interrupted):
+        suggest(_cut(export, runs[0]), cancel=cancel)
+    assert "waiting_for" in suggest(_cut(export, 30), cancel=cancel)     # no search to stop

@@ -231,8 +231,14 @@ def test_page_replays_a_game_and_suggests_the_next_run(browser, server):
     export["status"] = "active"
     del export["result"], export["game_end_reason"]
     browser.execute_script("document.getElementById('game').value = arguments[0];", json.dumps(export))
+    browser.execute_script("page.geometryKey = ''; document.getElementById('map').innerHTML = '';")  # no map
     browser.find_element("id", "suggest").click()
     wait.until(lambda b: "best run" in b_text(b, "status"))
     assert b_text(browser, "status").startswith(f"{replayed[5]['round']} {known['company']}: best run ")
     action = json.loads(browser.find_element("id", "run-routes").get_property("value"))
     assert action["type"] == "run_routes" and action["entity"] == known["company"] and action["routes"]
+    # The map of that moment is drawn, with the best run on it, and the request box holds its request.
+    wait.until(lambda b: b.execute_script("return document.querySelectorAll('#layer-routes g.route').length") > 0)
+    assert browser.execute_script("return document.querySelectorAll('#layer-hexes polygon').length") > 0
+    request = json.loads(browser.find_element("id", "request").get_property("value"))
+    assert request["company"]["id"] == known["company"] and request["board"]["title"] == "1830"

@@ -16,6 +16,7 @@ from google.protobuf import json_format, struct_pb2
 from revenue.v1 import replay_pb2
 
 from .server_helpers import CALL_LOG, running, stub, violations, wait_until
+from .test_game_analysis import long_turn
 
 GAMES = pathlib.Path(__file__).resolve().parent / "data" / "games" / "exports"
 EXPORT = json.loads((GAMES / "1830_29133.json").read_text())
@@ -101,6 +102,9 @@ def test_grpc_suggest_names_the_company_about_to_run(rpc):
     assert answer.company == known["company"] and not answer.waiting_for
     assert answer.best.optimal and answer.best.revenue >= known["engine_revenue"]
     assert answer.run_routes.entity == known["company"] and answer.run_routes.type == "run_routes"
+    # the board of that moment, for the page to draw
+    assert answer.request.board.title == "1830" and answer.request.board.tiles
+    assert answer.request.company.id == known["company"]
 
 
 def test_grpc_bad_action_is_named(rpc):
@@ -139,12 +143,37 @@ def test_cancel_ends_a_replay(rpc):
     assert CALL_LOG.calls("Replay")[-1]["title"] == "1830"
 
 
-def test_the_call_deadline_ends_a_replay(rpc):
-    # 75 turns of 1860: over half a second even with every board's graph built already
-    export = json.loads((GAMES / "1860_19354.json").read_text())
+def test_cancel_stops_a_turns_search(rpc, monkeypatch):
+    seen = long_turn(monkeypatch)      # the third turn searches for many seconds (the compute cap: 10 s)
+    stream = rpc.Replay(replay_pb2.ReplayRequest(export=struct(EXPORT), deadline_ms=30_000), timeout=120)
+    next(stream), next(stream)
+    assert seen["started"].wait(30)
+    time.sleep(0.3)
+    stream.cancel()
+    assert wait_until(lambda: seen["seconds"] is not None)
+    assert seen["seconds"] < 2.0, seen
+    assert wait_until(lambda: CALL_LOG.calls("Replay")[-1]["code"] == "CANCELLED")
+
+
+def test_cancel_stops_a_suggestions_search(rpc, monkeypatch):
+    seen = long_turn(monkeypatch, at=0)
+    future = rpc.Suggest.future(replay_pb2.SuggestRequest(export=struct(before(TURNS[3]["action_id"])),
+                                                          deadline_ms=30_000), timeout=120)
+    assert seen["started"].wait(30)
+    time.sleep(0.3)
+    future.cancel()
+    assert wait_until(lambda: seen["seconds"] is not None)
+    assert seen["seconds"] < 2.0, seen
+    assert wait_until(lambda: CALL_LOG.calls("Suggest")[-1]["code"] == "CANCELLED")
+
+
+def test_the_call_deadline_ends_a_replay(rpc, monkeypatch):
+    # (a whole game replays within the deadline once its boards' graphs are built: a turn searches long)
+    seen = long_turn(monkeypatch)
     with pytest.raises(grpc.RpcError) as caught:
-        list(rpc.Replay(replay_pb2.ReplayRequest(export_json=json.dumps(export)), timeout=0.3))
+        list(rpc.Replay(replay_pb2.ReplayRequest(export_json=json.dumps(EXPORT), deadline_ms=30_000), timeout=1.0))
     assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert wait_until(lambda: seen["seconds"] is not None) and seen["seconds"] < 2.0, seen
     assert wait_until(lambda: CALL_LOG.calls("Replay")[-1]["code"] == "DEADLINE_EXCEEDED")
 
 

@@ -9,7 +9,8 @@ redone.
 """
 from __future__ import annotations
 
-from ..errors import InputError
+from ..errors import InputError, short_repr
+from .shapes import common_problem
 
 UNDO, REDO, MESSAGE = "undo", "redo", "message"
 
@@ -30,13 +31,16 @@ def standing_indexes(actions: list[dict]) -> list[int]:
     for i, action in enumerate(actions):
         if not isinstance(action, dict):
             raise InputError(f"actions[{i}]", "an action is a JSON object")
+        problem = common_problem(action)
+        if problem:
+            raise ReplayError(i, action, problem)
         kind = action.get("type")
         if kind == MESSAGE:
             standing.append(i)
         elif kind == UNDO:
             target = action.get("action_id")
             if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
-                raise ReplayError(i, action, f"action_id {target!r} is not an action's id")
+                raise ReplayError(i, action, f"action_id {short_repr(target)} is not an action's id")
             if target is None:
                 cut = _last_not_message(actions, standing)
                 if cut is None:

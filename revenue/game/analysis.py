@@ -9,9 +9,10 @@ EvaluateResponse, `best` a SolveResponse.
 """
 from __future__ import annotations
 
+import threading
 from typing import Iterator
 
-from ..errors import InputError
+from ..errors import InputError, Interrupted
 from ..evaluation import evaluate
 from ..optimizer import solve
 from .actions import MESSAGE
@@ -25,16 +26,20 @@ AFTER_STEP = {3: "to choose its dividend", 4: "to buy trains or end its turn",
               5: "to buy more trains or end its turn"}
 
 
-def replay_game(export: dict, deadline_ms: int | None = None) -> Iterator[dict]:
+def replay_game(export: dict, deadline_ms: int | None = None,
+                cancel: threading.Event | None = None) -> Iterator[dict]:
     """Every operating turn of the game, in order: the run the player made (`played`, evaluated on the
     turn's request; null when the stored run cannot be read, as 2020's exports store only the hexes of a
     route, or when the routes name what the rebuilt board does not have) and the best run (`best`, solved
     within `deadline_ms` per turn, default DEADLINE_MS), `left` = best - played revenue (null without
-    `played`), and the dividend kind the company chose after it (null when none followed)."""
+    `played`), and the dividend kind the company chose after it (null when none followed). Setting
+    `cancel` stops the search under way and raises Interrupted (a cancelled search's run is no turn's best)."""
     deadline = _seconds(deadline_ms)
     for turn in turns(export):
+        _check(cancel)
         played = played_run(turn.request, turn.run_routes)
-        best = solve(turn.request, deadline=deadline)
+        best = solve(turn.request, deadline=deadline, cancel=cancel)
+        _check(cancel)
         yield {"action_id": turn.action_id, "round": turn.round, "company": turn.company,
                "request": turn.request, "played": played, "best": best,
                "left": None if played is None else best["revenue"] - played["revenue"],
@@ -52,18 +57,29 @@ def played_run(request: dict, run_routes: dict) -> dict | None:
         return None
 
 
-def suggest(export: dict, deadline_ms: int | None = None) -> dict:
+def suggest(export: dict, deadline_ms: int | None = None, cancel: threading.Event | None = None) -> dict:
     """The game as it stands after its last standing action. When a company is at its route step (its
     operating turn has begun, it has not run yet and has trains): {company, round, best (a SolveResponse),
-    run_routes (the action ready to submit, its trains named by the game's train ids)}. Otherwise
-    {waiting_for: what the game waits for, as precisely as the replay knows it}."""
+    run_routes (the action ready to submit, its trains named by the game's train ids), request (the
+    SolveRequest solved: the board and company of that moment)}. Otherwise {waiting_for: what the game
+    waits for, as precisely as the replay knows it}. Setting `cancel` stops the search and raises
+    Interrupted."""
+    deadline = _seconds(deadline_ms)
     state, last, passes = _final_state(export)
     company, waiting = _next_runner(state, last, passes, export)
     if company is None:
         return {"waiting_for": waiting}
     request = state.request(company, running=True)
-    best = solve(request, deadline=_seconds(deadline_ms))
-    return {"company": company, "round": state.round_name, "best": best, "run_routes": best["run_routes"]}
+    _check(cancel)
+    best = solve(request, deadline=deadline, cancel=cancel)
+    _check(cancel)
+    return {"company": company, "round": state.round_name, "best": best, "run_routes": best["run_routes"],
+            "request": request}
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Interrupted("cancelled")
 
 
 def _seconds(deadline_ms: int | None) -> float:

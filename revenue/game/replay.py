@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..errors import InputError
-from .actions import MESSAGE, standing_actions
+from .actions import MESSAGE, ReplayError, standing_actions
+from .shapes import action_problem
 from .state import GameState
 
 
@@ -37,6 +38,9 @@ def steps(export: dict) -> Iterator[tuple[int, dict, GameState]]:
         raise InputError("actions", "the export has no list of actions")
     state = GameState(export)
     for index, action in standing_actions(actions):
+        problem = action_problem(action)
+        if problem:
+            raise ReplayError(index, action, problem)
         state.enter(index, action)
         yield index, action, state
         state.apply(index, action)

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
+from .shapes import export_problem
 from .titles import FLOAT, OPERATING_ROUND, game_rules
 
 TITLE_NAMES = {"1830": "1830", "1889": "1889", "1860": "1860", "18rhl": "18rhl",
@@ -55,6 +56,9 @@ class GameState:
     """The state after the standing actions applied so far (apply one at a time, in log order)."""
 
     def __init__(self, export: dict):
+        problem = export_problem(export)
+        if problem:
+            raise InputError(*problem)
         self.name = title_name(export)
         self.title = get_title(self.name)
         self.rules = game_rules(self.name)

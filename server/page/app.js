@@ -649,6 +649,8 @@ async function suggestRun() {
     setStatus(`${answer.round} ${answer.company}: best run ${best.revenue}` +
               (best.optimal ? " (proved)" : ` (not proved; bound ${best.upper_bound})`), best.optimal ? "proved" : "");
     if (answer.request && answer.request.board) {     // the board of that moment, when the server gives it
+      $("request").value = page.text = JSON.stringify(answer.request, null, 1);   // to solve it again
+      page.request = answer.request;
       page.drawing = drawBoard(answer.request);
       await page.drawing;
       drawRoutes(best.routes || []);
