@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..evaluation import evaluate
 from ..optimizer import solve
 from .actions import MESSAGE
+from .next_moves import next_moves
 from .replay import steps, turns
 from .state import GameState
 
@@ -56,14 +57,17 @@ def suggest(export: dict, deadline_ms: int | None = None) -> dict:
     """The game as it stands after its last standing action. When a company is at its route step (its
     operating turn has begun, it has not run yet and has trains): {company, round, best (a SolveResponse),
     run_routes (the action ready to submit, its trains named by the game's train ids)}. Otherwise
-    {waiting_for: what the game waits for, as precisely as the replay knows it}."""
+    {waiting_for: what the game waits for, as precisely as the replay knows it}. While the operating
+    company may still lay track or place a token: also `lays` and `tokens`, the best few (next_moves)."""
     state, last, passes = _final_state(export)
     company, waiting = _next_runner(state, last, passes, export)
+    moves = next_moves(state, last, deadline_ms if deadline_ms is not None else DEADLINE_MS)
     if company is None:
-        return {"waiting_for": waiting}
+        return {"waiting_for": waiting, **moves}
     request = state.request(company, running=True)
     best = solve(request, deadline=_seconds(deadline_ms))
-    return {"company": company, "round": state.round_name, "best": best, "run_routes": best["run_routes"]}
+    return {"company": company, "round": state.round_name, "best": best, "run_routes": best["run_routes"],
+            **moves}
 
 
 def _seconds(deadline_ms: int | None) -> float:
