@@ -45,3 +45,16 @@ def test_no_moves_once_the_company_has_run():
     ran = next(i for i, a in enumerate(EXPORT["actions"][at:], at) if a.get("type") == "run_routes")
     answer = suggest({**EXPORT, "status": "active", "actions": copy.deepcopy(EXPORT["actions"][:ran + 1])})
     assert "lays" not in answer and "tokens" not in answer
+
+
+def test_the_command_prints_the_best_lays_and_tokens(tmp_path):
+    from click.testing import CliRunner
+
+    from revenue.cli import main
+
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps(_before(ROW["action_id"])))
+    out = CliRunner().invoke(main, ["suggest", str(game)])
+    assert out.exit_code == 0, out.output
+    assert "KO's best lays (of 22 legal" in out.output and "KO's best tokens" in out.output
+    assert "waiting for KO to begin its operating turn" in out.output
