@@ -17,6 +17,7 @@ const page = {
   geometryKey: "",   // the board JSON the geometry is for
   controller: null,  // AbortController of the running call
   drawing: null,     // the board being drawn (a promise)
+  solved: null,      // the SolveRequest of the suggestion shown (lays.js values its lays)
 };
 
 const game = {
@@ -185,6 +186,7 @@ async function run() {
   }
   const request = page.request;
   if (!request) return;
+  page.solved = null;
   await page.drawing;
   if (page.controller) page.controller.abort();
   const controller = page.controller = new AbortController();
@@ -649,6 +651,7 @@ async function suggestRun() {
     setStatus(`${answer.round} ${answer.company}: best run ${best.revenue}` +
               (best.optimal ? " (proved)" : ` (not proved; bound ${best.upper_bound})`), best.optimal ? "proved" : "");
     if (answer.request && answer.request.board) {     // the board of that moment, when the server gives it
+      page.solved = answer.request;
       page.drawing = drawBoard(answer.request);
       await page.drawing;
       drawRoutes(best.routes || []);
