@@ -121,3 +121,18 @@ def test_a_deadline_answers_what_was_valued_so_far(rpc, http):
     assert len(got["lays"]) == got["valued"]
     response = http.post("/v1/lays", json=body(LAY, player_privates=PRIVATES, deadline_ms=1))
     assert response.status_code == 200 and response.json()["complete"] is False
+
+
+def test_suggest_carries_the_builders_best_lays_and_tokens(rpc, http):
+    from revenue.v1 import replay_pb2
+
+    from .test_next_moves import ROW, _before
+
+    export = _before(ROW["action_id"])       # 1889: KO, the last of its operating round, about to lay
+    expected = revenue.suggest(export)
+    got = answer(rpc.Suggest(replay_pb2.SuggestRequest(export_json=json.dumps(export)), timeout=120))
+    assert got["waiting_for"] == expected["waiting_for"] and got["builder"] == "KO"
+    assert got["lays"]["lays"] == expected["lays"]["moves"] and got["lays"]["legal"] == len(ROW["engine_legal"])
+    assert got["tokens"]["tokens"] == expected["tokens"]["moves"]
+    response = http.post("/v1/suggest", json={"export": export})
+    assert response.status_code == 200 and response.json()["lays"]["lays"] == got["lays"]["lays"]

@@ -9,6 +9,7 @@ EvaluateResponse, `best` a SolveResponse.
 """
 from __future__ import annotations
 
+import time
 from typing import Iterator
 
 from ..errors import InputError
@@ -58,14 +59,16 @@ def suggest(export: dict, deadline_ms: int | None = None) -> dict:
     operating turn has begun, it has not run yet and has trains): {company, round, best (a SolveResponse),
     run_routes (the action ready to submit, its trains named by the game's train ids)}. Otherwise
     {waiting_for: what the game waits for, as precisely as the replay knows it}. While the operating
-    company may still lay track or place a token: also `lays` and `tokens`, the best few (next_moves)."""
+    company may still lay track or place a token: also `lays` and `tokens`, the best few (next_moves),
+    valued within half of the deadline when a run is suggested too."""
+    started, seconds = time.perf_counter(), _seconds(deadline_ms)
     state, last, passes = _final_state(export)
     company, waiting = _next_runner(state, last, passes, export)
-    moves = next_moves(state, last, deadline_ms if deadline_ms is not None else DEADLINE_MS)
+    moves = next_moves(state, last, seconds * 1000 / (1 if company is None else 2))
     if company is None:
         return {"waiting_for": waiting, **moves}
     request = state.request(company, running=True)
-    best = solve(request, deadline=_seconds(deadline_ms))
+    best = solve(request, deadline=max(seconds - (time.perf_counter() - started), seconds / 2))
     return {"company": company, "round": state.round_name, "best": best, "run_routes": best["run_routes"],
             **moves}
 

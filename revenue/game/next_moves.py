@@ -12,8 +12,8 @@ TOP = 5     # the moves a suggestion lists, of each kind
 
 
 def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = None) -> dict:
-    """{"lays": {...}, "tokens": {...}} (each the best TOP moves of value_lays / value_tokens, with the best
-    run without a move as `base_revenue`, how many are `legal` and whether all were valued) for the
+    """{"lays": {...}, "tokens": {...}} (each value_lays's / value_tokens's answer with its best TOP moves,
+    and the `company`; half of `deadline_ms` for each) for the
     company whose operating turn is open before its run (`company` in each): lays while it has neither laid
     nor placed a token, tokens while it has placed none; {} when no such company is known. The state
     is moved on to that company's turn when it has yet to begin (its home token placed)."""
@@ -56,5 +56,4 @@ def player_privates(state: GameState) -> set[str]:
 
 
 def _listed(company: str, valued: dict) -> dict:
-    return {"company": company, "base_revenue": valued["base_revenue"], "moves": valued["moves"], "legal": valued["legal"],
-            "complete": valued["complete"]}
+    return {"company": company, **valued}
