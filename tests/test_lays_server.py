@@ -136,3 +136,15 @@ def test_suggest_carries_the_builders_best_lays_and_tokens(rpc, http):
     assert got["tokens"]["tokens"] == expected["tokens"]["moves"]
     response = http.post("/v1/suggest", json={"export": export})
     assert response.status_code == 200 and response.json()["lays"]["lays"] == got["lays"]["lays"]
+
+
+def test_the_python_client_values_lays_and_tokens(server):
+    from revenue.client import RouteClient, ServiceError
+
+    with RouteClient(f"127.0.0.1:{server.port}") as client:
+        got = client.lays(body(LAY, player_privates=PRIVATES, top=3), timeout=120)
+        assert got["complete"] and len(got["lays"]) == 3 and got["legal"] == len(LAY["engine_legal"])
+        assert client.tokens(body(TOKEN), timeout=120)["legal"] == len(TOKEN["engine_legal"])
+        with pytest.raises(ServiceError) as caught:
+            client.lays(body(LAY, top=-1), timeout=60)
+        assert [field for field, _ in caught.value.violations] == ["top"]
