@@ -25,12 +25,15 @@ def library_request(req: dict) -> dict:
     return {"board": req.get("board") or {}, "company": company}
 
 
+NOT_NEGATIVE = {"top": " (0 means all)", "deadline_ms": " (0 means no deadline)", "cash": ""}
+
+
 def check(request) -> None:
-    for field in ("top", "deadline_ms", "cash"):
+    """The request's own fields (the board and company are checked as a Solve's are)."""
+    for field, note in NOT_NEGATIVE.items():
         value = getattr(request, field)
         if value < 0:
-            raise InputError(field, f"{value} is not >= 0" + (" (0 means no deadline)" if field == "deadline_ms"
-                                                              else " (0 means all)" if field == "top" else ""))
+            raise InputError(field, f"{value} is not >= 0{note}")
     if not request.company.id:
         raise InputError("company.id", "name the company that builds")
 
