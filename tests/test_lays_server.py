@@ -55,7 +55,8 @@ def lays_request(**extra) -> moves_pb2.LaysRequest:
 
 
 def answer(message) -> dict:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
 
 
 def library_moves(result: dict) -> list[dict]:

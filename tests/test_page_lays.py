@@ -35,7 +35,8 @@ def test_best_lays_marks_the_best_hexes_and_draws_a_lay(browser, server):  # noq
     wait.until(lambda b: b.find_element("id", "status").text.startswith(f"with {best['hex']}"))
     status = browser.find_element("id", "status").text
     assert f"best run {best['revenue_after']}" in status and f"(+{best['gain']})" in status
-    labels = browser.execute_script("return [...document.querySelectorAll('#layer-labels text')].map(t => t.textContent)")
+    labels = browser.execute_script(
+        "return [...document.querySelectorAll('#layer-labels text')].map(t => t.textContent)")
     assert f"{best['hex']} #{best['tile']}" in labels          # the tile laid is on the map
     assert browser.execute_script("return document.querySelectorAll('#layer-routes g.route').length") > 0
     assert browser.find_element("id", "total").text == str(best["revenue_after"])
