@@ -8,6 +8,9 @@ The public API (each takes and returns proto3-JSON dicts of the revenue.v1 messa
 - deliveries(request, deadline=None, cancel=None, memory_mb=None): Steam's best goods deliveries
 - replay_game(export, deadline_ms=None, cancel=None): each operating turn of an 18xx.games export, played and best run
 - suggest(export, deadline_ms=None, cancel=None): the best next run of a game in progress, or what the game waits for
+- legal_lays(request, player_privates=None), legal_tokens(request): every legal tile lay and station token
+- value_lays(request, deadline_ms=None, top=None, player_privates=None), value_tokens(request, deadline_ms=None,
+  top=None): each legal lay or token valued by the best run it makes possible, best first
 - InputError: bad input, naming its field
 
 Names are imported when first used, so `import revenue` stays light (no Numba until a solve).
@@ -24,6 +27,10 @@ _API = {
     "InputError": "revenue.errors",
     "replay_game": "revenue.game.analysis",
     "suggest": "revenue.game.analysis",
+    "legal_lays": "revenue.moves",
+    "legal_tokens": "revenue.moves",
+    "value_lays": "revenue.moves",
+    "value_tokens": "revenue.moves",
 }
 
 __all__ = sorted(_API)

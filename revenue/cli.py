@@ -471,6 +471,7 @@ def suggest(file: str, as_json: bool, deadline_ms: int | None) -> None:
         click.echo(json.dumps(result, indent=2))
         return
     out = console()
+    _print_next_moves(result, out)
     if "waiting_for" in result:
         out.print(f"waiting for {result['waiting_for']}")
         return
@@ -481,6 +482,21 @@ def suggest(file: str, as_json: bool, deadline_ms: int | None) -> None:
               + ("" if best["optimal"] else " [yellow](not proved: stopped at the deadline)[/yellow]"))
     out.print("run_routes action:")
     click.echo(json.dumps(result["run_routes"], separators=(",", ":")))
+
+
+def _print_next_moves(result: dict, out) -> None:
+    """The best lays and tokens a suggestion lists (revenue.game.next_moves), when it lists them."""
+    for kind, columns in (("lays", ("hex", "tile", "rotation")), ("tokens", ("hex", "city"))):
+        listed = result.get(kind)
+        if not listed:
+            continue
+        out.print(f"{listed['company']}'s best {kind} (of {listed['legal']} legal; best run now "
+                  f"{listed['base_revenue']}):")
+        table = Table(*columns, "cost", "revenue after", "gain")
+        for move in listed["moves"]:
+            table.add_row(*(str(move[c]) for c in columns), str(move["cost"]), str(move["revenue_after"]),
+                          f"{move['gain']:+d}")
+        out.print(table)
 
 
 # ---- Steam deliveries ---------------------------------------------------------------------------------

@@ -158,6 +158,20 @@ class RouteClient:
         message = self._message(request, steam_pb2.DeliveriesRequest)
         return _as_dict(self._call(self.stub.Deliveries, message, timeout))
 
+    def lays(self, request: dict, timeout: float | None = None) -> dict:
+        """Every legal tile lay of the company, each valued by the best run it makes (LaysResponse)."""
+        from .v1 import moves_pb2
+
+        message = self._message(request, moves_pb2.LaysRequest)
+        return _as_dict(self._call(self.stub.Lays, message, timeout))
+
+    def tokens(self, request: dict, timeout: float | None = None) -> dict:
+        """Every legal station token of the company, each valued likewise (TokensResponse)."""
+        from .v1 import moves_pb2
+
+        message = self._message(request, moves_pb2.TokensRequest)
+        return _as_dict(self._call(self.stub.Tokens, message, timeout))
+
     @staticmethod
     def _message(request: dict, message_type):
         return json_format.ParseDict(api.parse_request(request, message_type), message_type())

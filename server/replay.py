@@ -25,6 +25,7 @@ from revenue.errors import InputError, Interrupted, clip
 from revenue.v1 import replay_pb2, revenue_pb2
 
 from .calls import LOGGED_CHARS, Call, ServiceError, Work, remaining, report_unheard
+from .moves import answer_message
 from .protojson import struct_dict
 
 
@@ -92,6 +93,10 @@ def suggestion_message(result: dict) -> replay_pb2.SuggestResponse:
                                                           ignore_unknown_fields=True))
     if result.get("request"):
         message.request.CopyFrom(json_format.ParseDict(result["request"], revenue_pb2.SolveRequest()))
+    for kind in ("lays", "tokens"):     # the builder's best moves (revenue.game.next_moves)
+        if result.get(kind):
+            message.builder = result[kind]["company"]
+            getattr(message, kind).CopyFrom(answer_message(result[kind], kind == "lays"))
     return message
 
 

@@ -21,13 +21,14 @@ from revenue.bounds import size_violations
 from revenue.cache import ByteLRU
 from revenue.errors import InputError, Interrupted
 from revenue.optimizer import solve
-from revenue.v1 import replay_pb2, revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
+from revenue.v1 import moves_pb2, replay_pb2, revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
 
 from .admission import Admission
 from .board_cache import Boards
 from .calls import BadRequest, Call, Margin, ServiceError, Work, remaining, report_unheard, safe_deserializer
 from .limits import Limits, check_limits
 from .protojson import request_dict
+from .moves import MoveMethods
 from .replay import GameMethods
 
 SERVICE_NAME = "revenue.v1.RouteService"
@@ -75,6 +76,7 @@ class RouteService:
         self._titles: revenue_pb2.ListTitlesResponse | None = None
         self._titles_lock = threading.Lock()
         self.games = GameMethods(self)      # Replay and Suggest (server/replay.py)
+        self.moves = MoveMethods(self)      # Lays and Tokens (server/moves.py)
 
     # ---- plumbing ------------------------------------------------------------------------------------
 
@@ -83,7 +85,9 @@ class RouteService:
                 ("ListTitles", "_list_titles", revenue_pb2.ListTitlesRequest, revenue_pb2.ListTitlesResponse),
                 ("Deliveries", "_deliveries", steam_pb2.DeliveriesRequest, steam_pb2.DeliveriesResponse),
                 ("Dividends", "_dividends", revenue_pb2.DividendsRequest, revenue_pb2.DividendsResponse),
-                ("Suggest", "_suggest", replay_pb2.SuggestRequest, replay_pb2.SuggestResponse))
+                ("Suggest", "_suggest", replay_pb2.SuggestRequest, replay_pb2.SuggestResponse),
+                ("Lays", "_lays", moves_pb2.LaysRequest, moves_pb2.LaysResponse),
+                ("Tokens", "_tokens", moves_pb2.TokensRequest, moves_pb2.TokensResponse))
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The methods for a (sync) grpc.server."""
@@ -418,3 +422,9 @@ class RouteService:
 
     def _suggest(self, request, context, call) -> Work:
         return self.games.suggest(request, context, call)
+
+    def _lays(self, request, context, call) -> Work:
+        return self.moves.lays(request, context, call)
+
+    def _tokens(self, request, context, call) -> Work:
+        return self.moves.tokens(request, context, call)

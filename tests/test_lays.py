@@ -250,6 +250,17 @@ def test_valuing_stops_at_the_deadline_with_what_it_has():
     assert valued["valued"] < valued["legal"] and not valued["complete"]
 
 
+def test_valuing_stops_once_cancelled():
+    import threading
+
+    request = _late_lay("1889_314")["request"]
+    cancel = threading.Event()
+    cancel.set()
+    valued = value_lays(request, cancel=cancel)
+    assert valued["valued"] == 0 < valued["legal"] and not valued["complete"]
+    assert value_tokens(request, cancel=cancel)["valued"] == 0
+
+
 # ---- the commands ------------------------------------------------------------------------------------------
 
 def test_the_lays_and_tokens_commands(tmp_path):

@@ -24,8 +24,12 @@ def test_the_documented_names_are_the_librarys_functions():
     from revenue.game.analysis import replay_game, suggest
 
     assert revenue.replay_game is replay_game and revenue.suggest is suggest
+    from revenue.moves import legal_lays, legal_tokens, value_lays, value_tokens
+
+    assert revenue.legal_lays is legal_lays and revenue.legal_tokens is legal_tokens
+    assert revenue.value_lays is value_lays and revenue.value_tokens is value_tokens
     assert set(revenue.__all__) == {"solve", "evaluate", "dividends", "deliveries", "InputError", "replay_game",
-                                    "suggest"}
+                                    "suggest", "legal_lays", "legal_tokens", "value_lays", "value_tokens"}
     with pytest.raises(AttributeError):
         revenue.no_such_name
 

@@ -10,12 +10,14 @@ EvaluateResponse, `best` a SolveResponse.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Iterator
 
 from ..errors import InputError, Interrupted
 from ..evaluation import evaluate
 from ..optimizer import solve
 from .actions import MESSAGE
+from .next_moves import next_moves
 from .replay import steps, turns
 from .state import GameState
 
@@ -62,19 +64,22 @@ def suggest(export: dict, deadline_ms: int | None = None, cancel: threading.Even
     operating turn has begun, it has not run yet and has trains): {company, round, best (a SolveResponse),
     run_routes (the action ready to submit, its trains named by the game's train ids), request (the
     SolveRequest solved: the board and company of that moment)}. Otherwise {waiting_for: what the game
-    waits for, as precisely as the replay knows it}. Setting `cancel` stops the search and raises
-    Interrupted."""
-    deadline = _seconds(deadline_ms)
+    waits for, as precisely as the replay knows it}. While the operating company may still lay track or
+    place a token: also `lays` and `tokens`, the best few (next_moves), valued within half of the deadline
+    when a run is suggested too. Setting `cancel` stops the search and raises Interrupted."""
+    started, seconds = time.perf_counter(), _seconds(deadline_ms)
     state, last, passes = _final_state(export)
     company, waiting = _next_runner(state, last, passes, export)
+    moves = next_moves(state, last, seconds * 1000 / (1 if company is None else 2), cancel)
+    _check(cancel)
     if company is None:
-        return {"waiting_for": waiting}
+        return {"waiting_for": waiting, **moves}
     request = state.request(company, running=True)
     _check(cancel)
-    best = solve(request, deadline=deadline, cancel=cancel)
+    best = solve(request, deadline=max(seconds - (time.perf_counter() - started), seconds / 2), cancel=cancel)
     _check(cancel)
     return {"company": company, "round": state.round_name, "best": best, "run_routes": best["run_routes"],
-            "request": request}
+            "request": request, **moves}
 
 
 def _check(cancel: threading.Event | None) -> None:

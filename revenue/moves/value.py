@@ -14,39 +14,44 @@ from .tokens import tokens_on
 
 
 def value_lays(request: dict, deadline_ms: float | None = None, top: int | None = None,
-               player_privates=None) -> dict:
+               player_privates=None, cancel=None, memory_mb: float | None = None) -> dict:
     """{base_revenue, base_optimal, moves: [{hex, tile, rotation, cost, revenue_after, gain, optimal}],
     legal, valued, complete, elapsed_ms}: every legal lay (revenue.moves.lays) solved on the board it
     makes, best first (then the cheapest); `top` keeps the best so many. With a deadline, the lays valued
-    before it (`valued` of `legal`; `complete` False when some were left)."""
+    before it (`valued` of `legal`; `complete` False when some were left); likewise once `cancel` (an
+    event, as solve takes it) is set. `memory_mb` caps each search's memory, as solve's does."""
     board, company, cash = read_request(request)
     spec = request.get("company") or {}
     moves = list(lays_on(board, company, cash, spec.get("privates") or (), player_privates,
                          spec.get("trains") or ()))
-    return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top)
+    return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top,
+                  cancel, memory_mb)
 
 
-def value_tokens(request: dict, deadline_ms: float | None = None, top: int | None = None) -> dict:
+def value_tokens(request: dict, deadline_ms: float | None = None, top: int | None = None, cancel=None,
+                 memory_mb: float | None = None) -> dict:
     """As value_lays, for every legal station token: moves [{hex, city, cost, revenue_after, gain,
     optimal}]."""
     board, company, cash = read_request(request)
     moves = list(tokens_on(board, company, cash))
-    return _value(request, board, moves, lambda move: with_token(request, company, move), deadline_ms, top)
+    return _value(request, board, moves, lambda move: with_token(request, company, move), deadline_ms, top,
+                  cancel, memory_mb)
 
 
-def _value(request, board, moves, changed, deadline_ms, top) -> dict:
+def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None) -> dict:
     from .. import solve
 
     started = time.perf_counter()
     end = None if deadline_ms is None else started + deadline_ms / 1000.0
     left = _left(end)
-    base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS))
+    base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS),
+                 cancel=cancel, memory_mb=memory_mb)
     valued = []
     for move in moves:
         left = _left(end)
-        if left is not None and left <= 0:
+        if (left is not None and left <= 0) or (cancel is not None and cancel.is_set()):
             break
-        result = solve(changed(move), deadline=left)
+        result = solve(changed(move), deadline=left, cancel=cancel, memory_mb=memory_mb)
         after = int(result.get("revenue") or 0)
         valued.append({**move, "revenue_after": after, "gain": after - int(base.get("revenue") or 0),
                        "optimal": bool(result.get("optimal"))})

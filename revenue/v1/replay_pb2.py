@@ -23,22 +23,23 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from revenue.v1 import moves_pb2 as revenue_dot_v1_dot_moves__pb2
 from revenue.v1 import revenue_pb2 as revenue_dot_v1_dot_revenue__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17revenue/v1/replay.proto\x12\nrevenue.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x18revenue/v1/revenue.proto\"b\n\rReplayRequest\x12\'\n\x06\x65xport\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x02 \x01(\x05\x12\x13\n\x0b\x65xport_json\x18\x03 \x01(\t\"\xef\x01\n\nReplayTurn\x12\x11\n\taction_id\x18\x01 \x01(\x05\x12\r\n\x05round\x18\x02 \x01(\t\x12\x0f\n\x07\x63ompany\x18\x03 \x01(\t\x12)\n\x07request\x18\x04 \x01(\x0b\x32\x18.revenue.v1.SolveRequest\x12,\n\x06played\x18\x05 \x01(\x0b\x32\x1c.revenue.v1.EvaluateResponse\x12\'\n\x04\x62\x65st\x18\x06 \x01(\x0b\x32\x19.revenue.v1.SolveResponse\x12\x11\n\x04left\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12\x10\n\x08\x64ividend\x18\x08 \x01(\tB\x07\n\x05_left\"c\n\x0eSuggestRequest\x12\'\n\x06\x65xport\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x02 \x01(\x05\x12\x13\n\x0b\x65xport_json\x18\x03 \x01(\t\"\xcb\x01\n\x0fSuggestResponse\x12\x0f\n\x07\x63ompany\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\t\x12\'\n\x04\x62\x65st\x18\x03 \x01(\x0b\x32\x19.revenue.v1.SolveResponse\x12/\n\nrun_routes\x18\x04 \x01(\x0b\x32\x1b.revenue.v1.RunRoutesAction\x12\x13\n\x0bwaiting_for\x18\x05 \x01(\t\x12)\n\x07request\x18\x06 \x01(\x0b\x32\x18.revenue.v1.SolveRequestb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17revenue/v1/replay.proto\x12\nrevenue.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16revenue/v1/moves.proto\x1a\x18revenue/v1/revenue.proto\"b\n\rReplayRequest\x12\'\n\x06\x65xport\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x02 \x01(\x05\x12\x13\n\x0b\x65xport_json\x18\x03 \x01(\t\"\xef\x01\n\nReplayTurn\x12\x11\n\taction_id\x18\x01 \x01(\x05\x12\r\n\x05round\x18\x02 \x01(\t\x12\x0f\n\x07\x63ompany\x18\x03 \x01(\t\x12)\n\x07request\x18\x04 \x01(\x0b\x32\x18.revenue.v1.SolveRequest\x12,\n\x06played\x18\x05 \x01(\x0b\x32\x1c.revenue.v1.EvaluateResponse\x12\'\n\x04\x62\x65st\x18\x06 \x01(\x0b\x32\x19.revenue.v1.SolveResponse\x12\x11\n\x04left\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12\x10\n\x08\x64ividend\x18\x08 \x01(\tB\x07\n\x05_left\"c\n\x0eSuggestRequest\x12\'\n\x06\x65xport\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x02 \x01(\x05\x12\x13\n\x0b\x65xport_json\x18\x03 \x01(\t\"\xb0\x02\n\x0fSuggestResponse\x12\x0f\n\x07\x63ompany\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\t\x12\'\n\x04\x62\x65st\x18\x03 \x01(\x0b\x32\x19.revenue.v1.SolveResponse\x12/\n\nrun_routes\x18\x04 \x01(\x0b\x32\x1b.revenue.v1.RunRoutesAction\x12\x13\n\x0bwaiting_for\x18\x05 \x01(\t\x12)\n\x07request\x18\x06 \x01(\x0b\x32\x18.revenue.v1.SolveRequest\x12\x0f\n\x07\x62uilder\x18\x07 \x01(\t\x12&\n\x04lays\x18\x08 \x01(\x0b\x32\x18.revenue.v1.LaysResponse\x12*\n\x06tokens\x18\t \x01(\x0b\x32\x1a.revenue.v1.TokensResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'revenue.v1.replay_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REPLAYREQUEST']._serialized_start=95
-  _globals['_REPLAYREQUEST']._serialized_end=193
-  _globals['_REPLAYTURN']._serialized_start=196
-  _globals['_REPLAYTURN']._serialized_end=435
-  _globals['_SUGGESTREQUEST']._serialized_start=437
-  _globals['_SUGGESTREQUEST']._serialized_end=536
-  _globals['_SUGGESTRESPONSE']._serialized_start=539
-  _globals['_SUGGESTRESPONSE']._serialized_end=742
+  _globals['_REPLAYREQUEST']._serialized_start=119
+  _globals['_REPLAYREQUEST']._serialized_end=217
+  _globals['_REPLAYTURN']._serialized_start=220
+  _globals['_REPLAYTURN']._serialized_end=459
+  _globals['_SUGGESTREQUEST']._serialized_start=461
+  _globals['_SUGGESTREQUEST']._serialized_end=560
+  _globals['_SUGGESTRESPONSE']._serialized_start=563
+  _globals['_SUGGESTRESPONSE']._serialized_end=867
 # @@protoc_insertion_point(module_scope)

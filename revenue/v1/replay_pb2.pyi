@@ -1,4 +1,5 @@
 from google.protobuf import struct_pb2 as _struct_pb2
+from revenue.v1 import moves_pb2 as _moves_pb2
 from revenue.v1 import revenue_pb2 as _revenue_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -48,17 +49,23 @@ class SuggestRequest(_message.Message):
     def __init__(self, export: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., export_json: _Optional[str] = ...) -> None: ...
 
 class SuggestResponse(_message.Message):
-    __slots__ = ("company", "round", "best", "run_routes", "waiting_for", "request")
+    __slots__ = ("company", "round", "best", "run_routes", "waiting_for", "request", "builder", "lays", "tokens")
     COMPANY_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     BEST_FIELD_NUMBER: _ClassVar[int]
     RUN_ROUTES_FIELD_NUMBER: _ClassVar[int]
     WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
+    BUILDER_FIELD_NUMBER: _ClassVar[int]
+    LAYS_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
     company: str
     round: str
     best: _revenue_pb2.SolveResponse
     run_routes: _revenue_pb2.RunRoutesAction
     waiting_for: str
     request: _revenue_pb2.SolveRequest
-    def __init__(self, company: _Optional[str] = ..., round: _Optional[str] = ..., best: _Optional[_Union[_revenue_pb2.SolveResponse, _Mapping]] = ..., run_routes: _Optional[_Union[_revenue_pb2.RunRoutesAction, _Mapping]] = ..., waiting_for: _Optional[str] = ..., request: _Optional[_Union[_revenue_pb2.SolveRequest, _Mapping]] = ...) -> None: ...
+    builder: str
+    lays: _moves_pb2.LaysResponse
+    tokens: _moves_pb2.TokensResponse
+    def __init__(self, company: _Optional[str] = ..., round: _Optional[str] = ..., best: _Optional[_Union[_revenue_pb2.SolveResponse, _Mapping]] = ..., run_routes: _Optional[_Union[_revenue_pb2.RunRoutesAction, _Mapping]] = ..., waiting_for: _Optional[str] = ..., request: _Optional[_Union[_revenue_pb2.SolveRequest, _Mapping]] = ..., builder: _Optional[str] = ..., lays: _Optional[_Union[_moves_pb2.LaysResponse, _Mapping]] = ..., tokens: _Optional[_Union[_moves_pb2.TokensResponse, _Mapping]] = ...) -> None: ...

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from revenue.v1 import moves_pb2 as revenue_dot_v1_dot_moves__pb2
 from revenue.v1 import replay_pb2 as revenue_dot_v1_dot_replay__pb2
 from revenue.v1 import revenue_pb2 as revenue_dot_v1_dot_revenue__pb2
 from revenue.v1 import steam_pb2 as revenue_dot_v1_dot_steam__pb2
@@ -85,6 +86,16 @@ class RouteServiceStub:
                 request_serializer=revenue_dot_v1_dot_replay__pb2.SuggestRequest.SerializeToString,
                 response_deserializer=revenue_dot_v1_dot_replay__pb2.SuggestResponse.FromString,
                 _registered_method=True)
+        self.Lays = channel.unary_unary(
+                '/revenue.v1.RouteService/Lays',
+                request_serializer=revenue_dot_v1_dot_moves__pb2.LaysRequest.SerializeToString,
+                response_deserializer=revenue_dot_v1_dot_moves__pb2.LaysResponse.FromString,
+                _registered_method=True)
+        self.Tokens = channel.unary_unary(
+                '/revenue.v1.RouteService/Tokens',
+                request_serializer=revenue_dot_v1_dot_moves__pb2.TokensRequest.SerializeToString,
+                response_deserializer=revenue_dot_v1_dot_moves__pb2.TokensResponse.FromString,
+                _registered_method=True)
 
 
 class RouteServiceServicer:
@@ -159,6 +170,20 @@ class RouteServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Lays(self, request, context):
+        """Every legal tile lay of the company, each valued by the best run it makes possible (moves.proto).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Tokens(self, request, context):
+        """Every legal station token of the company, valued likewise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RouteServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -201,6 +226,16 @@ def add_RouteServiceServicer_to_server(servicer, server):
                     servicer.Suggest,
                     request_deserializer=revenue_dot_v1_dot_replay__pb2.SuggestRequest.FromString,
                     response_serializer=revenue_dot_v1_dot_replay__pb2.SuggestResponse.SerializeToString,
+            ),
+            'Lays': grpc.unary_unary_rpc_method_handler(
+                    servicer.Lays,
+                    request_deserializer=revenue_dot_v1_dot_moves__pb2.LaysRequest.FromString,
+                    response_serializer=revenue_dot_v1_dot_moves__pb2.LaysResponse.SerializeToString,
+            ),
+            'Tokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.Tokens,
+                    request_deserializer=revenue_dot_v1_dot_moves__pb2.TokensRequest.FromString,
+                    response_serializer=revenue_dot_v1_dot_moves__pb2.TokensResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -428,6 +463,60 @@ class RouteService:
             '/revenue.v1.RouteService/Suggest',
             revenue_dot_v1_dot_replay__pb2.SuggestRequest.SerializeToString,
             revenue_dot_v1_dot_replay__pb2.SuggestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Lays(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/revenue.v1.RouteService/Lays',
+            revenue_dot_v1_dot_moves__pb2.LaysRequest.SerializeToString,
+            revenue_dot_v1_dot_moves__pb2.LaysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Tokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/revenue.v1.RouteService/Tokens',
+            revenue_dot_v1_dot_moves__pb2.TokensRequest.SerializeToString,
+            revenue_dot_v1_dot_moves__pb2.TokensResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -17,6 +17,7 @@ const page = {
   geometryKey: "",   // the board JSON the geometry is for
   controller: null,  // AbortController of the running call
   drawing: null,     // the board being drawn (a promise)
+  solved: null,      // the SolveRequest of the suggestion shown (lays.js values its lays)
 };
 
 const game = {
@@ -185,6 +186,7 @@ async function run() {
   }
   const request = page.request;
   if (!request) return;
+  page.solved = null;
   await page.drawing;
   if (page.controller) page.controller.abort();
   const controller = page.controller = new AbortController();
@@ -651,6 +653,7 @@ async function suggestRun() {
     if (answer.request && answer.request.board) {     // the board of that moment, when the server gives it
       $("request").value = page.text = JSON.stringify(answer.request, null, 1);   // to solve it again
       page.request = answer.request;
+      page.solved = answer.request;
       page.drawing = drawBoard(answer.request);
       await page.drawing;
       drawRoutes(best.routes || []);

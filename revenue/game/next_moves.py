@@ -1,0 +1,60 @@
+"""What the operating company of a game in progress may build at its track or token step: the best few
+legal tile lays and station tokens (revenue.moves), each valued by the best run it makes possible, on the
+board of that moment. The game state keeps no cash, so the lays and tokens are not limited by it; the
+privates that block hexes are those no corporation owns (the players')."""
+from __future__ import annotations
+
+from ..moves import value_lays, value_tokens
+from ..moves.title_rules import lay_rules
+from .state import GameState
+
+TOP = 5     # the moves a suggestion lists, of each kind
+
+
+def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = None, cancel=None) -> dict:
+    """{"lays": {...}, "tokens": {...}} (each value_lays's / value_tokens's answer with its best TOP moves,
+    and the `company`; half of `deadline_ms` for each) for the
+    company whose operating turn is open before its run (`company` in each): lays while it has neither laid
+    nor placed a token, tokens while it has placed none; {} when no such company is known. The state
+    is moved on to that company's turn when it has yet to begin (its home token placed)."""
+    company, done = _builder(state, last)
+    if company is None:
+        return {}
+    request = state.request(company, running=True)
+    out = {}
+    budget = None if deadline_ms is None else deadline_ms / 2
+    if done is None:
+        valued = value_lays(request, deadline_ms=budget, top=TOP, player_privates=player_privates(state),
+                            cancel=cancel)
+        out["lays"] = _listed(company, valued)
+    if done in (None, "lay_tile"):
+        out["tokens"] = _listed(company, value_tokens(request, deadline_ms=budget, top=TOP, cancel=cancel))
+    return out
+
+
+def _builder(state: GameState, last: dict | None) -> tuple[str | None, str | None]:
+    """(the company at its track or token step, the building step it took last: None, "lay_tile" or
+    another), or (None, None): the operator before its run, or else the one corporation of the round left
+    to operate (its turn begins with the track step)."""
+    if state.round_kind != "operating" or state.ended is not None or last is None:
+        return None, None
+    operator = state.operator
+    turn_over = operator is None or state.last_rank >= 3 or (
+        last.get("entity") == operator and last.get("type") == "pass")
+    if not turn_over:
+        return operator, (last.get("type") if state.last_rank else None)
+    left = [c for c in state.floated if c not in state.or_operated]
+    if len(left) == 1 and not state.southern_formed:
+        state.enter(-1, {"type": "lay_tile", "entity": left[0], "entity_type": "corporation"})
+        return left[0], None
+    return None, None
+
+
+def player_privates(state: GameState) -> set[str]:
+    """The privates that block hexes and that no corporation owns, nor have closed."""
+    return {p for p in lay_rules(state.name).blocks
+            if state.company_owner.get(p) not in state.corporations and p not in state.closed}
+
+
+def _listed(company: str, valued: dict) -> dict:
+    return {"company": company, **valued}
