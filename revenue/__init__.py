@@ -3,10 +3,11 @@
 The public API (each takes and returns proto3-JSON dicts of the revenue.v1 messages):
 
 - solve(request, deadline=None, on_improve=None, cancel=None, memory_mb=None): the best routes, proved
-- evaluate(request): legality and revenue of given routes
-- dividends(request): what a run pays under each dividend kind
+- evaluate(request, deadline=None, cancel=None, memory_mb=None): legality and revenue of given routes
+- dividends(request, deadline=None, cancel=None, memory_mb=None): what a run pays under each dividend kind
 - deliveries(request, deadline=None, cancel=None, memory_mb=None): Steam's best goods deliveries
-- InputError: bad input, naming its field
+- InputError: bad input, naming its field (also a board whose track graph passes the memory cap)
+- Interrupted: a deadline or cancel that ended a call before it had an answer (the track graph unbuilt)
 
 Names are imported when first used, so `import revenue` stays light (no Numba until a solve).
 """
@@ -20,6 +21,7 @@ _API = {
     "dividends": "revenue.payout",
     "deliveries": "revenue.steam",
     "InputError": "revenue.errors",
+    "Interrupted": "revenue.errors",
 }
 
 __all__ = sorted(_API)

@@ -13,15 +13,15 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def test_the_documented_names_are_the_librarys_functions():
-    from revenue.errors import InputError
+    from revenue.errors import InputError, Interrupted
     from revenue.evaluation import evaluate
     from revenue.optimizer import solve
     from revenue.payout import dividends
     from revenue.steam import deliveries
 
     assert revenue.solve is solve and revenue.evaluate is evaluate and revenue.dividends is dividends
-    assert revenue.deliveries is deliveries and revenue.InputError is InputError
-    assert set(revenue.__all__) == {"solve", "evaluate", "dividends", "deliveries", "InputError"}
+    assert revenue.deliveries is deliveries and revenue.InputError is InputError and revenue.Interrupted is Interrupted
+    assert set(revenue.__all__) == {"solve", "evaluate", "dividends", "deliveries", "InputError", "Interrupted"}
     with pytest.raises(AttributeError):
         revenue.no_such_name
 

@@ -55,6 +55,9 @@ def _highs():
                 os.close(devnull)
             _highs_ready = True
     h = highspy.Highs()
+    # highspy hands the solver itself to HiGHS as its callbacks' data: a cycle through C++ that no
+    # collection sees, which would keep every solver (and its model) alive. Program sets its own.
+    h.disableCallbacks()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("mip_rel_gap", 0.0)
@@ -140,6 +143,13 @@ class Program:
 
     def solve(self, stop: np.ndarray, until: float, better: Callable[[list | None], int],
               first_until: float | None = None, cut_short: Callable[[], None] | None = None) -> None:
+        try:
+            self._solve(stop, until, better, first_until, cut_short)
+        finally:
+            self._unlisten()
+
+    def _solve(self, stop: np.ndarray, until: float, better: Callable[[list | None], int],
+               first_until: float | None, cut_short: Callable[[], None] | None) -> None:
         """Solve for runs that beat the best known, cut the cycles of the best solution and solve again,
         until its trains' chains form paths, no run beats the best known, `until` (perf_counter) passes
         or `stop` is set. `better(paths)` hands a solution's paths (per train: nodes, chains) to the
@@ -243,6 +253,11 @@ class Program:
             self.h.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
         return state
 
+    def _unlisten(self) -> None:
+        """The callback of _listen let go: HiGHS holds it from C++, where no collection sees the cycle it
+        closes (the solver, the callback, this program, `better` and the search's routes)."""
+        self.h.setCallback(None, None)
+
     def reoptimise(self, free: list[int], taken: np.ndarray, floor: int, stop: np.ndarray, until: float,
                    better: Callable[[list | None], int]) -> tuple[bool, int | None]:
         """A neighbourhood of a run (after solve(), which adds the objective row): the best routes of the
@@ -300,6 +315,7 @@ class Program:
                     self._cut(nodes)
             return False, None
         finally:
+            self._unlisten()
             h.changeColsBounds(len(changed), changed, lower, upper0[changed])
             for r in rows:
                 h.changeRowBounds(r, 0.0, self.inf)
