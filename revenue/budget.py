@@ -68,7 +68,7 @@ def call_budget(deadline: float | None = None, cancel: threading.Event | None = 
     if outer is not _UNBOUNDED:
         yield outer
         return
-    budget = Budget(MEMORY_MB if memory_mb is None else memory_mb)
+    budget = Budget(MEMORY_MB if memory_mb is None else memory_mb, MAX_WALK_STEPS)
     until = None if deadline is None else time.perf_counter() + deadline
     ticket = WATCHDOG.watch(budget.stop, until, cancel) if until is not None or cancel is not None else None
     token = _CURRENT.set(budget)
