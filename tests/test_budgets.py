@@ -22,7 +22,7 @@ from revenue.optimizer import Cancel
 from server.admission import Admission
 
 from .hostile_boards import all_pairs_board, evaluate_request, mixed_board
-from .server_helpers import ROOT, wait_until
+from .server_helpers import ROOT, running, stub, violations, wait_until
 
 SLACK = 1.0     # seconds past its deadline a call may take to end
 
@@ -107,6 +107,41 @@ def test_hostile_boards_on_the_command_line():
     assert proc.returncode == 2 and "error: board: the track graph" in proc.stderr, proc.stderr
     assert seconds < startup + 10.0 + SLACK
     assert peak_mb < 256 + 256, peak_mb    # (the process's own ~200 MB of modules and kernels included)
+
+
+@pytest.mark.slow
+def test_hostile_boards_in_the_service_end_within_their_deadline_and_others_are_served():
+    import grpc
+    from google.protobuf import json_format
+
+    from revenue.v1 import revenue_pb2
+
+    def message(request: dict, kind):
+        return json_format.ParseDict(request, kind())
+
+    with running(workers=2, max_queue=4, max_compute_ms=10_000) as server:
+        rpc, channel = stub(server)
+        try:
+            pairs = message(all_pairs_board(20), revenue_pb2.SolveRequest)
+            calls = [rpc.Solve.future(pairs, timeout=2.0) for _ in range(2)]     # both workers
+            started = time.perf_counter()
+            for call in calls:
+                with pytest.raises(grpc.RpcError) as err:
+                    call.result()
+                assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert time.perf_counter() - started < 2.0 + SLACK
+            # the workers are free again at once
+            assert rpc.Solve(message(all_pairs_board(4), revenue_pb2.SolveRequest), timeout=5).optimal
+            with pytest.raises(grpc.RpcError) as err:
+                rpc.Evaluate(message(evaluate_request(all_pairs_board(16)), revenue_pb2.EvaluateRequest), timeout=1.5)
+            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            started = time.perf_counter()
+            with pytest.raises(grpc.RpcError) as err:
+                rpc.Solve(message(mixed_board(400), revenue_pb2.SolveRequest), timeout=10)
+            assert [f for f, _ in violations(err.value)] == ["board"]
+            assert time.perf_counter() - started < 10.0
+        finally:
+            channel.close()
 
 
 def test_admission_says_when_every_turn_is_stuck():

@@ -10,7 +10,7 @@ import pytest
 
 from revenue import tiles
 from revenue.cache import GRAPH_CACHE_BYTES, MB, TILE_CACHE_BYTES, ByteLRU
-from revenue.errors import InputError
+from revenue.errors import InputError, Interrupted
 from revenue.graph_cache import _GRAPH_BYTES, graph_for
 
 
@@ -103,7 +103,10 @@ def test_nothing_a_search_built_outlives_it():
     from .hostile_boards import mixed_board
 
     for seed in (1, 3, 5):     # 36 hexes: the large-board path, the integer program included
-        solve(mixed_board(36, seed), deadline=1.0)
+        try:
+            solve(mixed_board(36, seed), deadline=1.0)
+        except Interrupted:     # (a track graph not built in time on a busy machine)
+            pass
     _clear_graphs()
     gc.collect()
     alive = [type(o).__name__ for o in gc.get_objects() if isinstance(o, (Graph, Problem, Program, RouteSet))]
@@ -113,6 +116,7 @@ def test_nothing_a_search_built_outlives_it():
 _DISTINCT_BOARDS = """
 import gc, json, sys
 from revenue import graph_cache, solve
+from revenue.errors import InputError, Interrupted
 from server.app import _fixed_mmap_threshold
 from tests.hostile_boards import mixed_board
 from tests.test_memory import _clear_graphs, rss_mb
@@ -121,7 +125,7 @@ _fixed_mmap_threshold()     # as the service does
 def run(seed):
     try:
         solve(mixed_board(36, seed), deadline=0.5)
-    except ValueError:      # (InputError: a board whose track graph passes the memory cap)
+    except (InputError, Interrupted):   # a track graph past the memory cap, or not built in time
         pass
 for seed in (0, 1):
     run(seed)
