@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
 
 import numpy as np
 
@@ -21,20 +19,30 @@ from .watchdog import WATCHDOG
 
 MEMORY_MB = 256     # the track graph's memory cap without one given (as a search's, revenue.optimizer.search)
 # A walk's steps (a path followed or given up) past which a board is refused whatever the deadline: about
-# 20 s of one core; the largest title boards take below a million.
-MAX_WALK_STEPS = 2_000_000_000
+# 3 s of one core; every title board and real game state walks in under a million.
+MAX_WALK_STEPS = 200_000_000
 
 
 class Budget:
-    """One call's stop flag (set at its deadline or cancel by the process's watchdog) and the walk's caps
-    (revenue.core.track.walk_chains: steps, bytes)."""
+    """One call's deadline (`until`, perf_counter), cancel and caps for the walk of its track graph
+    (revenue.core.track.walk_chains: steps, bytes). Its stop flag is made, and watched by the process's
+    watchdog, once a walk asks for it (walk_args): a call whose graph is remembered costs nothing more."""
 
-    __slots__ = ("stop", "caps", "memory_mb")
+    __slots__ = ("memory_mb", "max_steps", "until", "cancel", "stop", "ticket")
 
-    def __init__(self, memory_mb: float = MEMORY_MB, max_steps: int = MAX_WALK_STEPS):
-        self.stop = np.zeros(1, dtype=np.int64)
-        self.memory_mb = memory_mb
-        self.caps = np.array([max_steps, int(memory_mb * (1 << 20))], dtype=np.int64)
+    def __init__(self, memory_mb: float = MEMORY_MB, max_steps: int = MAX_WALK_STEPS, until: float | None = None,
+                 cancel: threading.Event | None = None):
+        self.memory_mb, self.max_steps, self.until, self.cancel = memory_mb, max_steps, until, cancel
+        self.stop: np.ndarray | None = None
+        self.ticket: int | None = None
+
+    def walk_args(self) -> tuple[np.ndarray, np.ndarray]:
+        """The walk's stop flag (set at the deadline or cancel from now on) and caps."""
+        if self.stop is None:
+            self.stop = np.zeros(1, dtype=np.int64)
+            if self.until is not None or self.cancel is not None:
+                self.ticket = WATCHDOG.watch(self.stop, self.until, self.cancel)
+        return self.stop, np.array([self.max_steps, int(self.memory_mb * (1 << 20))], dtype=np.int64)
 
     def check_walk(self, status: int) -> None:
         """Raise for a walk (a track's status) cut short: Interrupted when stopped, InputError past a cap."""
@@ -45,7 +53,7 @@ class Budget:
                                       "MB in its chains (hexes that join many sides, to one another or through "
                                       "junctions, multiply the chains between stops)")
         if status == WALK_TOO_LONG:
-            raise InputError("board", f"the track graph of this board takes more than {int(self.caps[0]):,} steps "
+            raise InputError("board", f"the track graph of this board takes more than {self.max_steps:,} steps "
                                       "to walk (hexes that join many sides, to one another or through junctions, "
                                       "multiply the trails of track)")
 
@@ -59,22 +67,29 @@ def current() -> Budget:
     return _CURRENT.get()
 
 
-@contextmanager
-def call_budget(deadline: float | None = None, cancel: threading.Event | None = None,
-                memory_mb: float | None = None) -> Iterator[Budget]:
-    """A budget for the call within: `deadline` (seconds from now), `cancel`, `memory_mb` (default
-    MEMORY_MB). Within another call's budget (dividends evaluating its routes) the outer one holds."""
-    outer = _CURRENT.get()
-    if outer is not _UNBOUNDED:
-        yield outer
-        return
-    budget = Budget(MEMORY_MB if memory_mb is None else memory_mb, MAX_WALK_STEPS)
-    until = None if deadline is None else time.perf_counter() + deadline
-    ticket = WATCHDOG.watch(budget.stop, until, cancel) if until is not None or cancel is not None else None
-    token = _CURRENT.set(budget)
-    try:
-        yield budget
-    finally:
-        _CURRENT.reset(token)
-        if ticket is not None:
-            WATCHDOG.release(ticket, cancel)
+class call_budget:
+    """`with call_budget(deadline, cancel, memory_mb):` a budget for the call within: `deadline` (seconds
+    from now), `cancel`, `memory_mb` (default MEMORY_MB). Within another call's budget (dividends
+    evaluating its routes) the outer one holds."""
+
+    __slots__ = ("budget", "token")
+
+    def __init__(self, deadline: float | None = None, cancel: threading.Event | None = None,
+                 memory_mb: float | None = None):
+        until = None if deadline is None else time.perf_counter() + deadline
+        self.budget = Budget(MEMORY_MB if memory_mb is None else memory_mb, MAX_WALK_STEPS, until, cancel)
+        self.token = None
+
+    def __enter__(self) -> Budget:
+        outer = _CURRENT.get()
+        if outer is not _UNBOUNDED:
+            return outer
+        self.token = _CURRENT.set(self.budget)
+        return self.budget
+
+    def __exit__(self, *exc) -> None:
+        if self.token is not None:
+            _CURRENT.reset(self.token)
+            budget = self.budget
+            if budget.ticket is not None:
+                WATCHDOG.release(budget.ticket, budget.cancel)

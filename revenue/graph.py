@@ -380,7 +380,7 @@ def _walk(registry, sides: MapSides, gids: np.ndarray, impassable: np.ndarray) -
     budget = call_budget.current()
     track = Track(registry, sides, build_track(
         gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
-        sides.neighbour, sides.side, sides.n_sides, budget.stop, budget.caps))
+        sides.neighbour, sides.side, sides.n_sides, *budget.walk_args()))
     budget.check_walk(track.status)
     return track
 

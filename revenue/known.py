@@ -231,7 +231,7 @@ def build_known(req) -> Board | None:
         track = Track(registry, sides, place_board(
             lays, known.table, known.gids, known.masks, placed, known.token_table, registry.path_start,
             registry.node_start, registry.table, registry.node_table, registry.city_start, registry.city_table,
-            sides.neighbour, sides.side, sides.n_sides, budget.stop, budget.caps))
+            sides.neighbour, sides.side, sides.n_sides, *budget.walk_args()))
         budget.check_walk(track.status)
         if track.status:
             return None     # a hex laid twice, or a token that does not fit: the full check names it

@@ -25,6 +25,9 @@ from .hostile_boards import all_pairs_board, evaluate_request, mixed_board
 from .server_helpers import ROOT, running, stub, violations, wait_until
 
 SLACK = 1.0     # seconds past its deadline a call may take to end
+# A walk past its step cap (revenue.budget.MAX_WALK_STEPS, a few seconds) ends as bad input: on a fast
+# machine that may come before a deadline of a second or two.
+ENDED = (Interrupted, InputError)
 
 
 def timed(fn, *args, **kwargs):
@@ -38,7 +41,7 @@ def timed(fn, *args, **kwargs):
 def test_all_pairs_junction_board_ends_at_its_deadline():
     revenue.solve(all_pairs_board(4))       # (compiled and loaded first)
     outcome, seconds = timed(revenue.solve, all_pairs_board(20), deadline=1.0)
-    assert isinstance(outcome, Interrupted) and seconds < 1.0 + SLACK, (outcome, seconds)
+    assert isinstance(outcome, ENDED) and seconds < 1.0 + SLACK, (outcome, seconds)
     # the graph of a board stopped before it was built is not remembered: the same board stops again
     outcome, seconds = timed(revenue.solve, all_pairs_board(20), deadline=0.3)
     assert isinstance(outcome, Interrupted) and seconds < 0.3 + SLACK
@@ -68,7 +71,7 @@ def test_the_walk_has_a_step_cap_without_a_deadline(monkeypatch):
 def test_evaluate_takes_a_deadline():
     request = evaluate_request(all_pairs_board(16))
     outcome, seconds = timed(revenue.evaluate, request, deadline=1.0)
-    assert isinstance(outcome, Interrupted) and seconds < 1.0 + SLACK
+    assert isinstance(outcome, ENDED) and seconds < 1.0 + SLACK
     small = evaluate_request(all_pairs_board(4))
     assert revenue.evaluate(small, deadline=30.0) == revenue.evaluate(small)
 
@@ -98,10 +101,10 @@ def _startup() -> float:
 def test_hostile_boards_on_the_command_line():
     startup = _startup()
     proc, seconds, _ = _cli(["solve", "--deadline-ms", "1000"], all_pairs_board(20))
-    assert proc.returncode == 3 and "track graph" in proc.stderr, proc.stderr
+    assert proc.returncode in (2, 3) and "track graph" in proc.stderr, proc.stderr
     assert seconds < startup + 1.0 + SLACK, (seconds, startup)
     proc, seconds, _ = _cli(["evaluate", "--deadline-ms", "1000"], evaluate_request(all_pairs_board(16)))
-    assert proc.returncode == 3, proc.stderr
+    assert proc.returncode in (2, 3), proc.stderr
     assert seconds < startup + 1.0 + SLACK, (seconds, startup)
     proc, seconds, peak_mb = _cli(["solve", "--deadline-ms", "10000", "--memory-mb", "256"], mixed_board(400))
     assert proc.returncode == 2 and "error: board: the track graph" in proc.stderr, proc.stderr
@@ -128,13 +131,13 @@ def test_hostile_boards_in_the_service_end_within_their_deadline_and_others_are_
             for call in calls:
                 with pytest.raises(grpc.RpcError) as err:
                     call.result()
-                assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                assert err.value.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INVALID_ARGUMENT)
             assert time.perf_counter() - started < 2.0 + SLACK
             # the workers are free again at once
             assert rpc.Solve(message(all_pairs_board(4), revenue_pb2.SolveRequest), timeout=5).optimal
             with pytest.raises(grpc.RpcError) as err:
                 rpc.Evaluate(message(evaluate_request(all_pairs_board(16)), revenue_pb2.EvaluateRequest), timeout=1.5)
-            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert err.value.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INVALID_ARGUMENT)
             started = time.perf_counter()
             with pytest.raises(grpc.RpcError) as err:
                 rpc.Solve(message(mixed_board(400), revenue_pb2.SolveRequest), timeout=10)

@@ -23,8 +23,8 @@ TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 # How walk_chains ended (a track's status past place_board's 1 and 2): done, stopped by its flag, its chains
 # past their bytes cap, its steps past their cap. Past a cap the track has no chains.
 WALK_DONE, WALK_STOPPED, WALK_TOO_LARGE, WALK_TOO_LONG = 0, 3, 4, 5
-# What the track's arrays and the graph built on them take per chain (besides its bitsets: a 64-bit word a
-# 64 track keys and a 64 hexes) and per path of a chain, as the walk estimates them (bytes).
+# What the track's arrays and the graph built on them take per chain (besides its bitsets: a 64-bit word
+# per 64 track keys and per 64 hexes) and per path of a chain, as the walk estimates them (bytes).
 CHAIN_BYTES = 320
 CHAIN_PATH_BYTES = 64
 CHECK_STEPS = 4096      # how often the walk looks at its stop flag (steps)
