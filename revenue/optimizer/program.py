@@ -55,9 +55,7 @@ def _highs():
                 os.close(devnull)
             _highs_ready = True
     h = highspy.Highs()
-    # highspy hands the solver itself to HiGHS as its callbacks' data: a cycle through C++ that no
-    # collection sees, which would keep every solver (and its model) alive. Program sets its own.
-    h.disableCallbacks()
+    h.disableCallbacks()    # (highspy's own callback, with the solver as its data: Program sets its own)
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("mip_rel_gap", 0.0)
@@ -85,6 +83,7 @@ class Program:
         self.z, self.e, self.u = [], [], []
         self.cols = 0
         self.bound: int | None = None
+        self._held: list[list] = []     # what each callback of _listen holds (let go by close)
 
     def _columns(self, costs, upper=None) -> np.ndarray:
         """New integer columns from 0 to `upper` (default 1) with these costs; their indexes."""
@@ -143,13 +142,6 @@ class Program:
 
     def solve(self, stop: np.ndarray, until: float, better: Callable[[list | None], int],
               first_until: float | None = None, cut_short: Callable[[], None] | None = None) -> None:
-        try:
-            self._solve(stop, until, better, first_until, cut_short)
-        finally:
-            self._unlisten()
-
-    def _solve(self, stop: np.ndarray, until: float, better: Callable[[list | None], int],
-               first_until: float | None, cut_short: Callable[[], None] | None) -> None:
         """Solve for runs that beat the best known, cut the cycles of the best solution and solve again,
         until its trains' chains form paths, no run beats the best known, `until` (perf_counter) passes
         or `stop` is set. `better(paths)` hands a solution's paths (per train: nodes, chains) to the
@@ -228,16 +220,23 @@ class Program:
         improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
         mip_interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
         state = {"known": 0, "proved": False, "error": None}
+        # HiGHS keeps the callback from C++ (past its run, even once replaced), where no collection sees
+        # the cycle it would close through the program, `better` and the search's routes: close() lets go.
+        held = [self, better]
+        self._held.append(held)
 
         def interrupt(kind, message, data_out, data_in, user):
+            if not held:
+                return
+            program, better_ = held
             if kind == improving and state["error"] is None:
                 # Each better solution's paths are priced at once (not only the round's last): a round cut
                 # short by the deadline has found runs on the way, and a later solution may hold cycles
                 # an earlier one did not. (An error stops the round and is raised after it, in this
                 # thread, not inside HiGHS.)
                 try:
-                    _, paths = self._read(np.asarray(data_out.mip_solution))
-                    state["known"] = max(state["known"], better(paths))
+                    _, paths = program._read(np.asarray(data_out.mip_solution))
+                    state["known"] = max(state["known"], better_(paths))
                 except BaseException as exc:
                     state["error"] = exc
             elif kind == mip_interrupt and stop_when_proved and math.isfinite(data_out.mip_dual_bound):
@@ -253,10 +252,14 @@ class Program:
             self.h.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
         return state
 
-    def _unlisten(self) -> None:
-        """The callback of _listen let go: HiGHS holds it from C++, where no collection sees the cycle it
-        closes (the solver, the callback, this program, `better` and the search's routes)."""
+    def close(self) -> None:
+        """The program is done: the callbacks of _listen let go of what they hold, the solver's memory
+        freed."""
         self.h.setCallback(None, None)
+        for held in self._held:
+            held.clear()
+        self._held = []
+        self.h.clear()
 
     def reoptimise(self, free: list[int], taken: np.ndarray, floor: int, stop: np.ndarray, until: float,
                    better: Callable[[list | None], int]) -> tuple[bool, int | None]:
@@ -315,7 +318,6 @@ class Program:
                     self._cut(nodes)
             return False, None
         finally:
-            self._unlisten()
             h.changeColsBounds(len(changed), changed, lower, upper0[changed])
             for r in rows:
                 h.changeRowBounds(r, 0.0, self.inf)
