@@ -1,4 +1,4 @@
-"""python -m benchmarks: the optimizer table, the Steam deliveries table and the cold start."""
+"""python -m benchmarks: the optimizer table, the Steam deliveries table, the games replayed and the cold start."""
 from __future__ import annotations
 
 from .report import bench

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 
 import click
 from rich.console import Console
@@ -17,6 +18,10 @@ from rich.table import Table
               help="Also time the first solve in a new process, with and without the Numba cache.")
 @click.option("--game/--no-game", default=True, show_default=True,
               help="Also time the game-server scenario: every call a board not seen before.")
+@click.option("--games", "games_folder", type=click.Path(file_okay=False), default=None,
+              help="Also time whole games replayed from the 18xx.games exports in this folder (default: the "
+                   "repository's tests/data/games/exports, when there).")
+@click.option("--replay/--no-replay", default=True, show_default=True, help="Also time the games replayed.")
 @click.option("--load", "load_seconds", type=int, default=0,
               help="Also run the gRPC load test for this many seconds (8 clients).")
 @click.option("--fresh-boards", "fresh", is_flag=True,
@@ -25,9 +30,8 @@ from rich.table import Table
               help="Run the stress family instead (python -m benchmarks.stress: dense maps of 36 to 144 hexes).")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON instead of tables.")
 @click.pass_context
-def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, load_seconds: int, fresh: bool,
-          stress: bool,
-          as_json: bool) -> None:
+def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, games_folder: str | None,
+          replay: bool, load_seconds: int, fresh: bool, stress: bool, as_json: bool) -> None:
     """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
     from . import solver
 
@@ -49,6 +53,12 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, loa
     if steam:
         from . import steam as steam_bench
         report["steam"] = steam_bench.run(repeats)
+    if replay:
+        from . import replay as replay_bench
+        folder = pathlib.Path(games_folder) if games_folder else replay_bench.GAMES
+        replay = folder.is_dir()
+        if replay:
+            report["replay"] = replay_bench.run(folder, max(1, min(repeats, 5)))
     if cold:
         report["cold_start"] = solver.cold_start()
     if load_seconds:
@@ -77,6 +87,9 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, loa
         for r in rows:
             t.add_row(*[f"{v:.2f}" if isinstance(v, float) else str(v) for v in r.values()])
         out.print(t)
+    if replay:
+        from . import replay as replay_bench
+        replay_bench.print_table(report["replay"], out)
     if cold:
         c = report["cold_start"]
         out.print(f"First solve in a new process: {c['no_cache_ms']:.0f} ms without the Numba cache (compile), "

@@ -6,6 +6,8 @@ The public API (each takes and returns proto3-JSON dicts of the revenue.v1 messa
 - evaluate(request, deadline=None, cancel=None, memory_mb=None): legality and revenue of given routes
 - dividends(request, deadline=None, cancel=None, memory_mb=None): what a run pays under each dividend kind
 - deliveries(request, deadline=None, cancel=None, memory_mb=None): Steam's best goods deliveries
+- replay_game(export, deadline_ms=None): each operating turn of an 18xx.games export, played and best run
+- suggest(export, deadline_ms=None): the best next run of a game in progress, or what the game waits for
 - InputError: bad input, naming its field (also a board whose track graph passes the memory cap)
 - Interrupted: a deadline or cancel that ended a call before it had an answer (the track graph unbuilt)
 
@@ -22,6 +24,8 @@ _API = {
     "deliveries": "revenue.steam",
     "InputError": "revenue.errors",
     "Interrupted": "revenue.errors",
+    "replay_game": "revenue.game.analysis",
+    "suggest": "revenue.game.analysis",
 }
 
 __all__ = sorted(_API)

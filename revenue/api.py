@@ -18,7 +18,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from .bounds import size_violations
-from .errors import InputError
+from .errors import InputError, short_repr
 
 _INT_RANGES = {
     FieldDescriptor.TYPE_INT32: (-2**31, 2**31 - 1), FieldDescriptor.TYPE_SINT32: (-2**31, 2**31 - 1),
@@ -167,6 +167,8 @@ def _holds_list_values(desc: Descriptor, seen: frozenset = frozenset()) -> bool:
     JSON array, where ours must hold strings)."""
     if desc.full_name == "google.protobuf.ListValue":
         return True
+    if desc.full_name == "google.protobuf.Struct":    # any JSON object, by design (a game's export)
+        return False
     return any(f.type == FieldDescriptor.TYPE_MESSAGE and f.message_type.full_name not in seen
                and _holds_list_values(f.message_type, seen | {desc.full_name}) for f in desc.fields)
 
@@ -181,6 +183,8 @@ def parse_message(obj: Any, message_type: type[Message]) -> Message:
     wrong field costs as much again); the walk runs when it fails, to name the field, and for messages
     that can hold a ListValue, whose items the parser does not check."""
     desc = message_type.DESCRIPTOR
+    if not isinstance(obj, dict):     # ParseDict reads [] as an empty message
+        raise InputError("", f"must be an object (a {desc.name}), not {short_repr(obj)}")
     action = desc.fields_by_name.get("run_routes")
     if isinstance(obj, dict) and action is not None and isinstance(obj.get("run_routes"), dict):
         # A stored 18xx.games action (`run_routes`) may carry fields of its own: they are dropped unread.
@@ -211,6 +215,11 @@ def _check_sizes(obj: Any) -> None:
 def parse_request(obj: Any, message_type: type[Message]) -> dict:
     """Check a decoded JSON object against `message_type` and return it as a dict with proto field names."""
     return json_format.MessageToDict(parse_message(obj, message_type), preserving_proto_field_name=True)
+
+
+def read_json(path_or_text: str | pathlib.Path) -> Any:
+    """JSON from a file path or from the text itself (bad JSON or a missing file raise InputError)."""
+    return _read(path_or_text)[0]
 
 
 def load_request(path_or_text: str | pathlib.Path, message_type: type[Message]) -> dict:

@@ -4,8 +4,8 @@ passes the budget. A count alone does not bound memory when one entry can be a t
 (a 4 MB custom board beside an 1830 board of 1 KB).
 
 The budgets of the process's caches (docs/service.md, Memory): parsed tile codes, track graphs, the
-service's decoded boards and Steam boards; together CACHE_BUDGET_BYTES at most, beside the code and the
-compiled kernels.
+service's decoded boards (from gRPC and from JSON) and Steam boards; together CACHE_BUDGET_BYTES at most,
+beside the code and the compiled kernels.
 """
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ V = TypeVar("V")
 MB = 1 << 20
 TILE_CACHE_BYTES = 32 * MB       # parsed tile codes (revenue.tiles)
 GRAPH_CACHE_BYTES = 128 * MB     # boards and their track graphs (revenue.graph_cache)
-BOARD_CACHE_BYTES = 32 * MB      # the service's decoded board messages (server.board_cache.Boards)
+BOARD_CACHE_BYTES = 16 * MB      # the service's decoded board messages (server.board_cache.Boards)
+JSON_BOARD_CACHE_BYTES = 16 * MB # the HTTP API's boards parsed from JSON (server.http.JsonBoards)
 STEAM_CACHE_BYTES = 32 * MB      # parsed Steam boards (revenue.steam)
-CACHE_BUDGET_BYTES = TILE_CACHE_BYTES + GRAPH_CACHE_BYTES + BOARD_CACHE_BYTES + STEAM_CACHE_BYTES
+CACHE_BUDGET_BYTES = TILE_CACHE_BYTES + GRAPH_CACHE_BYTES + BOARD_CACHE_BYTES + JSON_BOARD_CACHE_BYTES + \
+    STEAM_CACHE_BYTES
 
 
 class ByteLRU(Generic[V]):
@@ -64,8 +66,7 @@ class ByteLRU(Generic[V]):
             self.bytes = 0
 
 
-# Estimates, from tracemalloc on boards from an 1830 late game to 400 hexes of 4,000-character codes
-# (2026-11-30): a parsed tile about 3 KB plus 50 bytes a code character; a board and its track graph
+# Estimates from tracemalloc on boards from an 1830 late game to 400 hexes of 4,000-character codes: a parsed tile about 3 KB plus 50 bytes a code character; a board and its track graph
 # about 1.5 KB a hex beside its tiles, plus what later calls derive from it (problems, adjacency).
 
 def tile_bytes(code: str) -> int:

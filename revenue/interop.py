@@ -117,7 +117,13 @@ def action_routes(action: dict, where: str = "run_routes") -> list[dict]:
     routes = []
     for i, route in enumerate(action.get("routes") or ()):
         entry = {k: v for k, v in route.items() if k != "connections"}
-        entry["connections"] = [{"hexes": list(c)} for c in route.get("connections") or ()]
+        entry["connections"] = []
+        for j, c in enumerate(route.get("connections") or ()):
+            # a ListValue over gRPC holds any JSON value; the JSON path refuses the same when parsing
+            if not isinstance(c, (list, tuple)) or not all(isinstance(h, str) for h in c):
+                raise InputError(f"{where}.routes[{i}].connections[{j}]",
+                                 f"must be a list of hex names (strings), not {short_repr(c)}")
+            entry["connections"].append({"hexes": list(c)})
         routes.append(entry)
     return routes
 

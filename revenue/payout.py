@@ -35,6 +35,8 @@ from fractions import Fraction
 
 from .errors import InputError
 
+INT32_MAX = 2**31 - 1
+
 POOL = "pool"
 
 
@@ -327,6 +329,9 @@ def dividends(request: dict, deadline: float | None = None, cancel: threading.Ev
         for name, value in (("revenue", revenue), ("subsidy", subsidy)):
             if value < 0:
                 raise InputError(name, f"{value} is negative")
+    if revenue + subsidy > INT32_MAX:     # what the company keeps is an int32 of the answer
+        raise InputError("subsidy" if subsidy else "revenue",
+                         f"revenue + subsidy is {revenue + subsidy}, over {INT32_MAX}")
     start = market.cell(holding.share_price, "holding.share_price")
     return {"title": title.name, "company": company, "revenue": revenue, "subsidy": subsidy,
             "share_price": list(holding.share_price), "price": start["price"],

@@ -22,6 +22,7 @@ from grpc_reflection.v1alpha import reflection
 
 from .auth import BearerAuth
 from .calls import exception_line
+from .connections import ConnectionGuard, HttpProtocol, raise_descriptor_limit, throttle_logs
 from .limits import Limits
 from .service import SERVICE_NAME, RouteService
 from .warmup import warm_up
@@ -33,6 +34,7 @@ SPARE_THREADS = 8
 # The kernel gives each connection to one process by a hash: of 8 connections to 2 processes, 6 or more
 # go to one 29% of the time (all 8: 0.8%), and stay there as long as they live.
 CONNECTION_AGE_SECONDS = 5.0
+PING_INTERVAL_MS = 10_000
 # Health says NOT_SERVING while every compute turn is held by a call this long past the compute cap.
 STUCK_SECONDS = 5.0
 STUCK_POLL_SECONDS = 0.5
@@ -66,14 +68,38 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     http_port: int | None = None       # HTTP/JSON and the page on this port (0 = any free port); None = none
     cors_origins: tuple[str, ...] = () # origins whose pages may call the HTTP API (CORS)
+    # Connections (server/connections.py, docs/service.md): HTTP connections open at once; gRPC's (None:
+    # half the process's descriptor limit); the seconds a request's headers may take (gRPC: its TLS
+    # handshake); the seconds an HTTP connection is kept open for another request; the seconds a gRPC
+    # connection without calls is kept; gRPC calls at once on one connection.
+    max_connections: int = 1024
+    max_grpc_connections: int | None = None
+    header_timeout_s: float = 5.0
+    keep_alive_s: float = 5.0
+    idle_connection_s: float = 300.0
+    max_streams: int = 100
 
 
-def grpc_options(config: Config) -> list[tuple[str, int]]:
-    """The gRPC server's channel arguments for `config`."""
+def grpc_options(config: Config, descriptors: int | None = None) -> list[tuple[str, int]]:
+    """The gRPC server's channel arguments for `config` (`descriptors`: the process's limit on open
+    descriptors). gRPC closes a connection beyond its cap at once, and never one that stays silent
+    before HTTP/2's preface (no option of its own times that out): a low cap would let a few silent
+    connections shut gRPC out, none would let them take every descriptor, HTTP's included. Half the
+    limit keeps the other half for HTTP and the rest of the process."""
     shared = (config.processes or 1) > 1
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
                ("grpc.max_send_message_length", 4 * config.max_message_bytes),
-               ("grpc.so_reuseport", 1 if shared else 0)]
+               ("grpc.so_reuseport", 1 if shared else 0),
+               ("grpc.max_concurrent_streams", config.max_streams),
+               ("grpc.server_handshake_timeout_ms", max(1, round(config.header_timeout_s * 1000))),
+               ("grpc.max_connection_idle_ms", max(1, round(config.idle_connection_s * 1000))),
+               # keep-alive pings: at most one each 10 s, and none on a connection without calls (a
+               # client that pings more is sent GOAWAY)
+               ("grpc.http2.min_ping_interval_without_data_ms", PING_INTERVAL_MS),
+               ("grpc.keepalive_permit_without_calls", 0)]
+    most = config.max_grpc_connections or (descriptors or 0) // 2
+    if most > 0:
+        options.append(("grpc.max_allowed_incoming_connections", most))
     age = config.max_connection_age_s
     if age is None:
         age = CONNECTION_AGE_SECONDS if shared else 0
@@ -106,6 +132,8 @@ class RouteServer:
         self.http_port: int | None = None
         self._stop_lock = threading.Lock()
         self.warm_error: BaseException | None = None
+        self.descriptors = raise_descriptor_limit()
+        throttle_logs()
         try:
             self._build()
             if config.http_port is not None:
@@ -132,7 +160,7 @@ class RouteServer:
 
     def _build(self) -> None:
         config = self.config
-        options = grpc_options(config)
+        options = grpc_options(config, self.descriptors)
         interceptors = [BearerAuth(config.auth_token)] if config.auth_token else []
         # A thread for every call gRPC lets in: each admitted call waits for its turn on its own thread.
         # Beyond the admission queue and a few spare calls (ListTitles, health, reflection), gRPC itself
@@ -164,7 +192,7 @@ class RouteServer:
         """uvicorn serving the HTTP API (server/http.py) on its own socket, on HTTP's event loop."""
         import uvicorn
 
-        from .http import HttpApi, HttpProtocol
+        from .http import HttpApi
 
         config = self.config
         self.http_api = HttpApi(self.service, self._state, auth_token=config.auth_token,
@@ -186,10 +214,12 @@ class RouteServer:
         sock.setblocking(False)
         self._http_socket = sock
         self.http_port = sock.getsockname()[1]
+        self.connections = ConnectionGuard(config.max_connections, config.header_timeout_s, config.keep_alive_s)
         self.http = uvicorn.Server(uvicorn.Config(
-            self.http_api.app, http=HttpProtocol, log_config=None, access_log=False, lifespan="off", ws="none",
-            server_header=False, timeout_graceful_shutdown=max(config.grace_seconds, 0.1),
-            ssl_certfile=config.tls_cert, ssl_keyfile=config.tls_key))
+            self.http_api.app, http=HttpProtocol.guarded(self.connections), log_config=None, access_log=False,
+            lifespan="off", ws="none", server_header=False, timeout_keep_alive=config.keep_alive_s,
+            timeout_graceful_shutdown=max(config.grace_seconds, 0.1), ssl_certfile=config.tls_cert,
+            ssl_keyfile=config.tls_key))
 
     def _state(self) -> str:
         """SERVING once warmed up and until shutdown starts, while some compute turn is free or held by a
@@ -227,6 +257,7 @@ class RouteServer:
                              "workers": self.config.workers, "max_queue": self.config.max_queue,
                              "max_compute_ms": self.config.max_compute_ms,
                              "max_memory_mb": self.config.max_memory_mb,
+                             "max_connections": self.config.max_connections, "descriptors": self.descriptors,
                              **({"http": f"{self.config.host}:{self.http_port}"} if self.http else {})}))
         return self
 

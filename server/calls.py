@@ -30,6 +30,10 @@ log = logging.getLogger("revenue.server")
 
 # gRPC reports "no deadline" as a time remaining of about the age of the universe.
 NO_DEADLINE = 1e6
+# A call ended this close to its deadline (by the server's clock) ended by it: the client's deadline
+# comes first (the server's counts from the request's arrival), and the client's RST_STREAM reaches the
+# server as a cancel a transit later, tens of ms on a loaded machine; logged as what the client saw.
+DEADLINE_SLACK = 0.1
 # The longest request value (title, company, player) a log line quotes.
 LOGGED_CHARS = 64
 
@@ -161,11 +165,21 @@ def safe_deserializer(message_type) -> Callable[[bytes], Any]:
     return deserialize
 
 
+def utf8(text: str) -> str:
+    """`text` with any lone surrogate (a JSON key "\\ud800" decodes to one) written as its escape: a proto
+    string must be valid UTF-8."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def bad_request_status(exc: InputError) -> status_pb2.Status:
     """INVALID_ARGUMENT with a google.rpc.BadRequest naming each field of `exc`."""
     detail = error_details_pb2.BadRequest(field_violations=[
-        error_details_pb2.BadRequest.FieldViolation(field=f, description=d) for f, d in exc.violations])
-    status = status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=str(exc)[:1000])
+        error_details_pb2.BadRequest.FieldViolation(field=utf8(f), description=utf8(d)) for f, d in exc.violations])
+    status = status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=utf8(str(exc)[:1000]))
     status.details.add().Pack(detail)
     return status
 
@@ -231,7 +245,7 @@ class Call:
         """The call was cancelled under the handler: by its deadline, the client or the server stopping."""
         if self.stopping is not None and self.stopping.is_set():
             self.code, self.error = grpc.StatusCode.CANCELLED, "the server shut down"
-        elif remaining(self.context) <= 0.01:
+        elif remaining(self.context) <= DEADLINE_SLACK:
             self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed"
         else:
             self.code, self.error = grpc.StatusCode.CANCELLED, "the call was cancelled"
@@ -243,6 +257,10 @@ class Call:
             self.context.abort_with_status(rpc_status.to_status(bad_request_status(exc)))
         if isinstance(exc, ServiceError):
             self.code, self.error = exc.code, exc.message
+            if exc.code == grpc.StatusCode.CANCELLED and remaining(self.context) <= DEADLINE_SLACK and \
+                    not (self.stopping is not None and self.stopping.is_set()):
+                # withdrawn from the queue by its deadline: what the client got
+                self.code, self.error = grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline passed while queued"
             self.context.abort(exc.code, exc.message)
         incident = log_failure(self.method, exc)
         self.code, self.error = grpc.StatusCode.INTERNAL, f"incident {incident}: {type(exc).__name__}"

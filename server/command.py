@@ -42,8 +42,22 @@ import click
               help="Ask gRPC clients to reconnect after this long (their calls finish first), so that the "
                    "kernel spreads their connections among the processes again; 0 = never. [default: 5 "
                    "with more than one process, else never]")
+@click.option("--max-connections", default=1024, show_default=True, type=click.IntRange(1),
+              help="HTTP connections open at once in each process; beyond, the one idle the longest is "
+                   "closed (or, when all are busy, the new one is answered 503).")
+@click.option("--max-grpc-connections", type=click.IntRange(1),
+              help="gRPC connections open at once in each process; gRPC closes new ones beyond. [default: "
+                   "half the process's limit on open descriptors]")
+@click.option("--header-timeout-seconds", default=5.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Time a connection has to send a request's headers (gRPC: to finish its handshake).")
+@click.option("--keep-alive-seconds", default=5.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Time an HTTP connection is kept open for another request.")
+@click.option("--idle-connection-seconds", default=300.0, show_default=True, type=click.FloatRange(min=1),
+              help="Time a gRPC connection without calls is kept open.")
 def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_message_bytes, tls_cert, tls_key,
-          auth_token, grace_seconds, http_port, no_http, cors_origins, processes, max_connection_age_seconds):
+          auth_token, grace_seconds, http_port, no_http, cors_origins, processes, max_connection_age_seconds,
+          max_connections, max_grpc_connections, header_timeout_seconds, keep_alive_seconds,
+          idle_connection_seconds):
     """Serve revenue.v1.RouteService over gRPC (Solve, SolveStream, Evaluate, ListTitles, Deliveries),
     with health checking and reflection, and over HTTP/JSON with the auto-route page at / (docs/service.md).
     Logs one JSON line per call on stderr."""
@@ -55,7 +69,10 @@ def serve(host, port, workers, max_queue, max_compute_ms, max_memory_mb, max_mes
         run(Config(host=host, port=port, workers=workers, max_queue=max_queue, max_compute_ms=max_compute_ms,
                    max_memory_mb=max_memory_mb, max_message_bytes=max_message_bytes, tls_cert=tls_cert,
                    tls_key=tls_key, auth_token=auth_token or None, grace_seconds=grace_seconds, processes=processes,
-                   max_connection_age_s=max_connection_age_seconds,
+                   max_connection_age_s=max_connection_age_seconds, max_connections=max_connections,
+                   max_grpc_connections=max_grpc_connections,
+                   header_timeout_s=header_timeout_seconds, keep_alive_s=keep_alive_seconds,
+                   idle_connection_s=idle_connection_seconds,
                    http_port=None if no_http else http_port, cors_origins=tuple(cors_origins)))
     except OSError as exc:
         raise click.ClickException(str(exc)) from None

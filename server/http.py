@@ -17,9 +17,7 @@ import asyncio
 import json
 import logging
 import pathlib
-import re
 import time
-from collections import OrderedDict
 from typing import Any, Awaitable, Callable
 
 import grpc
@@ -30,14 +28,14 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from revenue import api
-from revenue.errors import InputError
+from revenue.cache import JSON_BOARD_CACHE_BYTES, ByteLRU
+from revenue.errors import InputError, clip
 from revenue.v1 import revenue_pb2, service_pb2
 
 from .auth import bearer_accepts
@@ -66,6 +64,8 @@ _CODE_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 # A body over --max-message-bytes: RESOURCE_EXHAUSTED as gRPC says, with HTTP's own status for it (429
 # would invite the client to retry the same body).
 TOO_LARGE = 413
+# A body sent as anything but application/json: INVALID_ARGUMENT, with HTTP's own status for it.
+UNSUPPORTED_MEDIA_TYPE = 415
 
 
 class Aborted(Exception):
@@ -122,97 +122,72 @@ def message_json(message) -> bytes:
 
 
 class JsonBoards:
-    """Boards already parsed from JSON, by their JSON text: parsing a board's JSON into its message is
-    most of an HTTP call's own cost (protobuf's JSON parser is Python), and a game server asks about one
-    board for each company of a round (the gRPC side keeps decoded boards likewise, board_cache.Boards).
-    Used on the event loop only."""
+    """Boards already parsed from JSON, by the board's canonical JSON (keys sorted, no spaces: a board
+    padded or reordered is the same entry): parsing a board's JSON into its message is most of an HTTP
+    call's own cost (protobuf's JSON parser is Python), and a game server asks about one board for each
+    company of a round (the gRPC side keeps decoded boards likewise, board_cache.Boards). At most `size`
+    boards and JSON_BOARD_CACHE_BYTES by estimate (key and message: about 30 KB plus three times the
+    key's length)."""
 
     def __init__(self, size: int = 64):
         self.size = size
-        self._boards: OrderedDict[str, revenue_pb2.Board] = OrderedDict()
+        self._boards: ByteLRU[revenue_pb2.Board] = ByteLRU(JSON_BOARD_CACHE_BYTES, most=size)
 
-    def parse(self, obj: Any, message_type, text: str | None = None):
-        """api.parse_message(obj, message_type), the board taken from here when it was seen before.
-        `text`: the board's JSON as the request wrote it, if known (else the board is written out again
-        to be looked up)."""
+    def parse(self, obj: Any, message_type):
+        """api.parse_message(obj, message_type), the board taken from here when it was seen before."""
         board = obj.get("board") if isinstance(obj, dict) else None
         field = message_type.DESCRIPTOR.fields_by_name.get("board")
         if not isinstance(board, dict) or field is None or field.message_type is not revenue_pb2.Board.DESCRIPTOR:
             return api.parse_message(obj, message_type)
-        key = text if text is not None else json.dumps(board, sort_keys=True, separators=(",", ":"))
+        key = json.dumps(board, sort_keys=True, separators=(",", ":"))
         known = self._boards.get(key)
         if known is None:
             message = api.parse_message(obj, message_type)     # a bad board is named from the request
-            self._boards[key] = known = revenue_pb2.Board()
+            known = revenue_pb2.Board()
             known.CopyFrom(message.board)
-            while len(self._boards) > self.size:
-                self._boards.popitem(last=False)
+            self._boards.put(key, known, 30_000 + 3 * len(key))
             return message
-        self._boards.move_to_end(key)
         message = api.parse_message({k: v for k, v in obj.items() if k != "board"}, message_type)
         message.board.CopyFrom(known)
         return message
 
+    @property
+    def bytes(self) -> int:
+        return self._boards.bytes
 
-_scan = json.JSONDecoder().scan_once    # one JSON value at an offset: (value, end)
-_SPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _loads_board(body: bytes) -> tuple[Any, str | None]:
-    """json.loads(body), and the text of the "board" value of the object it is (None when it is no object
-    with a board, or is not UTF-8): the key of JsonBoards, which then need not write the board out
-    again. The object's members are read one by one with json's own scanner; anything out of the
-    ordinary (an error above all) goes to json.loads, which says what is wrong as usual."""
-    try:
-        if json.detect_encoding(body) != "utf-8":
-            raise ValueError
-        text = body.decode("utf-8", "surrogatepass")
-        obj, board, space = {}, None, _SPACE.match
-        i = space(text).end()
-        if text[i] != "{":
-            raise ValueError
-        i = space(text, i + 1).end()
-        if text[i] != "}":
-            while True:
-                if text[i] != '"':
-                    raise ValueError
-                key, i = _scan(text, i)
-                i = space(text, i).end()
-                if text[i] != ":":
-                    raise ValueError
-                start = space(text, i + 1).end()
-                obj[key], i = _scan(text, start)
-                if key == "board":
-                    board = text[start:i]
-                i = space(text, i).end()
-                if text[i] == "}":
-                    break
-                if text[i] != ",":
-                    raise ValueError
-                i = space(text, i + 1).end()
-        if space(text, i + 1).end() != len(text):
-            raise ValueError
-        return obj, board
-    except (ValueError, IndexError, StopIteration, RecursionError):
-        return json.loads(body), None
+    def __len__(self) -> int:
+        return len(self._boards)
 
 
-def decode(body: bytes, message_type, boards: JsonBoards | None = None):
+def decode(body: bytes, message_type, boards: JsonBoards | None = None, only: str | None = None):
     """The request message of a JSON body, or a BadRequest carrying the InputError that names the
-    field (the service raises it inside the call, so it is logged and answered like any bad input)."""
+    field (the service raises it inside the call, so it is logged and answered like any bad input).
+    `only`: the one member read of the body's object (the others are ignored)."""
     try:
         if not body.strip():
             return api.parse_message({}, message_type)
-        if boards is None:
-            return api.parse_message(json.loads(body), message_type)
-        obj, board = _loads_board(body)
-        return boards.parse(obj, message_type, board)
+        obj = _export_text(json.loads(body), message_type)
+        if only is not None and isinstance(obj, dict):
+            obj = {only: obj[only]} if only in obj else {}
+        return api.parse_message(obj, message_type) if boards is None else boards.parse(obj, message_type)
     except InputError as exc:
         return BadRequest(message_type, exc)
     except (ValueError, UnicodeDecodeError) as exc:
         return BadRequest(message_type, InputError("", f"the body is not JSON ({exc})"))
     except RecursionError:
         return BadRequest(message_type, InputError("", "the body is nested too deeply"))
+
+
+def _export_text(obj: Any, message_type) -> Any:
+    """A game's `export` object (ReplayRequest, SuggestRequest) moved to `export_json` as JSON text:
+    protobuf's parser would build a Struct of it value by value in Python (tens of ms for a game of
+    some hundred actions), for the service to read it back just as slowly."""
+    if isinstance(obj, dict) and isinstance(obj.get("export"), dict) and "export_json" not in obj and \
+            "export_json" in message_type.DESCRIPTOR.fields_by_name:
+        text = json.dumps(obj["export"], separators=(",", ":"))
+        obj = {key: value for key, value in obj.items() if key != "export"}
+        obj["export_json"] = text
+    return obj
 
 
 async def _stop(task: asyncio.Future) -> None:
@@ -312,56 +287,6 @@ class _StreamCall:
             await self.stream.aclose()
 
 
-class _OneWrite:
-    """A connection's transport as uvicorn sees it, holding back the status line and headers of a
-    response until its body is written, so that an answer leaves in one send() rather than two. Each
-    send() is a system call on the event-loop thread that lets a compute thread take the GIL, which the
-    loop must then wait to win back (and one more segment for the client to read). Headers with no
-    body written in the same turn of the loop (a stream, a file) leave on the loop's next turn."""
-
-    __slots__ = ("_transport", "_loop", "_held", "_later")
-
-    def __init__(self, transport: asyncio.Transport):
-        self._transport, self._loop = transport, asyncio.get_running_loop()
-        self._held: bytes | None = None
-        self._later: asyncio.Handle | None = None
-
-    def write(self, data) -> None:
-        if self._held is not None:
-            data = self._held + data
-            self._held = None
-            self._later.cancel()
-        elif data[:5] == b"HTTP/" and data[-4:] == b"\r\n\r\n":
-            self._held = bytes(data)
-            self._later = self._loop.call_soon(self._release)
-            return
-        self._transport.write(data)
-
-    def _release(self) -> None:
-        if self._held is not None:
-            held, self._held = self._held, None
-            self._later.cancel()
-            self._transport.write(held)
-
-    def close(self) -> None:
-        self._release()
-        self._transport.close()
-
-    def abort(self) -> None:
-        self._held = None
-        self._transport.abort()
-
-    def __getattr__(self, name: str):
-        return getattr(self._transport, name)
-
-
-class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP/1.1 protocol (httptools), each response's headers and body written at once."""
-
-    def connection_made(self, transport: asyncio.Transport) -> None:
-        super().connection_made(_OneWrite(transport))
-
-
 class HttpApi:
     """The Starlette app of a RouteServer."""
 
@@ -370,6 +295,7 @@ class HttpApi:
         self.service, self.state = service, state
         self._expected = auth_token.encode() if auth_token else None
         self.max_message_bytes = max_message_bytes
+        self.cors_origins = frozenset(o.rstrip("/").lower() for o in cors_origins)
         self._grpc = service.async_handler()
         self.boards = JsonBoards()
         routes = [Route("/healthz", self.healthz, methods=["GET"]),
@@ -400,7 +326,7 @@ class HttpApi:
         async def endpoint(request: Request) -> Response | _UnaryCall | _StreamCall:
             started = time.perf_counter()
             try:
-                self._authorize(request, method.name, started)
+                self._screen(request, method.name, started)
                 message = decode(await self._body(request, method.name, started), message_type, self.boards)
             except Aborted as exc:
                 return error_response(exc, {"www-authenticate": "Bearer"} if exc.http_status == 401 else None)
@@ -408,6 +334,36 @@ class HttpApi:
                 return _StreamCall(handler.unary_stream(message, HttpContext()))
             return _UnaryCall(lambda: handler.unary_unary(message, HttpContext()))
         return endpoint
+
+    def _screen(self, request: Request, method: str, started: float) -> None:
+        """What is refused before the body is read: a page of an origin not allowed (403: a browser would
+        hide the answer from it, but not stop the search), a body that is not JSON by its Content-Type
+        (415), a missing or wrong bearer token (401)."""
+        if request.method == "POST":
+            origin = request.headers.get("origin")
+            if origin is not None and not self._origin_allowed(origin, request):
+                message = f"the origin {clip(origin, 100)} may not call this server (see --cors-origin)"
+                _log(method, grpc.StatusCode.PERMISSION_DENIED, message, started)
+                raise aborted(grpc.StatusCode.PERMISSION_DENIED, message, 403)
+            kind = request.headers.get("content-type")
+            if kind is None and request.headers.get("content-length", "0") == "0" and \
+                    "transfer-encoding" not in request.headers:
+                pass        # no body: an empty request
+            elif kind is None or kind.split(";", 1)[0].strip().lower() != "application/json":
+                message = f"the body must be JSON (Content-Type: application/json), not {clip(kind or 'none', 100)}"
+                _log(method, grpc.StatusCode.INVALID_ARGUMENT, message, started)
+                raise aborted(grpc.StatusCode.INVALID_ARGUMENT, message, UNSUPPORTED_MEDIA_TYPE)
+        self._authorize(request, method, started)
+
+    def _origin_allowed(self, origin: str, request: Request) -> bool:
+        """An origin of --cors-origin (or any, with "*"), or the server's own (the page at /): the host of
+        the request, or the one a proxy forwarded it for."""
+        origin = origin.rstrip("/").lower()
+        if origin in self.cors_origins or "*" in self.cors_origins:
+            return True
+        served = origin.split("://", 1)[-1]
+        return any(served == host.strip().lower() for name in ("host", "x-forwarded-host")
+                   for host in request.headers.get(name, "").split(",") if host.strip())
 
     def _authorize(self, request: Request, method: str, started: float) -> None:
         if self._expected is None:
@@ -424,11 +380,16 @@ class HttpApi:
         chunks, size = [], int(declared) if declared.isdigit() else 0
         if size <= self.max_message_bytes:
             size = 0
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > self.max_message_bytes:
-                    break
-                chunks.append(chunk)
+            try:
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > self.max_message_bytes:
+                        break
+                    chunks.append(chunk)
+            except ClientDisconnect:       # gone before its body was in: nobody to answer
+                message = "the client went away while sending the body"
+                _log(method, grpc.StatusCode.CANCELLED, message, started)
+                raise aborted(grpc.StatusCode.CANCELLED, message) from None
         if size > self.max_message_bytes:
             message = f"the request is larger than the server's limit of {self.max_message_bytes} bytes"
             _log(method, grpc.StatusCode.RESOURCE_EXHAUSTED, message, started)
@@ -464,53 +425,49 @@ class HttpApi:
         raise HTTPException(404, f"no example {name!r}")
 
     async def geometry(self, request: Request) -> Response:
-        """The drawable board of a request's `board` (revenue.render.board_geometry), for the page."""
+        """The drawable board of a request's `board` (revenue.render.board_geometry), for the page: read
+        and checked as a Solve's board is (size limits, nesting), with a log line as every call."""
         from revenue.render import board_geometry
         from revenue.graph_cache import graph_for
 
         started = time.perf_counter()
         try:
-            self._authorize(request, "Geometry", started)
+            self._screen(request, "Geometry", started)
             body = await self._body(request, "Geometry", started)
-            try:
-                obj = json.loads(body)
-                if not isinstance(obj, dict) or not isinstance(obj.get("board"), dict):
-                    raise InputError("board", "the request has no board")
-                board = api.parse_request(obj["board"], revenue_pb2.Board)
-            except ValueError as exc:
-                raise InputError("", f"the body is not JSON ({exc})") from None
-        except InputError as exc:
-            return error_response(Aborted(_prefixed(bad_request_status(exc))))
         except Aborted as exc:
             return error_response(exc)
+        try:
+            message = decode(body, revenue_pb2.SolveRequest, self.boards, only="board")
+            if isinstance(message, BadRequest):
+                raise message.error
+            if not message.HasField("board"):
+                raise InputError("board", "the request has no board")
+            board = self.service.boards.board(message.board)
+        except InputError as exc:
+            _log("Geometry", grpc.StatusCode.INVALID_ARGUMENT, str(exc), started)
+            return error_response(Aborted(bad_request_status(exc)))
 
         def work():
             return board_geometry(graph_for(board))
         try:
             geometry = await self.service.admission.run(work, where="Geometry")
         except InputError as exc:
+            _log("Geometry", grpc.StatusCode.INVALID_ARGUMENT, str(exc), started)
             return error_response(Aborted(bad_request_status(exc)))
         except ServiceError as exc:    # the queue is full, or the server is stopping
+            _log("Geometry", exc.code, exc.message, started)
             return error_response(aborted(exc.code, exc.message))
         except Exception as exc:
-            return error_response(aborted(grpc.StatusCode.INTERNAL, internal_message(log_failure("Geometry", exc))))
+            incident = log_failure("Geometry", exc)
+            _log("Geometry", grpc.StatusCode.INTERNAL, f"incident {incident}: {type(exc).__name__}", started)
+            return error_response(aborted(grpc.StatusCode.INTERNAL, internal_message(incident)))
+        _log("Geometry", grpc.StatusCode.OK, "", started)
         return JSONResponse(geometry)
 
     async def _http_error(self, request: Request, exc: HTTPException) -> Response:
         code = {404: grpc.StatusCode.NOT_FOUND, 405: grpc.StatusCode.UNIMPLEMENTED}.get(
             exc.status_code, grpc.StatusCode.INVALID_ARGUMENT)
         return error_response(aborted(code, str(exc.detail), exc.status_code), exc.headers)
-
-
-def _prefixed(status: status_pb2.Status) -> status_pb2.Status:
-    """A board's BadRequest with its fields named from the request (`board.tiles[0].hex`)."""
-    bad = error_details_pb2.BadRequest()
-    if status.details and status.details[0].Unpack(bad):
-        for v in bad.field_violations:
-            if not v.field.startswith("board"):
-                v.field = f"board.{v.field}" if v.field else "board"
-        status.details[0].Pack(bad)
-    return status
 
 
 class _Details(grpc.HandlerCallDetails):
@@ -535,6 +492,10 @@ def _example_files() -> list[pathlib.Path]:
 
 
 def _log(method: str, code: grpc.StatusCode, error: str, started: float) -> None:
-    """The call's log line when it ends before reaching the service (auth, body size)."""
-    log.info(json.dumps({"method": method, "transport": "http", "code": code.name,
-                         "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "error": error}))
+    """The call's log line when it ends before reaching the service (origin, Content-Type, auth, body
+    size), and Geometry's."""
+    record = {"method": method, "transport": "http", "code": code.name,
+              "elapsed_ms": round((time.perf_counter() - started) * 1000, 3)}
+    if error:
+        record["error"] = clip(error, 300)
+    log.info(json.dumps(record))

@@ -28,6 +28,7 @@ class Limits:
     text: int = 4096            # a tile code or an option value
     name: int = 200             # any other string: names, ids, colours, locations, option keys
     entries: int = 1000         # any other list (phase colours, holders, connections...)
+    actions: int = 20_000       # a game export's actions (Replay, Suggest): a long game has 2,000
 
 
 # Message types whose dicts hold only what sizes_fit reasons about: strings, numbers, booleans, lists,

@@ -195,3 +195,21 @@ _SPECIAL: dict[str, Callable[[Any], Any]] = {
     "google.protobuf.ListValue": lambda message: [_value(v) for v in message.values],
     "google.protobuf.Struct": _struct,
 }
+
+
+def struct_dict(message, whole: bool = False) -> dict:
+    """A google.protobuf.Struct as the JSON object it holds; `whole`: numbers that are whole as ints (a
+    Struct holds every JSON number as a double; a game's ids and amounts are ints)."""
+    if not whole:
+        return _struct(message)
+    return _whole(_struct(message))
+
+
+def _whole(value: Any) -> Any:
+    if type(value) is float:
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if type(value) is dict:
+        return {key: _whole(v) for key, v in value.items()}
+    if type(value) is list:
+        return [_whole(v) for v in value]
+    return value

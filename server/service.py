@@ -21,13 +21,14 @@ from revenue.bounds import size_violations
 from revenue.cache import ByteLRU
 from revenue.errors import InputError, Interrupted
 from revenue.optimizer import solve
-from revenue.v1 import revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
+from revenue.v1 import replay_pb2, revenue_pb2, service_pb2, steam_pb2  # noqa: F401  (service_pb2 registers the service)
 
 from .admission import Admission
 from .board_cache import Boards
 from .calls import BadRequest, Call, Margin, ServiceError, Work, remaining, report_unheard, safe_deserializer
 from .limits import Limits, check_limits
 from .protojson import request_dict
+from .replay import GameMethods
 
 SERVICE_NAME = "revenue.v1.RouteService"
 
@@ -81,6 +82,7 @@ class RouteService:
         self.stopping = threading.Event()     # set by the server when it shuts down
         self._titles: revenue_pb2.ListTitlesResponse | None = None
         self._titles_lock = threading.Lock()
+        self.games = GameMethods(self)      # Replay and Suggest (server/replay.py)
 
     # ---- plumbing ------------------------------------------------------------------------------------
 
@@ -88,23 +90,27 @@ class RouteService:
                 ("Evaluate", "_evaluate", revenue_pb2.EvaluateRequest, revenue_pb2.EvaluateResponse),
                 ("ListTitles", "_list_titles", revenue_pb2.ListTitlesRequest, revenue_pb2.ListTitlesResponse),
                 ("Deliveries", "_deliveries", steam_pb2.DeliveriesRequest, steam_pb2.DeliveriesResponse),
-                ("Dividends", "_dividends", revenue_pb2.DividendsRequest, revenue_pb2.DividendsResponse))
+                ("Dividends", "_dividends", revenue_pb2.DividendsRequest, revenue_pb2.DividendsResponse),
+                ("Suggest", "_suggest", replay_pb2.SuggestRequest, replay_pb2.SuggestResponse))
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The methods for a (sync) grpc.server."""
-        return self._generic(self._unary, self._solve_stream)
+        return self._generic(self._unary, self._solve_stream, self.games.replay_stream)
 
     def async_handler(self) -> grpc.GenericRpcHandler:
         """The methods as coroutines (and SolveStream as an asynchronous generator), for an event loop."""
-        return self._generic(self._unary_async, self._solve_stream_async)
+        return self._generic(self._unary_async, self._solve_stream_async, self.games.replay_stream_async)
 
-    def _generic(self, unary, stream) -> grpc.GenericRpcHandler:
+    def _generic(self, unary, stream, replay) -> grpc.GenericRpcHandler:
         handlers = {name: grpc.unary_unary_rpc_method_handler(
             unary(name, getattr(self, attr)), request_deserializer=safe_deserializer(req),
             response_serializer=resp.SerializeToString) for name, attr, req, resp in self._METHODS}
         handlers["SolveStream"] = grpc.unary_stream_rpc_method_handler(
             stream, request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
             response_serializer=revenue_pb2.SolveResponse.SerializeToString)
+        handlers["Replay"] = grpc.unary_stream_rpc_method_handler(
+            replay, request_deserializer=safe_deserializer(replay_pb2.ReplayRequest),
+            response_serializer=replay_pb2.ReplayTurn.SerializeToString)
         return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
     def _unary(self, name: str, fn):
@@ -436,3 +442,6 @@ class RouteService:
                 raise _stopped(call.cancel, reason) from None
             return _to_message(answer, revenue_pb2.DividendsResponse)
         return Work(work)
+
+    def _suggest(self, request, context, call) -> Work:
+        return self.games.suggest(request, context, call)

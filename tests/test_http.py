@@ -28,6 +28,7 @@ SCENARIOS = title_scenarios()
 SOLVE_1830 = json.loads((EXAMPLES / "solve_1830.json").read_text())
 TOKEN = "s3cret"
 ALLOWED = "https://allowed.example"
+JSON = {"content-type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +109,7 @@ def test_solve_equals_grpc(server, http, scenario):
 
 
 def test_the_1830_example_is_980(http):
-    body = http.post("/v1/solve", content=(EXAMPLES / "solve_1830.json").read_bytes()).json()
+    body = http.post("/v1/solve", content=(EXAMPLES / "solve_1830.json").read_bytes(), headers=JSON).json()
     assert (body["revenue"], body["optimal"], body["upper_bound"]) == (980, True, 980)
     assert [r["train"] for r in body["routes"]] == ["6", "D"]
     assert body["note"] == "" and body["subsidy"] == 0      # every field written out, as `--json` does
@@ -116,7 +117,7 @@ def test_the_1830_example_is_980(http):
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("evaluate_*.json")), ids=lambda p: p.stem)
 def test_evaluate_equals_library(http, path):
-    got = http.post("/v1/evaluate", content=path.read_bytes())
+    got = http.post("/v1/evaluate", content=path.read_bytes(), headers=JSON)
     want = api.to_message(evaluate(api.load_request(path, revenue_pb2.EvaluateRequest)), revenue_pb2.EvaluateResponse)
     assert got.status_code == 200 and got.json() == as_json(want) and got.json()["legal"]
 
@@ -141,7 +142,7 @@ def test_titles_and_deliveries_equal_library(http):
 
 
 def test_a_stored_run_routes_action_is_checked(http):
-    body = http.post("/v1/evaluate", content=(EXAMPLES / "run_routes_1830.json").read_bytes()).json()
+    body = http.post("/v1/evaluate", content=(EXAMPLES / "run_routes_1830.json").read_bytes(), headers=JSON).json()
     assert body["legal"] and body["revenue"] == 210
     assert [r["train"] for r in body["routes"]] == ["2", "D"]
 
@@ -195,7 +196,7 @@ def test_bad_input_names_the_field(http, body, field, words):
 
 
 def test_body_that_is_not_json(http):
-    response = http.post("/v1/evaluate", content=b"{not json")
+    response = http.post("/v1/evaluate", content=b"{not json", headers=JSON)
     assert response.status_code == 400
     assert violations(response)[0][0] == "" and "not JSON" in violations(response)[0][1]
 
@@ -324,7 +325,7 @@ def test_full_queue_is_429(guarded):
 
 def test_message_size_limit(guarded):
     with client_of(guarded, headers={"authorization": f"Bearer {TOKEN}"}) as client:
-        response = client.post("/v1/solve", content=b" " * (65 * 1024) + b"{}")
+        response = client.post("/v1/solve", content=b" " * (65 * 1024) + b"{}", headers=JSON)
     assert response.status_code == 413
     assert response.json()["code"] == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
 

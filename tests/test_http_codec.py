@@ -23,7 +23,9 @@ from google.rpc import error_details_pb2, status_pb2
 
 from benchmarks.scenarios import title_scenarios
 from revenue import api
-from revenue.server.http import JsonBoards, _loads_board, decode
+from revenue.cache import JSON_BOARD_CACHE_BYTES
+from revenue.errors import InputError
+from revenue.server.http import JsonBoards, decode
 from revenue.server.protojson import message_dict
 from revenue.server.calls import BadRequest
 from revenue.server.service import RouteService
@@ -278,18 +280,21 @@ def _outcome(read, body):
 
 @pytest.mark.parametrize("body", BODIES, ids=range(len(BODIES)))
 def test_a_body_reads_as_json_loads_reads_it(body):
-    got = _outcome(lambda b: _loads_board(b), body)
-    want = _outcome(json.loads, body)
-    if want[0] == "error":
-        assert got == want
+    """The message of a JSON object, INVALID_ARGUMENT (a BadRequest) for anything else: no JSON, or JSON
+    that is no object ([] is no empty request)."""
+    got = decode(body, revenue_pb2.SolveRequest, JsonBoards())
+    want = _outcome(json.loads, body) if body.strip() else ("ok", {})
+    if want[0] == "error" or not isinstance(want[1], dict):
+        assert isinstance(got, BadRequest) and isinstance(got.error, InputError)
         return
-    obj, board = got[1]
-    assert got[0] == "ok" and json.dumps(obj) == json.dumps(want[1])      # NaN == NaN, key order too
-    if board is not None:
-        assert json.loads(board) == obj["board"]
+    expected = _outcome(lambda obj: api.parse_message(obj, revenue_pb2.SolveRequest), want[1])
+    if expected[0] == "error":
+        assert isinstance(got, BadRequest)
+    else:
+        assert got == expected[1]
 
 
-def test_a_known_board_is_taken_by_its_text():
+def test_a_known_board_is_taken_by_its_parsed_form():
     boards = JsonBoards()
     for scenario in title_scenarios():
         for company in ({"id": "X"}, scenario.request["company"], {"id": "X"}):
@@ -297,7 +302,8 @@ def test_a_known_board_is_taken_by_its_text():
                          json.dumps({"company": company, **scenario.request}, indent=1)):
                 got = decode(text.encode(), revenue_pb2.SolveRequest, boards)
                 assert got == api.parse_message(json.loads(text), revenue_pb2.SolveRequest)
-    assert len(boards._boards) == 2 * len(title_scenarios())     # one per board and way of writing it
+    assert len(boards) == len(title_scenarios())     # one per board, however it was written
+    assert boards.bytes <= JSON_BOARD_CACHE_BYTES
     # A bad board is named from the request, seen before or not.
     bad = json.dumps({"board": {"title": "1830", "tiles": [{"hex": 5}]}}).encode()
     for _ in range(2):
@@ -322,7 +328,7 @@ class _Transport:
 
 
 def test_an_answer_leaves_in_one_write():
-    from revenue.server.http import _OneWrite
+    from revenue.server.connections import _OneWrite
 
     async def run():
         inner = _Transport()

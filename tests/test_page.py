@@ -198,3 +198,41 @@ def test_page_asks_for_the_token_of_a_guarded_server(browser):
         browser.find_element("id", "run").click()
         wait.until(lambda b: b.find_element("id", "status").text.startswith(("proved", "legal")))
         browser.execute_script("sessionStorage.clear()")
+
+
+GAMES = EXAMPLES.parent / "tests" / "data" / "games" / "exports"
+
+
+def test_page_replays_a_game_and_suggests_the_next_run(browser, server):
+    export = json.loads((GAMES / "1830_29133.json").read_text())
+    turns = [json.loads(line) for line in (GAMES / "1830_29133.turns.jsonl").read_text().splitlines()]
+    wait = _open(browser, server)
+    browser.execute_script("document.getElementById('game-box').open = true;"
+                           "document.getElementById('game').value = arguments[0];", json.dumps(export))
+    browser.find_element("id", "replay").click()
+    wait.until(lambda b: b_text(b, "status").startswith("replayed"))
+    assert b_text(browser, "status").startswith(f"replayed {len(turns)} operating turns: ")
+    assert browser.find_element("id", "turn").get_property("max") == str(len(turns) - 1)
+    replayed = browser.execute_script("return game.turns")
+    rounds = len({t["round"] for t in replayed})
+    assert browser.execute_script("return document.querySelectorAll('#left-chart rect.bar').length") == rounds
+    # The slider shows a turn: its board, the best run in colour and the run played dashed over it.
+    known = turns[5]
+    browser.execute_script("const s = document.getElementById('turn'); s.value = 5;"
+                           "s.dispatchEvent(new Event('input'));")
+    wait.until(lambda b: f" {known['company']}: played " in b_text(b, "turn-info"))
+    wait.until(lambda b: b.execute_script("return document.querySelectorAll('#layer-routes g.played-route').length") > 0)
+    assert browser.execute_script("return document.querySelectorAll('#layer-routes g.route').length") >= 1
+    assert json.loads(browser.find_element("id", "request").get_property("value"))["company"]["id"] == known["company"]
+    assert browser.execute_script("return document.querySelectorAll('#left-chart rect.bar.current').length") == 1
+    # Suggest: the game cut just before that run, in progress.
+    export["actions"] = export["actions"][:next(i for i, a in enumerate(export["actions"])
+                                                if a.get("id") == known["action_id"])]
+    export["status"] = "active"
+    del export["result"], export["game_end_reason"]
+    browser.execute_script("document.getElementById('game').value = arguments[0];", json.dumps(export))
+    browser.find_element("id", "suggest").click()
+    wait.until(lambda b: "best run" in b_text(b, "status"))
+    assert b_text(browser, "status").startswith(f"{replayed[5]['round']} {known['company']}: best run ")
+    action = json.loads(browser.find_element("id", "run-routes").get_property("value"))
+    assert action["type"] == "run_routes" and action["entity"] == known["company"] and action["routes"]

@@ -21,7 +21,11 @@ def test_the_documented_names_are_the_librarys_functions():
 
     assert revenue.solve is solve and revenue.evaluate is evaluate and revenue.dividends is dividends
     assert revenue.deliveries is deliveries and revenue.InputError is InputError and revenue.Interrupted is Interrupted
-    assert set(revenue.__all__) == {"solve", "evaluate", "dividends", "deliveries", "InputError", "Interrupted"}
+    from revenue.game.analysis import replay_game, suggest
+
+    assert revenue.replay_game is replay_game and revenue.suggest is suggest
+    assert set(revenue.__all__) == {"solve", "evaluate", "dividends", "deliveries", "InputError", "Interrupted",
+                                    "replay_game", "suggest"}
     with pytest.raises(AttributeError):
         revenue.no_such_name
 

@@ -426,7 +426,8 @@ def test_reflection_lists_and_describes_the_service(server):
     pool = descriptor_pool.DescriptorPool(db)
     service = pool.FindServiceByName("revenue.v1.RouteService")
     assert {m.name for m in service.methods} == {"Solve", "SolveStream", "Evaluate", "ListTitles", "Dividends",
-                                                   "Deliveries"}
+                                                   "Deliveries", "Replay", "Suggest"}
+    assert service.methods_by_name["Replay"].output_type.fields_by_name["best"].message_type.name == "SolveResponse"
     assert service.methods_by_name["SolveStream"].output_type.fields_by_name["upper_bound"].number == 4
     channel.close()
 

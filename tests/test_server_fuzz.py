@@ -30,6 +30,7 @@ METHODS = {
     "Evaluate": (revenue_pb2.EvaluateRequest, False),
     "Deliveries": (steam_pb2.DeliveriesRequest, False),
     "ListTitles": (revenue_pb2.ListTitlesRequest, False),
+    "Dividends": (revenue_pb2.DividendsRequest, False),
 }
 
 
@@ -39,8 +40,40 @@ def bases() -> dict[str, list[dict]]:
     early = [s.request for s in title_scenarios() if "early" in s.name or "mid" in s.name]
     evaluates = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("evaluate_*.json"))]
     small_solves = [{"board": e["board"], "company": e["company"]} for e in evaluates]
-    return {"Solve": early + small_solves, "SolveStream": small_solves, "Evaluate": evaluates,
-            "Deliveries": [json.loads((EXAMPLES / "steam.json").read_text())], "ListTitles": [{}]}
+    run_routes = [json_format.MessageToDict(      # a stored action's own fields left out
+        json_format.ParseDict(json.loads(p.read_text()), revenue_pb2.EvaluateRequest(), ignore_unknown_fields=True),
+        preserving_proto_field_name=True) for p in sorted(EXAMPLES.glob("run_routes_*.json"))]
+    dividends = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("dividends_*.json"))]
+    return {"Solve": early + small_solves, "SolveStream": small_solves, "Evaluate": evaluates + run_routes,
+            "Deliveries": [json.loads((EXAMPLES / "steam.json").read_text())], "ListTitles": [{}],
+            "Dividends": dividends}
+
+
+def typed_garbage(rng: random.Random):
+    """A JSON value of any type, nested a little: what a google.protobuf.ListValue may carry over gRPC."""
+    choice = rng.randrange(6)
+    if choice == 0:
+        return [typed_garbage(rng) for _ in range(rng.randint(0, 3))]
+    if choice == 1:
+        return {rng.choice(["a", "hexes", "F4", "\ud800"]): typed_garbage(rng)}
+    return random_scalar(rng) if choice < 4 else rng.choice(["F4", "F2", "E5", 1.5, -1, 2**53, True, None])
+
+
+def run_routes_garbage(request: dict, rng: random.Random) -> dict:
+    """A run_routes action (Evaluate, or Dividends by way of its evaluate) with typed garbage inside its
+    routes' connections (issue 40: non-string items raised TypeError in the library)."""
+    out = copy.deepcopy(request)
+    action = out.setdefault("run_routes", {"type": "run_routes", "routes": [{"train": "2-0"}]})
+    routes = action.setdefault("routes", [{"train": "2-0"}]) or [{"train": "2-0"}]
+    action["routes"] = routes
+    route = rng.choice(routes)
+    connections = route.setdefault("connections", [["F4", "F2"]]) or [["F4", "F2"]]
+    route["connections"] = connections
+    j = rng.randrange(len(connections))
+    entry = list(connections[j]) if isinstance(connections[j], list) else []
+    entry.insert(rng.randint(0, len(entry)), typed_garbage(rng))
+    connections[j] = entry if rng.random() < 0.8 else typed_garbage(rng)
+    return out
 
 
 def random_scalar(rng: random.Random):
@@ -138,6 +171,8 @@ def hostile(request: dict, rng: random.Random) -> tuple[dict, bool]:
         return out, False
     if "board" in out:
         out["board"].setdefault("options", {})["k" * rng.choice([5000, 20000])] = "1"
+    elif "holding" in out:     # Dividends
+        out["company"] = "c" * 20000
     else:
         out["player"] = "p" * 20000
     return out, True
@@ -176,7 +211,9 @@ def make_requests(n: int, seed: int = 1830) -> list[tuple[str, bytes, str]]:
     rng = random.Random(seed)
     by_method = bases()
     out = []
-    kinds = ["mutant", "mutant", "mutant", "corrupt", "random_bytes", "huge", "random_dict", "hostile"]
+    kinds = ["mutant", "mutant", "mutant", "corrupt", "random_bytes", "huge", "random_dict", "hostile",
+             "run_routes_garbage"]
+    run_routes = [e for e in by_method["Evaluate"] if "run_routes" in e]
     for i in range(n):
         method = rng.choice(list(METHODS))
         message_type = METHODS[method][0]
@@ -192,6 +229,16 @@ def make_requests(n: int, seed: int = 1830) -> list[tuple[str, bytes, str]]:
             mutant, must_fail = hostile(base, rng)
             data = encode(mutant, message_type, rng)
             kind = "hostile_string" if must_fail else "hostile"
+        elif kind == "run_routes_garbage":
+            mutant = run_routes_garbage(rng.choice(run_routes), rng)
+            if rng.random() < 0.5:
+                method, message_type = "Evaluate", revenue_pb2.EvaluateRequest
+            else:
+                method, message_type = "Dividends", revenue_pb2.DividendsRequest
+                mutant = {"title": mutant["board"]["title"], "company": mutant["run_routes"].get("entity", ""),
+                          "holding": {"share_price": [0, 6], "holders": [{"id": "Player 1", "shares": 10}]},
+                          "evaluate": mutant}
+            data = encode(mutant, message_type, rng)
         elif kind == "huge":
             method = rng.choice(["Solve", "Evaluate"])
             data = encode(huge(rng.choice(by_method[method]), rng), METHODS[method][0], rng)
@@ -241,6 +288,7 @@ def test_fuzz_every_answer_is_ok_or_invalid_argument():
         assert len(hostile_strings) > 50
         assert tally[("hostile_string", "INVALID_ARGUMENT")] >= len(hostile_strings), tally
         assert tally[("hostile", "INVALID_ARGUMENT")] > 50, tally
+        assert tally[("run_routes_garbage", "INVALID_ARGUMENT")] > 100, tally
         # Still up, and still right.
         health = health_pb2_grpc.HealthStub(channel)
         assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
@@ -257,3 +305,54 @@ def test_fuzz_every_answer_is_ok_or_invalid_argument():
 @pytest.mark.parametrize("seed", [1, 2])
 def test_fuzz_corpus_is_deterministic(seed):
     assert make_requests(50, seed) == make_requests(50, seed)
+
+
+HTTP_PATHS = {"Solve": "/v1/solve", "Evaluate": "/v1/evaluate", "Deliveries": "/v1/deliveries",
+              "Dividends": "/v1/dividends", "SolveStream": "/v1/solve:stream"}
+
+
+def http_bodies(n: int, seed: int = 40) -> list[tuple[str, bytes, str]]:
+    """JSON bodies of the shapes issue 40 found answered 500 or read wrong: mutants, typed garbage inside
+    run_routes, lone surrogates in keys (at the top and nested), bodies that are no object, deep nesting."""
+    rng = random.Random(seed)
+    by_method = bases()
+    run_routes = [e for e in by_method["Evaluate"] if "run_routes" in e]
+    out = []
+    for i in range(n):
+        method = rng.choice(list(HTTP_PATHS))
+        kind = ["mutant", "run_routes_garbage", "surrogate", "not_object", "deep"][i % 5]
+        if kind == "mutant":
+            body = json.dumps(mutate(rng.choice(by_method[method]), rng)).encode()
+        elif kind == "run_routes_garbage":
+            method = "Evaluate"
+            body = json.dumps(run_routes_garbage(rng.choice(run_routes), rng)).encode()
+        elif kind == "surrogate":
+            request = copy.deepcopy(rng.choice(by_method[method]))
+            container, _ = rng.choice(list(paths(request)) or [(request, None)])
+            target = container if isinstance(container, dict) else request
+            target[rng.choice(["\ud800", "\udfff", "a\udc00b"])] = typed_garbage(rng)
+            body = json.dumps(request).encode()
+        elif kind == "not_object":
+            body = rng.choice([b"[]", b"[{}]", b"0", b"-1", b'"x"', b"true", b"null", b"[[]]"])
+        else:
+            depth = rng.choice([1000, 100_000])
+            body = b'{"board": ' + b"[" * depth + b"]" * depth + b"}"
+        out.append((method, body, kind))
+    return out
+
+
+def test_http_fuzz_every_answer_is_200_or_400():
+    import httpx
+
+    bodies = http_bodies(300)
+    with running(workers=2, max_queue=64, max_compute_ms=5000, http_port=0) as server:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.http_port}", timeout=30,
+                          headers={"content-type": "application/json"}) as client:
+            got = [(method, kind, client.post(HTTP_PATHS[method], content=body).status_code)
+                   for method, body, kind in bodies]
+            assert client.get("/healthz").status_code == 200
+    bad = [g for g in got if g[2] not in (200, 400)]
+    assert not bad, f"{len(bad)} answers were neither 200 nor 400, e.g. {bad[:5]}"
+    tally = Counter((kind, status) for _, kind, status in got)
+    assert tally[("not_object", 400)] == 60 and tally[("deep", 400)] == 60, tally
+    assert tally[("run_routes_garbage", 400)] > 20, tally

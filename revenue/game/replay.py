@@ -30,6 +30,8 @@ def steps(export: dict) -> Iterator[tuple[int, dict, GameState]]:
     """Each standing action (its position in the log, the action) with the state just before it takes
     effect, its round and operator already moved on: the board a lay or a token is chosen on. The state
     is one object, changed in place after each step."""
+    if not isinstance(export, dict):
+        raise InputError("", "an 18xx.games export is a JSON object (title, players, actions)")
     actions = export.get("actions")
     if not isinstance(actions, list):
         raise InputError("actions", "the export has no list of actions")

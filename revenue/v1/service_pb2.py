@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from revenue.v1 import replay_pb2 as revenue_dot_v1_dot_replay__pb2
 from revenue.v1 import revenue_pb2 as revenue_dot_v1_dot_revenue__pb2
 from revenue.v1 import steam_pb2 as revenue_dot_v1_dot_steam__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18revenue/v1/service.proto\x12\nrevenue.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x18revenue/v1/revenue.proto\x1a\x16revenue/v1/steam.proto2\xd2\x04\n\x0cRouteService\x12R\n\x05Solve\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/solve:\x01*\x12\x61\n\x0bSolveStream\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\"\x10/v1/solve:stream:\x01*0\x01\x12^\n\x08\x45valuate\x12\x1b.revenue.v1.EvaluateRequest\x1a\x1c.revenue.v1.EvaluateResponse\"\x17\x82\xd3\xe4\x93\x02\x11\"\x0c/v1/evaluate:\x01*\x12_\n\nListTitles\x12\x1d.revenue.v1.ListTitlesRequest\x1a\x1e.revenue.v1.ListTitlesResponse\"\x12\x82\xd3\xe4\x93\x02\x0c\x12\n/v1/titles\x12\x62\n\tDividends\x12\x1c.revenue.v1.DividendsRequest\x1a\x1d.revenue.v1.DividendsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\"\r/v1/dividends:\x01*\x12\x66\n\nDeliveries\x12\x1d.revenue.v1.DeliveriesRequest\x1a\x1e.revenue.v1.DeliveriesResponse\"\x19\x82\xd3\xe4\x93\x02\x13\"\x0e/v1/deliveries:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18revenue/v1/service.proto\x12\nrevenue.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x17revenue/v1/replay.proto\x1a\x18revenue/v1/revenue.proto\x1a\x16revenue/v1/steam.proto2\x84\x06\n\x0cRouteService\x12R\n\x05Solve\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/solve:\x01*\x12\x61\n\x0bSolveStream\x12\x18.revenue.v1.SolveRequest\x1a\x19.revenue.v1.SolveResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\"\x10/v1/solve:stream:\x01*0\x01\x12^\n\x08\x45valuate\x12\x1b.revenue.v1.EvaluateRequest\x1a\x1c.revenue.v1.EvaluateResponse\"\x17\x82\xd3\xe4\x93\x02\x11\"\x0c/v1/evaluate:\x01*\x12_\n\nListTitles\x12\x1d.revenue.v1.ListTitlesRequest\x1a\x1e.revenue.v1.ListTitlesResponse\"\x12\x82\xd3\xe4\x93\x02\x0c\x12\n/v1/titles\x12\x62\n\tDividends\x12\x1c.revenue.v1.DividendsRequest\x1a\x1d.revenue.v1.DividendsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\"\r/v1/dividends:\x01*\x12\x66\n\nDeliveries\x12\x1d.revenue.v1.DeliveriesRequest\x1a\x1e.revenue.v1.DeliveriesResponse\"\x19\x82\xd3\xe4\x93\x02\x13\"\x0e/v1/deliveries:\x01*\x12T\n\x06Replay\x12\x19.revenue.v1.ReplayRequest\x1a\x16.revenue.v1.ReplayTurn\"\x15\x82\xd3\xe4\x93\x02\x0f\"\n/v1/replay:\x01*0\x01\x12Z\n\x07Suggest\x12\x1a.revenue.v1.SuggestRequest\x1a\x1b.revenue.v1.SuggestResponse\"\x16\x82\xd3\xe4\x93\x02\x10\"\x0b/v1/suggest:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,6 +47,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ROUTESERVICE'].methods_by_name['Dividends']._serialized_options = b'\202\323\344\223\002\022\"\r/v1/dividends:\001*'
   _globals['_ROUTESERVICE'].methods_by_name['Deliveries']._loaded_options = None
   _globals['_ROUTESERVICE'].methods_by_name['Deliveries']._serialized_options = b'\202\323\344\223\002\023\"\016/v1/deliveries:\001*'
-  _globals['_ROUTESERVICE']._serialized_start=121
-  _globals['_ROUTESERVICE']._serialized_end=715
+  _globals['_ROUTESERVICE'].methods_by_name['Replay']._loaded_options = None
+  _globals['_ROUTESERVICE'].methods_by_name['Replay']._serialized_options = b'\202\323\344\223\002\017\"\n/v1/replay:\001*'
+  _globals['_ROUTESERVICE'].methods_by_name['Suggest']._loaded_options = None
+  _globals['_ROUTESERVICE'].methods_by_name['Suggest']._serialized_options = b'\202\323\344\223\002\020\"\013/v1/suggest:\001*'
+  _globals['_ROUTESERVICE']._serialized_start=146
+  _globals['_ROUTESERVICE']._serialized_end=918
 # @@protoc_insertion_point(module_scope)

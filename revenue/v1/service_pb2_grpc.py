@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from revenue.v1 import replay_pb2 as revenue_dot_v1_dot_replay__pb2
 from revenue.v1 import revenue_pb2 as revenue_dot_v1_dot_revenue__pb2
 from revenue.v1 import steam_pb2 as revenue_dot_v1_dot_steam__pb2
 
@@ -35,7 +36,7 @@ class RouteServiceStub:
     The google.api.http options are the same methods over HTTP/JSON, served by the same process
     (`revenue serve --http-port`, docs/service.md): the body is the request message in proto3 JSON, the
     answer the response message, errors a google.rpc.Status in JSON with the HTTP status of its code.
-    SolveStream answers as Server-Sent Events, one `data:` line per response.
+    SolveStream and Replay answer as Server-Sent Events, one `data:` line per response.
     """
 
     def __init__(self, channel):
@@ -74,6 +75,16 @@ class RouteServiceStub:
                 request_serializer=revenue_dot_v1_dot_steam__pb2.DeliveriesRequest.SerializeToString,
                 response_deserializer=revenue_dot_v1_dot_steam__pb2.DeliveriesResponse.FromString,
                 _registered_method=True)
+        self.Replay = channel.unary_stream(
+                '/revenue.v1.RouteService/Replay',
+                request_serializer=revenue_dot_v1_dot_replay__pb2.ReplayRequest.SerializeToString,
+                response_deserializer=revenue_dot_v1_dot_replay__pb2.ReplayTurn.FromString,
+                _registered_method=True)
+        self.Suggest = channel.unary_unary(
+                '/revenue.v1.RouteService/Suggest',
+                request_serializer=revenue_dot_v1_dot_replay__pb2.SuggestRequest.SerializeToString,
+                response_deserializer=revenue_dot_v1_dot_replay__pb2.SuggestResponse.FromString,
+                _registered_method=True)
 
 
 class RouteServiceServicer:
@@ -85,7 +96,7 @@ class RouteServiceServicer:
     The google.api.http options are the same methods over HTTP/JSON, served by the same process
     (`revenue serve --http-port`, docs/service.md): the body is the request message in proto3 JSON, the
     answer the response message, errors a google.rpc.Status in JSON with the HTTP status of its code.
-    SolveStream answers as Server-Sent Events, one `data:` line per response.
+    SolveStream and Replay answer as Server-Sent Events, one `data:` line per response.
     """
 
     def Solve(self, request, context):
@@ -133,6 +144,21 @@ class RouteServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Replay(self, request, context):
+        """Every operating turn of a game (an 18xx.games export), in order, each answered once its best run
+        is found: the run played, the best run, the revenue left (replay.proto).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Suggest(self, request, context):
+        """The best run of the company about to run in a game in progress, as a run_routes action to submit.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RouteServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -166,6 +192,16 @@ def add_RouteServiceServicer_to_server(servicer, server):
                     request_deserializer=revenue_dot_v1_dot_steam__pb2.DeliveriesRequest.FromString,
                     response_serializer=revenue_dot_v1_dot_steam__pb2.DeliveriesResponse.SerializeToString,
             ),
+            'Replay': grpc.unary_stream_rpc_method_handler(
+                    servicer.Replay,
+                    request_deserializer=revenue_dot_v1_dot_replay__pb2.ReplayRequest.FromString,
+                    response_serializer=revenue_dot_v1_dot_replay__pb2.ReplayTurn.SerializeToString,
+            ),
+            'Suggest': grpc.unary_unary_rpc_method_handler(
+                    servicer.Suggest,
+                    request_deserializer=revenue_dot_v1_dot_replay__pb2.SuggestRequest.FromString,
+                    response_serializer=revenue_dot_v1_dot_replay__pb2.SuggestResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'revenue.v1.RouteService', rpc_method_handlers)
@@ -183,7 +219,7 @@ class RouteService:
     The google.api.http options are the same methods over HTTP/JSON, served by the same process
     (`revenue serve --http-port`, docs/service.md): the body is the request message in proto3 JSON, the
     answer the response message, errors a google.rpc.Status in JSON with the HTTP status of its code.
-    SolveStream answers as Server-Sent Events, one `data:` line per response.
+    SolveStream and Replay answer as Server-Sent Events, one `data:` line per response.
     """
 
     @staticmethod
@@ -338,6 +374,60 @@ class RouteService:
             '/revenue.v1.RouteService/Deliveries',
             revenue_dot_v1_dot_steam__pb2.DeliveriesRequest.SerializeToString,
             revenue_dot_v1_dot_steam__pb2.DeliveriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Replay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/revenue.v1.RouteService/Replay',
+            revenue_dot_v1_dot_replay__pb2.ReplayRequest.SerializeToString,
+            revenue_dot_v1_dot_replay__pb2.ReplayTurn.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Suggest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/revenue.v1.RouteService/Suggest',
+            revenue_dot_v1_dot_replay__pb2.SuggestRequest.SerializeToString,
+            revenue_dot_v1_dot_replay__pb2.SuggestResponse.FromString,
             options,
             channel_credentials,
             insecure,

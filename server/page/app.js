@@ -1,5 +1,6 @@
 // The auto-route page: load a request, draw its board, call the service's HTTP API (/v1/solve:stream,
-// /v1/evaluate) and draw the routes as they arrive. Plain JavaScript, no build step, nothing fetched
+// /v1/evaluate) and draw the routes as they arrive; or open a game of 18xx.games (/v1/replay: each
+// operating turn's board with the run played and the best run; /v1/suggest: the next run to submit). Plain JavaScript, no build step, nothing fetched
 // from elsewhere. The board's geometry (hexes, track, nodes, the track of every chain) comes from
 // POST /page/geometry; a route is drawn on the track of the chains its connections name.
 "use strict";
@@ -16,6 +17,11 @@ const page = {
   geometryKey: "",   // the board JSON the geometry is for
   controller: null,  // AbortController of the running call
   drawing: null,     // the board being drawn (a promise)
+};
+
+const game = {
+  turns: [],         // the ReplayTurns of the game replayed, in order
+  shown: -1,         // the index of the turn on the map
 };
 
 // ---- calls --------------------------------------------------------------------------------------------
@@ -48,7 +54,7 @@ async function call(method, path, body, signal) {
   return response.json();
 }
 
-// POST /v1/solve:stream: calls onMessage with each SolveResponse of the Server-Sent Events.
+// POST /v1/solve:stream, /v1/replay: calls onMessage with each message of the Server-Sent Events.
 async function stream(path, body, signal, onMessage) {
   const response = await fetch(path, {method: "POST", headers: headers(), body: JSON.stringify(body), signal});
   if (!response.ok) throw await failure(response);
@@ -84,6 +90,14 @@ async function start() {
   $("request").addEventListener("change", () => useText($("request").value));
   $("run").addEventListener("click", run);
   $("stop").addEventListener("click", () => page.controller && page.controller.abort());
+  $("game-file").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    if (file) $("game").value = await file.text();
+  });
+  $("replay").addEventListener("click", replay);
+  $("suggest").addEventListener("click", suggestRun);
+  $("turn").addEventListener("input", () => showTurn(Number($("turn").value)));
+  $("copy").addEventListener("click", copyRun);
   // A server with --auth-token answers 401 until the token is given (kept for this tab only).
   $("token").value = sessionStorage.getItem("revenue-token") || "";
   $("token").addEventListener("change", () => {
@@ -249,6 +263,7 @@ function clearResult() {
   if (layer) layer.innerHTML = "";
   const marks = document.getElementById("layer-marks");
   if (marks) marks.innerHTML = "";
+  $("suggestion").hidden = true;
   setStatus("", "");
 }
 
@@ -438,20 +453,24 @@ function routeTrack(g, route) {
   return out;
 }
 
-function drawRoutes(routes) {
+// Each route in its train's colour, replacing those drawn; `played`: the run a player made, drawn over
+// them as a thin dashed line (class played-route), beside those drawn.
+function drawRoutes(routes, played) {
   const g = page.geometry;
   const layer = document.getElementById("layer-routes");
   if (!g || !layer) return;
-  layer.innerHTML = "";
+  if (!played) layer.innerHTML = "";
   routes.forEach((route, i) => {
-    const colour = COLOURS[i % COLOURS.length];
-    const group = el("g", {class: "route", "data-train": route.train, stroke: colour, "stroke-width": 5,
-                           "stroke-opacity": 0.8, "stroke-linecap": "round"}, layer);
-    if (route.error && route.error.rule) group.setAttribute("stroke-dasharray", "6 4");
+    const colour = played ? "#222" : COLOURS[i % COLOURS.length];
+    const group = el("g", {class: played ? "played-route" : "route", "data-train": route.train, stroke: colour,
+                           "stroke-width": played ? 2.5 : 5, "stroke-opacity": played ? 0.9 : 0.8,
+                           "stroke-linecap": "round"}, layer);
+    if (played) group.setAttribute("stroke-dasharray", "5 4");
+    else if (route.error && route.error.rule) group.setAttribute("stroke-dasharray", "6 4");
     for (const t of routeTrack(g, route)) el("path", {d: curve(g.track[t].d)}, group);
     for (const name of route.nodes || []) {
       const n = g.nodeAt.get(name);
-      if (n) el("circle", {cx: n.x, cy: n.y, r: 9, fill: "none", "stroke-width": 1.5}, group);
+      if (n && !played) el("circle", {cx: n.x, cy: n.y, r: 9, fill: "none", "stroke-width": 1.5}, group);
     }
   });
 }
@@ -479,6 +498,175 @@ function markError(error, nodes) {
   const label = el("text", {x: x + 14, y: y + 4, "font-size": 9, "font-weight": 700, fill: "#b00020",
                             stroke: "#fff", "stroke-width": 2.5, "paint-order": "stroke", class: "rule-mark"}, layer);
   label.textContent = error.rule;
+}
+
+// ---- a game of 18xx.games ----------------------------------------------------------------------------------
+
+function gameExport() {
+  const text = $("game").value.trim();
+  if (!text) throw new CallError({message: "open or paste the export of a game first"}, 0);
+  let data;
+  try { data = JSON.parse(text); } catch (e) {
+    throw new CallError({message: "the game export is not JSON: " + e.message}, 0);
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new CallError({message: "the game export is not a JSON object"}, 0);
+  }
+  return data;
+}
+
+function gameBody() {
+  const body = {export: gameExport()};
+  const deadline = Number($("deadline").value);
+  if (deadline > 0) body.deadline_ms = deadline;
+  return body;
+}
+
+// Run `work(signal)` as the page's one call, with the Stop button.
+async function gameCall(work) {
+  if (page.controller) page.controller.abort();
+  const controller = page.controller = new AbortController();
+  clearResult();
+  for (const id of ["run", "replay", "suggest"]) $(id).disabled = true;
+  $("stop").disabled = false;
+  try {
+    await work(controller.signal);
+  } catch (e) {
+    if (e.name === "AbortError") setStatus("stopped: the call was cancelled", "error");
+    else showError(e);
+  } finally {
+    if (page.controller === controller) page.controller = null;
+    for (const id of ["run", "replay", "suggest"]) $(id).disabled = false;
+    $("stop").disabled = true;
+  }
+}
+
+// POST /v1/replay: each turn joins the slider as it comes; the first is shown at once.
+async function replay() {
+  await gameCall(async (signal) => {
+    const body = gameBody();
+    game.turns = [];
+    game.shown = -1;
+    $("turn").max = 0;
+    $("turn-info").textContent = "";
+    $("left-chart").innerHTML = "";
+    $("replay-view").hidden = true;
+    setStatus("replaying…");
+    await stream("/v1/replay", body, signal, (turn) => {
+      game.turns.push(turn);
+      $("turn").max = game.turns.length - 1;
+      $("turn-count").textContent = `${game.shown + 1} of ${game.turns.length}`;
+      $("replay-view").hidden = false;
+      if (game.turns.length === 1) showTurn(0);
+      drawChart();
+      setStatus(`replaying… ${game.turns.length} operating turns`);
+    });
+    const left = game.turns.reduce((sum, t) => sum + (t.left || 0), 0);
+    const unproved = game.turns.filter((t) => !t.best.optimal).length;
+    setStatus(`replayed ${game.turns.length} operating turns: ${left} left on the table` +
+              (unproved ? ` (${unproved} best runs not proved)` : ""), unproved ? "" : "proved");
+  });
+}
+
+// The board of turn i, its best run and the run played.
+async function showTurn(i) {
+  const turn = game.turns[i];
+  if (!turn) return;
+  game.shown = i;
+  $("turn").value = i;
+  $("turn-count").textContent = `${i + 1} of ${game.turns.length}`;
+  const text = JSON.stringify(turn.request, null, 1);
+  $("request").value = page.text = text;      // "Find the best routes" solves this turn again
+  page.request = turn.request;
+  $("run").textContent = "Find the best routes";
+  page.drawing = drawBoard(turn.request);
+  await page.drawing;
+  if (game.shown !== i) return;               // the slider moved on meanwhile
+  const best = turn.best;
+  const played = turn.played;
+  drawRoutes(best.routes || []);
+  if (played) drawRoutes(played.routes || [], true);
+  fillTable(best.routes || [], best.revenue);
+  $("bound").textContent = best.optimal ? "proved" : `bound ${best.upper_bound}`;
+  const playedText = played ? `played ${played.revenue}${played.legal ? "" : " (illegal)"}` : "played run unreadable";
+  $("turn-info").textContent = `${turn.round} ${turn.company}: ${playedText}, best ${best.revenue}` +
+    (turn.left !== null && turn.left !== undefined ? `, left ${turn.left}` : "") +
+    (turn.dividend ? ` (${turn.dividend})` : "");
+  markRound();
+}
+
+function markRound() {
+  const turn = game.turns[game.shown];
+  for (const bar of document.querySelectorAll("#left-chart rect.bar")) {
+    bar.classList.toggle("current", Boolean(turn) && bar.dataset.round === turn.round);
+  }
+}
+
+// The revenue left per operating round, a bar each; a bar shows the round's first turn.
+function drawChart() {
+  const chart = $("left-chart");
+  chart.innerHTML = "";
+  const rounds = [];
+  game.turns.forEach((t, i) => {
+    const last = rounds[rounds.length - 1];
+    if (last && last.round === t.round) last.left += t.left || 0;
+    else rounds.push({round: t.round, left: t.left || 0, first: i});
+  });
+  const width = 320, height = 120, top = 14, base = 100;
+  chart.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const most = Math.max(1, ...rounds.map((r) => r.left));
+  const step = width / Math.max(1, rounds.length);
+  const title = el("text", {x: 4, y: 10, "font-size": 8, fill: "#333"}, chart);
+  title.textContent = `revenue left per operating round (most ${most})`;
+  rounds.forEach((r, i) => {
+    const h = (base - top) * r.left / most;
+    const bar = el("rect", {class: "bar", x: i * step + step * 0.15, y: base - h, width: step * 0.7,
+                            height: Math.max(h, 0.5), "data-round": r.round, "data-left": r.left}, chart);
+    const tip = el("title", {}, bar);
+    tip.textContent = `${r.round}: ${r.left} left`;
+    bar.addEventListener("click", () => showTurn(r.first));
+    if (rounds.length <= 24 || i % Math.ceil(rounds.length / 24) === 0) {
+      const label = el("text", {x: i * step + step / 2, y: base + 9, "font-size": 6, fill: "#555",
+                                "text-anchor": "middle"}, chart);
+      label.textContent = r.round.replace(/^OR /, "");
+    }
+  });
+  el("line", {x1: 0, y1: base, x2: width, y2: base, stroke: "#888", "stroke-width": 0.5}, chart);
+  markRound();
+}
+
+// POST /v1/suggest: the best run of the company about to run, as the action to submit.
+async function suggestRun() {
+  await gameCall(async (signal) => {
+    const body = gameBody();
+    setStatus("looking for the next run…");
+    const answer = await call("POST", "/v1/suggest", body, signal);
+    if (!answer.company) {
+      setStatus(`no run to suggest: the game waits for ${answer.waiting_for}`, "");
+      return;
+    }
+    const best = answer.best;
+    setStatus(`${answer.round} ${answer.company}: best run ${best.revenue}` +
+              (best.optimal ? " (proved)" : ` (not proved; bound ${best.upper_bound})`), best.optimal ? "proved" : "");
+    if (answer.request && answer.request.board) {     // the board of that moment, when the server gives it
+      page.drawing = drawBoard(answer.request);
+      await page.drawing;
+      drawRoutes(best.routes || []);
+    }
+    fillTable(best.routes || [], best.revenue);
+    $("run-routes").value = JSON.stringify(answer.run_routes, null, 1);
+    $("suggestion").hidden = false;
+  });
+}
+
+async function copyRun() {
+  const box = $("run-routes");
+  try {
+    await navigator.clipboard.writeText(box.value);
+  } catch (e) {      // no clipboard API (an insecure origin): select it for the user to copy
+    box.select();
+    document.execCommand("copy");
+  }
 }
 
 start();

@@ -1,0 +1,159 @@
+"""A game of 18xx.games analysed: every operating turn replayed with the run the player made and the best
+one (`replay_game`), and the best next run of a game in progress (`suggest`).
+
+    for turn in replay_game(export):
+        print(turn["round"], turn["company"], turn["played"]["revenue"], turn["best"]["revenue"], turn["left"])
+
+Each turn's dict holds JSON-ready messages of the service: `request` a SolveRequest, `played` an
+EvaluateResponse, `best` a SolveResponse.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..errors import InputError
+from ..evaluation import evaluate
+from ..optimizer import solve
+from .actions import MESSAGE
+from .replay import steps, turns
+from .state import GameState
+
+DEADLINE_MS = 10_000          # per turn: real boards prove in milliseconds, this bounds a pathological one
+TURN_FIELDS = ("action_id", "round", "company", "request", "played", "best", "left", "dividend")
+# what a corporation does next in its turn, by the last step it took (actions.STEP_RANK)
+AFTER_STEP = {3: "to choose its dividend", 4: "to buy trains or end its turn",
+              5: "to buy more trains or end its turn"}
+
+
+def replay_game(export: dict, deadline_ms: int | None = None) -> Iterator[dict]:
+    """Every operating turn of the game, in order: the run the player made (`played`, evaluated on the
+    turn's request; null when the stored run cannot be read, as 2020's exports store only the hexes of a
+    route, or when the routes name what the rebuilt board does not have) and the best run (`best`, solved
+    within `deadline_ms` per turn, default DEADLINE_MS), `left` = best - played revenue (null without
+    `played`), and the dividend kind the company chose after it (null when none followed)."""
+    deadline = _seconds(deadline_ms)
+    for turn in turns(export):
+        played = played_run(turn.request, turn.run_routes)
+        best = solve(turn.request, deadline=deadline)
+        yield {"action_id": turn.action_id, "round": turn.round, "company": turn.company,
+               "request": turn.request, "played": played, "best": best,
+               "left": None if played is None else best["revenue"] - played["revenue"],
+               "dividend": turn.dividend}
+
+
+def played_run(request: dict, run_routes: dict) -> dict | None:
+    """The EvaluateResponse of a stored run_routes action on `request`, or None when it cannot be read."""
+    routes = run_routes.get("routes") or ()
+    if any(not (r.get("nodes") or r.get("connections")) for r in routes):
+        return None
+    try:
+        return evaluate({**request, "run_routes": run_routes})
+    except InputError:
+        return None
+
+
+def suggest(export: dict, deadline_ms: int | None = None) -> dict:
+    """The game as it stands after its last standing action. When a company is at its route step (its
+    operating turn has begun, it has not run yet and has trains): {company, round, best (a SolveResponse),
+    run_routes (the action ready to submit, its trains named by the game's train ids)}. Otherwise
+    {waiting_for: what the game waits for, as precisely as the replay knows it}."""
+    state, last, passes = _final_state(export)
+    company, waiting = _next_runner(state, last, passes, export)
+    if company is None:
+        return {"waiting_for": waiting}
+    request = state.request(company, running=True)
+    best = solve(request, deadline=_seconds(deadline_ms))
+    return {"company": company, "round": state.round_name, "best": best, "run_routes": best["run_routes"]}
+
+
+def _seconds(deadline_ms: int | None) -> float:
+    if deadline_ms is not None and (isinstance(deadline_ms, bool) or deadline_ms <= 0):
+        raise InputError("deadline_ms", f"{deadline_ms!r} is not > 0")
+    return (DEADLINE_MS if deadline_ms is None else deadline_ms) / 1000
+
+
+def _final_state(export: dict) -> tuple[GameState, dict | None, int]:
+    """The state after every standing action, the last action that changed it (None before any) and how
+    many players passed in a row at the end (a stock round ends when each of them did)."""
+    state, last, passes = None, None, 0
+    for _, action, state in steps(export):
+        kind = action.get("type")
+        if kind in (MESSAGE, "end_game") or str(kind).startswith("program_"):
+            continue
+        last = action
+        passes = passes + 1 if kind == "pass" and state.round_kind == "stock" else 0
+    if state is None:
+        state = GameState(export)
+    return state, last, passes
+
+
+def _next_runner(state: GameState, last: dict | None, passes: int, export: dict) -> tuple[str | None, str]:
+    """(the company at its route step, "") or (None, what the game waits for)."""
+    if state.ended is not None:
+        return None, f"nothing: the game is over ({state.ended})"
+    if export.get("status") == "finished":
+        return None, f"nothing: the game is over ({export.get('game_end_reason') or 'finished'})"
+    if last is None:
+        return None, "the first action of the game"
+    if state.round_kind == "auction":
+        return None, f"an action of the private auction (next in turn: {_player_after(last, export)})"
+    if state.round_kind == "stock":
+        if passes >= max(1, len(state.players)):
+            return _first_of(state, list(state.floated), f"OR {state.turn}.1")
+        return _in_stock_round(state, last, export)
+    operator = state.operator
+    if operator is not None and state.last_rank < 3 and last.get("type") != "discard_train":
+        if state.company_request(operator, running=True)["trains"]:
+            return operator, ""
+        return None, f"{operator} to lay track, place a token or buy a train (it has no train to run)"
+    turn_over = (last.get("entity") == operator and last.get("type") == "pass") or (
+        last.get("type") == "run_routes" and state.nationalization)    # 1860's nationalization pays at once
+    if operator is not None and not turn_over:
+        return None, f"{operator} {AFTER_STEP.get(state.last_rank, 'to end its turn')}"
+    left = [c for c in state.floated if c not in state.or_operated]
+    if not left:
+        return None, f"the next operating round or the stock round ({state.round_name} is over)"
+    return _first_of(state, left, state.round_name)
+
+
+def _first_of(state: GameState, candidates: list[str], round_name: str) -> tuple[str | None, str]:
+    """The turn of the next corporation to operate among `candidates` when only one can be it (the order
+    follows share prices, which the replay does not keep): its run when its turn begins at the route step
+    (1860 once the Southern has formed: no track, no tokens) and it has trains."""
+    if not candidates:
+        return None, f"{round_name}, once a corporation has floated"
+    if len(candidates) > 1:
+        return None, (f"the next corporation of {round_name} to operate: one of "
+                      f"{', '.join(sorted(candidates))} (they operate in share price order, which the "
+                      f"replay does not follow)")
+    company = candidates[0]
+    if state.southern_formed and state.trains.get(company):
+        state.enter(-1, {"type": "run_routes", "entity": company, "entity_type": "corporation"})
+        return company, ""
+    return None, f"{company} to begin its operating turn"
+
+
+def _in_stock_round(state: GameState, last: dict, export: dict) -> tuple[str | None, str]:
+    players = [p.get("id") for p in export.get("players") or ()]
+    kind = last.get("type")
+    entity = last.get("entity")
+    if kind == "sell_shares" and entity in players:
+        return None, f"a stock round action by {_player_name(entity, export)} (buy a share or pass)"
+    return None, f"a stock round action by {_player_after(last, export)} ({state.round_name})"
+
+
+def _player_after(last: dict, export: dict) -> str:
+    """The player seated after the one who acted last (the first player when no player acted)."""
+    players = [p.get("id") for p in export.get("players") or ()]
+    if not players:
+        return "a player"
+    entity = last.get("entity")
+    at = players.index(entity) + 1 if entity in players else 0
+    return _player_name(players[at % len(players)], export)
+
+
+def _player_name(player, export: dict) -> str:
+    for p in export.get("players") or ():
+        if p.get("id") == player:
+            return str(p.get("name") or player)
+    return str(player)

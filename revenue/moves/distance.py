@@ -1,0 +1,118 @@
+"""How far a company's trains must run to reach each node and path of its track, as the 18xx.games engine's
+DistanceGraph counts it with node types apart (1860): [cities passed, towns passed] from the nearest of the
+company's tokens, halts and offboards passing free. 1860 lets a company upgrade only track its biggest train
+reaches (the engine's G1860::Step::Track reachable_* checks), which these distances decide.
+"""
+from __future__ import annotations
+
+from .network import city_blocks
+from .shapes import shape
+
+
+def _within(a, b) -> bool:
+    return a is not None and all(x <= y for x, y in zip(a, b))
+
+
+def _merged(a, b):
+    return list(b) if a is None else [min(x, y) for x, y in zip(a, b)]
+
+
+def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tuple[dict, dict]:
+    """(node distances keyed (hex, node ordinal), path distances keyed (hex, path index))."""
+    node_d: dict = {}
+    path_d: dict = {}
+    shapes: dict = {}
+    crossing: dict = {}
+
+    def info(name):
+        got = shapes.get(name)
+        if got is None:
+            tile, rotation = tiles[name]
+            s = shape(tile, rotation)
+            by_node, by_edge = {}, {}
+            for i, (a, b) in enumerate(s.paths):
+                for end in (a, b):
+                    (by_edge if end[0] == "edge" else by_node).setdefault(end[1], []).append(i)
+            cities = {c.ordinal: k for k, c in enumerate(tile.cities)}
+            got = shapes[name] = (s, by_node, by_edge, cities)
+        return got
+
+    def walk_path(name, i, skip, trail, on_path):
+        s, _, _, _ = info(name)
+        exits = [end[1] for end in s.paths[i] if end[0] == "edge"]
+        if (name, i) in trail or any(crossing.get((name, e)) for e in exits):
+            return
+        trail.add((name, i))
+        on_path(name, i)
+        for e in exits:
+            if e == skip:
+                continue
+            other = neighbours[name].get(e)
+            if other is None or other not in tiles:
+                continue
+            crossing[(name, e)] = crossing.get((name, e), 0) + 1
+            back = (e + 3) % 6
+            for j in info(other)[2].get(back, ()):
+                walk_path(other, j, back, trail, on_path)
+            crossing[(name, e)] -= 1
+        trail.discard((name, i))
+
+    def node_walk(name, ordinal, distance):
+        key = (name, ordinal)
+        if _within(node_d.get(key), distance):
+            return
+        node_d[key] = _merged(node_d.get(key), distance)
+        tile = tiles[name][0]
+        kind = tile.node_parts[ordinal].kind
+        step = list(distance)
+        if kind in ("city", "pass"):
+            step[0] += 1
+        elif kind == "town":
+            step[1] += 1
+        s, by_node, _, cities = info(name)
+        if kind == "offboard":
+            return
+        if kind in ("city", "pass") and city_blocks(tiles, tokens, name, cities[ordinal], company):
+            return
+
+        def on_path(hname, i):
+            path_d[(hname, i)] = _merged(path_d.get((hname, i)), step)
+            htile = tiles[hname][0]
+            if htile.paths[i].terminal:
+                return
+            for end in info(hname)[0].paths[i]:
+                if end[0] != "edge" and (hname, end[1]) != key:
+                    node_walk(hname, end[1], step)
+
+        for i in by_node.get(ordinal, ()):
+            if _within(path_d.get((name, i)), step):
+                continue
+            walk_path(name, i, None, set(), on_path)
+
+    for (name, city), placed in tokens.items():
+        if company in placed and name in tiles and city < len(tiles[name][0].cities):
+            node_walk(name, tiles[name][0].cities[city].ordinal, [0, 0])
+    return node_d, path_d
+
+
+def reaches_city(nd, td) -> bool:
+    unused = td[0] - nd[0] - 1
+    return nd[0] < td[0] and nd[1] <= td[1] + unused
+
+
+def reaches_town(nd, td) -> bool:
+    unused = td[0] - nd[0]
+    return nd[0] <= td[0] and nd[1] < td[1] + unused
+
+
+def reaches_halt(nd, td) -> bool:
+    unused = td[0] - nd[0]
+    return nd[0] <= td[0] and nd[1] <= td[1] + unused
+
+
+def reaches_node(kind: str, nd, td) -> bool:
+    if kind in ("city", "pass", "offboard"):
+        return reaches_city(nd, td)
+    if kind == "town":
+        return reaches_town(nd, td)
+    return reaches_halt(nd, td)

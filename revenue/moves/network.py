@@ -1,0 +1,188 @@
+"""What a company's track reaches, as the 18xx.games engine's Graph#compute finds it: from each city holding
+the company's token, walk the paths (never turning back at a hex edge, never through a city whose slots
+are all taken by others, never on past a terminal path) and note each path walked, each node met, and the
+hex edges the company may lay track at (both sides of every exit walked, and every side of a tokened hex).
+
+The board is read as hex name -> (Tile, rotation), so a lay can be tried by changing one entry.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from ..board import printed_hexes
+from .shapes import shape
+
+IMPASSABLE_COLOURS = ("blue", "gray", "red")
+# a walk recurses once per path of its trail
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+
+
+@dataclass
+class Reach:
+    edges: dict[str, set[int]] = field(default_factory=dict)     # hex -> edges where track may be laid
+    paths: set[tuple[str, int]] = field(default_factory=set)      # (hex, path index) walked
+    nodes: set[tuple[str, int]] = field(default_factory=set)      # (hex, node ordinal) met
+
+
+MAPS_REMEMBERED = 64
+# per map variant (its TitleData, kept alive here so that its id stays its own): the lay neighbours
+_NEIGHBOURS: dict[int, tuple[object, dict[str, dict[int, str]]]] = {}
+
+
+def hex_neighbours(board) -> dict[str, dict[int, str]]:
+    """Hex#neighbors as the engine sets them up from the printed map: a side leads on unless this hex has an
+    impassable border there, or the neighbour is a blue, gray or red hex without track towards it."""
+    data = board.data
+    cached = _NEIGHBOURS.get(id(data))
+    if cached is not None and cached[0] is data:
+        return cached[1]
+    printed = printed_hexes(board.title, data)
+    out: dict[str, dict[int, str]] = {}
+    for name, sides in board.neighbours.items():
+        mine = printed[name]
+        keep = {}
+        for edge, other in sides.items():
+            if edge in mine.impassable:
+                continue
+            theirs = printed[other]
+            if theirs.color in IMPASSABLE_COLOURS and \
+                    (edge + 3) % 6 not in shape(theirs.tile, theirs.rotation).exits:
+                continue
+            keep[edge] = other
+        out[name] = keep
+    if len(_NEIGHBOURS) >= MAPS_REMEMBERED:     # custom maps come with each request
+        _NEIGHBOURS.clear()
+    _NEIGHBOURS[id(data)] = (data, out)
+    return out
+
+
+def city_blocks(tiles: dict, tokens: dict, hex_name: str, city: int, company: str) -> bool:
+    """City#blocks?: every slot is taken and none by the company."""
+    placed = tokens.get((hex_name, city), ())
+    if company in placed:
+        return False
+    tile = tiles[hex_name][0]
+    return len(placed) >= tile.cities[city].slots
+
+
+class _Found(Exception):
+    """A target path is reached: the walk ends there."""
+
+
+def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blocking: bool = True,
+                  targets: set | None = None) -> Reach:
+    """The company's reach on a board of `tiles` (hex -> (Tile, rotation)) and `tokens` ((hex, city index)
+    -> companies). With `targets` (paths as (hex, path index)) the walk ends at the first of them it
+    reaches, and the reach is only what it walked until then."""
+    reach = Reach()
+    starts = []
+    for (name, city), placed in tokens.items():
+        if company in placed and name in tiles:
+            tile = tiles[name][0]
+            if city < len(tile.cities):
+                starts.append((name, tile.cities[city].ordinal))
+                reach.edges.setdefault(name, set()).update(neighbours.get(name, {}))
+    # index of each hex's paths by node and by edge, made when first needed
+    index: dict[str, tuple] = {}
+
+    def paths_of(name: str):
+        got = index.get(name)
+        if got is None:
+            tile, rotation = tiles[name]
+            s = shape(tile, rotation)
+            by_node: dict[int, list[int]] = {}
+            by_edge: dict[int, list[int]] = {}
+            for i, (a, b) in enumerate(s.paths):
+                for end in (a, b):
+                    if end[0] == "edge":
+                        by_edge.setdefault(end[1], []).append(i)
+                    else:
+                        by_node.setdefault(end[1], []).append(i)
+            got = index[name] = (s, by_node, by_edge)
+        return got
+
+    cities_of: dict[str, dict[int, int]] = {}
+
+    def city_index(name: str, ordinal: int) -> int:
+        m = cities_of.get(name)
+        if m is None:
+            m = cities_of[name] = {c.ordinal: i for i, c in enumerate(tiles[name][0].cities)}
+        return m.get(ordinal, -1)
+
+    walked_nodes: set[tuple[str, int]] = set()   # the trail's nodes (Node#walk's visited)
+    trail: set[tuple[str, int]] = set()          # the trail's paths (Path#walk's visited)
+    crossing: dict[tuple[str, int], int] = {}    # hex sides the trail left by (Path#walk's counter)
+
+    def walk_path(hname: str, i: int, skip: int | None, on_path) -> None:
+        s, _, by_edge = paths_of(hname)
+        path = s.paths[i]
+        exits = [end[1] for end in path if end[0] == "edge"]
+        if (hname, i) in trail or any(crossing.get((hname, e)) for e in exits):
+            return
+        trail.add((hname, i))
+        on_path(hname, i)
+        for e in exits:
+            if e == skip:
+                continue
+            other = neighbours[hname].get(e)
+            if other is None or other not in tiles:
+                continue
+            crossing[(hname, e)] = crossing.get((hname, e), 0) + 1
+            back = (e + 3) % 6
+            for j in paths_of(other)[2].get(back, ()):
+                walk_path(other, j, back, on_path)
+            crossing[(hname, e)] -= 1
+        trail.discard((hname, i))
+
+    def walk_node(name: str, ordinal: int) -> None:
+        if (name, ordinal) in walked_nodes:
+            return
+        walked_nodes.add((name, ordinal))
+        s, by_node, _ = paths_of(name)
+
+        def on_path(hname: str, i: int) -> None:
+            hs = paths_of(hname)[0]
+            path = hs.paths[i]
+            reach.paths.add((hname, i))
+            if targets is not None and (hname, i) in targets:
+                raise _Found
+            hex_edges = reach.edges.setdefault(hname, set())
+            tile = tiles[hname][0]
+            for end in path:
+                if end[0] == "edge":
+                    hex_edges.add(end[1])
+                    other = neighbours[hname].get(end[1])
+                    if other is not None:
+                        reach.edges.setdefault(other, set()).add((end[1] + 3) % 6)
+            for end in path:
+                if end[0] != "edge":
+                    reach.nodes.add((hname, end[1]))
+            if tile.paths[i].terminal:
+                return
+            for end in path:
+                if end[0] == "edge" or (hname, end[1]) == (name, ordinal):
+                    continue
+                node = tile.node_parts[end[1]]
+                if node.kind == "offboard":     # Offboard#blocks?: track never leads on through one
+                    continue
+                if blocking and node.kind in ("city", "pass"):
+                    c = city_index(hname, end[1])
+                    if c >= 0 and city_blocks(tiles, tokens, hname, c, company):
+                        continue
+                walk_node(hname, end[1])
+
+        for i in by_node.get(ordinal, ()):
+            walk_path(name, i, None, on_path)
+        walked_nodes.discard((name, ordinal))
+
+    try:
+        for start in starts:
+            # the other tokened cities count as visited (Graph#compute)
+            walked_nodes.clear()
+            walked_nodes.update(s for s in starts if s != start)
+            reach.nodes.add(start)
+            walk_node(*start)
+    except _Found:
+        pass
+    return reach

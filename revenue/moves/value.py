@@ -1,0 +1,109 @@
+"""Each legal tile lay or station token of a company valued by the best run it makes possible: the move
+applied to the board, the board solved by revenue.solve, ranked by the revenue after it, then by cost.
+Boards that differ from the request's by one lay or token reuse the solver's caches of the request's board
+(its graph and its checked lays and tokens), so each costs little more than its search.
+"""
+from __future__ import annotations
+
+import time
+
+from ..tiles import parse_tile
+from .lays import lays_on, read_request
+from .shapes import shape
+from .tokens import tokens_on
+
+
+def value_lays(request: dict, deadline_ms: float | None = None, top: int | None = None,
+               player_privates=None) -> dict:
+    """{base_revenue, base_optimal, moves: [{hex, tile, rotation, cost, revenue_after, gain, optimal}],
+    legal, valued, complete, elapsed_ms}: every legal lay (revenue.moves.lays) solved on the board it
+    makes, best first (then the cheapest); `top` keeps the best so many. With a deadline, the lays valued
+    before it (`valued` of `legal`; `complete` False when some were left)."""
+    board, company, cash = read_request(request)
+    spec = request.get("company") or {}
+    moves = list(lays_on(board, company, cash, spec.get("privates") or (), player_privates,
+                         spec.get("trains") or ()))
+    return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top)
+
+
+def value_tokens(request: dict, deadline_ms: float | None = None, top: int | None = None) -> dict:
+    """As value_lays, for every legal station token: moves [{hex, city, cost, revenue_after, gain,
+    optimal}]."""
+    board, company, cash = read_request(request)
+    moves = list(tokens_on(board, company, cash))
+    return _value(request, board, moves, lambda move: with_token(request, company, move), deadline_ms, top)
+
+
+def _value(request, board, moves, changed, deadline_ms, top) -> dict:
+    from .. import solve
+
+    started = time.perf_counter()
+    end = None if deadline_ms is None else started + deadline_ms / 1000.0
+    left = _left(end)
+    base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS))
+    valued = []
+    for move in moves:
+        left = _left(end)
+        if left is not None and left <= 0:
+            break
+        result = solve(changed(move), deadline=left)
+        after = int(result.get("revenue") or 0)
+        valued.append({**move, "revenue_after": after, "gain": after - int(base.get("revenue") or 0),
+                       "optimal": bool(result.get("optimal"))})
+    valued.sort(key=lambda m: (-m["revenue_after"], m["cost"]))
+    return {"base_revenue": int(base.get("revenue") or 0), "base_optimal": bool(base.get("optimal")),
+            "moves": valued if top is None else valued[:top], "legal": len(moves), "valued": len(valued),
+            "complete": len(valued) == len(moves),
+            "elapsed_ms": round((time.perf_counter() - started) * 1000.0, 3)}
+
+
+MIN_SECONDS = 0.001     # the request's own board is solved even when the deadline has passed
+
+
+def _left(end: float | None) -> float | None:
+    return None if end is None else end - time.perf_counter()
+
+
+def _without_deadline(request: dict) -> dict:
+    return {k: v for k, v in request.items() if k != "deadline_ms"}
+
+
+def with_lay(request: dict, board, lay: dict) -> dict:
+    """The request with `lay` on its board: the hex's tile replaced, and the tokens of a tile with more than
+    one city moved to the new city that keeps their old city's exits."""
+    out = _without_deadline(request)
+    spec = dict(out.get("board") or {})
+    name = lay["hex"]
+    spec["tiles"] = [t for t in spec.get("tiles") or () if t.get("hex") != name] + \
+        [{"hex": name, "tile": lay["tile"], "rotation": lay["rotation"]}]
+    old = board.hexes[name]
+    if len(old.tile.cities) > 1:
+        entry = board.data.manifest[lay["tile"]]
+        new_tile = parse_tile(entry["code"], f"tile {lay['tile']}")
+        moved = _city_map(old.tile, old.rotation, new_tile, lay["rotation"])
+        spec["tokens"] = [dict(t, city=moved.get(int(t.get("city") or 0), int(t.get("city") or 0)))
+                          if t.get("hex") == name else t for t in spec.get("tokens") or ()]
+    out["board"] = spec
+    return out
+
+
+def _city_map(old_tile, old_rotation, new_tile, new_rotation) -> dict[int, int]:
+    """Old city index -> the new city whose exits hold all of the old one's (the first such); a city without
+    track keeps its index (the engine lets the player choose)."""
+    old, new = shape(old_tile, old_rotation), shape(new_tile, new_rotation)
+    old_exits, new_exits = old.node_exits[:old.cities], new.node_exits[:new.cities]
+    out = {}
+    for i, exits in enumerate(old_exits):
+        j = i if not exits else next((j for j, n in enumerate(new_exits) if exits <= n), None)
+        if j is not None and j < len(new_tile.cities):
+            out[i] = j
+    return out
+
+
+def with_token(request: dict, company: str, token: dict) -> dict:
+    out = _without_deadline(request)
+    spec = dict(out.get("board") or {})
+    spec["tokens"] = list(spec.get("tokens") or ()) + [{"hex": token["hex"], "city": token["city"],
+                                                         "company": company}]
+    out["board"] = spec
+    return out
