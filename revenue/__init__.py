@@ -3,15 +3,16 @@
 The public API (each takes and returns proto3-JSON dicts of the revenue.v1 messages):
 
 - solve(request, deadline=None, on_improve=None, cancel=None, memory_mb=None): the best routes, proved
-- evaluate(request): legality and revenue of given routes
-- dividends(request): what a run pays under each dividend kind
+- evaluate(request, deadline=None, cancel=None, memory_mb=None): legality and revenue of given routes
+- dividends(request, deadline=None, cancel=None, memory_mb=None): what a run pays under each dividend kind
 - deliveries(request, deadline=None, cancel=None, memory_mb=None): Steam's best goods deliveries
 - replay_game(export, deadline_ms=None, cancel=None): each operating turn of an 18xx.games export, played and best run
 - suggest(export, deadline_ms=None, cancel=None): the best next run of a game in progress, or what the game waits for
 - legal_lays(request, player_privates=None), legal_tokens(request): every legal tile lay and station token
 - value_lays(request, deadline_ms=None, top=None, player_privates=None), value_tokens(request, deadline_ms=None,
   top=None): each legal lay or token valued by the best run it makes possible, best first
-- InputError: bad input, naming its field
+- InputError: bad input, naming its field (also a board whose track graph passes the memory cap)
+- Interrupted: a deadline or cancel that ended a call before it had an answer (the track graph unbuilt)
 
 Names are imported when first used, so `import revenue` stays light (no Numba until a solve).
 """
@@ -25,6 +26,7 @@ _API = {
     "dividends": "revenue.payout",
     "deliveries": "revenue.steam",
     "InputError": "revenue.errors",
+    "Interrupted": "revenue.errors",
     "replay_game": "revenue.game.analysis",
     "suggest": "revenue.game.analysis",
     "legal_lays": "revenue.moves",

@@ -2,7 +2,9 @@
 the optimizer, benchmarks, the service and Steam deliveries).
 
 Every command reads the proto3 JSON of a revenue.v1 request. Bad input prints `error: <field>:
-<description>` on stderr and exits with status 2; no command shows a traceback for it.
+<description>` on stderr and exits with status 2; no command shows a traceback for it. A deadline that
+passes before a command has any answer (its board's track graph unbuilt) prints `error: <why>` and exits
+with status 3.
 """
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ from rich.console import Console
 from rich.table import Table
 
 from . import api
-from .errors import InputError
+from .errors import InputError, Interrupted
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 3
 
 
 def console() -> Console:
@@ -32,14 +35,28 @@ def fail(exc: InputError) -> None:
 
 
 def reports_input_errors(command):
-    """Decorator for commands: InputError becomes `error: field: description` and exit status 2."""
+    """Decorator for commands: InputError becomes `error: field: description` and exit status 2,
+    Interrupted `error: why` and exit status 3."""
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
         except InputError as exc:
             fail(exc)
+        except Interrupted as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_INTERRUPTED)
     return wrapper
+
+
+def deadline_option(what: str):
+    return click.option("--deadline-ms", type=click.IntRange(min=1), default=None,
+                        help=f"Give up {what} after this many milliseconds (exit status 3). Default: none.")
+
+
+def memory_option(what: str):
+    return click.option("--memory-mb", type=click.FloatRange(min=1), default=None,
+                        help=f"Cap on the memory of {what} (default 256): a board past it is bad input.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -131,8 +148,10 @@ def print_routes(routes: list[dict], locations: dict[str, str], out: Console) ->
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True,
               help="Print revenue.v1.EvaluateResponse as proto3 JSON instead of text.")
+@deadline_option("building the board's track graph")
+@memory_option("the board's track graph")
 @reports_input_errors
-def evaluate(file: str, as_json: bool) -> None:
+def evaluate(file: str, as_json: bool, deadline_ms: int | None = None, memory_mb: float | None = None) -> None:
     """Check the routes in FILE and compute their revenue.
 
     FILE holds a revenue.v1.EvaluateRequest in proto3 JSON: the board, the company and its routes
@@ -146,7 +165,7 @@ def evaluate(file: str, as_json: bool) -> None:
     from .v1 import revenue_pb2
 
     request = api.load_request(file, revenue_pb2.EvaluateRequest)
-    result = run(request)
+    result = run(request, deadline=deadline_ms / 1000 if deadline_ms else None, memory_mb=memory_mb)
     if as_json:
         click.echo(api.to_json(result, revenue_pb2.EvaluateResponse))
         return
@@ -221,7 +240,8 @@ def print_solution(request: dict, result: dict, out: Console) -> None:
                    "(optimal false, with an upper bound). Default: the request's deadline_ms, else none.")
 @click.option("--memory-mb", type=click.FloatRange(min=1), default=None,
               help="Cap on the routes one search stores (default 256): beyond it the search keeps the routes "
-                   "that can matter most and says whether that still proved the answer.")
+                   "that can matter most and says whether that still proved the answer. A board whose track "
+                   "graph passes it is bad input.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print revenue.v1.SolveResponse as proto3 JSON (one line per answer when several).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False),
@@ -243,7 +263,7 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
 
     items = list(_requests(files)) if files and files != ("-",) else None
     stream = items is None
-    failed = False
+    failed = interrupted = False
     out = console()
     for index, (label, source) in enumerate(items if items is not None else _requests(files), 1):
         try:
@@ -256,6 +276,10 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
                 where = f"{field}: " if field else ""
                 click.echo(f"error: {label}: {where}{description}" if (stream or len(items) > 1)
                            else f"error: {where}{description}", err=True)
+            continue
+        except Interrupted as exc:      # the deadline passed before the search began
+            interrupted = True
+            click.echo(f"error: {label}: {exc}" if (stream or len(items) > 1) else f"error: {exc}", err=True)
             continue
         if as_json:
             one_line = stream or len(items) > 1
@@ -272,6 +296,8 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
                 fh.write(render_svg(graph, result["routes"], f"{company}: {result['revenue']}"))
     if failed:
         sys.exit(EXIT_BAD_INPUT)
+    if interrupted:
+        sys.exit(EXIT_INTERRUPTED)
 
 
 # ---- dividends -----------------------------------------------------------------------------------------
@@ -310,8 +336,10 @@ def _holder_cell(h: dict, per_share: int) -> str:
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--json", "as_json", is_flag=True, help="Print revenue.v1.DividendsResponse as proto3 JSON.")
+@deadline_option("evaluating the routes")
+@memory_option("the routes' track graph")
 @reports_input_errors
-def dividends(file: str, as_json: bool) -> None:
+def dividends(file: str, as_json: bool, deadline_ms: int | None = None, memory_mb: float | None = None) -> None:
     """What a run pays under each dividend kind, and where the share price goes.
 
     FILE holds a revenue.v1.DividendsRequest in proto3 JSON: the title, the company, its holding (share
@@ -322,7 +350,7 @@ def dividends(file: str, as_json: bool) -> None:
     from .v1 import revenue_pb2
 
     request = api.load_request(sys.stdin.read() if file == "-" else file, revenue_pb2.DividendsRequest)
-    result = run(request)
+    result = run(request, deadline=deadline_ms / 1000 if deadline_ms else None, memory_mb=memory_mb)
     if as_json:
         click.echo(api.to_json(result, revenue_pb2.DividendsResponse))
         return

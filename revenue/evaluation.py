@@ -7,10 +7,12 @@ track.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .budget import call_budget
 from .company import build_company
 from .errors import InputError, short_repr
 from .graph import Chain, Graph
@@ -263,14 +265,18 @@ def route_result(problem: Problem, spec: TrainSpec, nodes: list[int], connection
                   priced.bonuses, priced.halts, priced.subsidy)
 
 
-def evaluate(request: dict) -> dict:
+def evaluate(request: dict, deadline: float | None = None, cancel: threading.Event | None = None,
+             memory_mb: float | None = None) -> dict:
     """Check and price the routes of `request` (the proto3 JSON shape of revenue.v1.EvaluateRequest):
-    its `routes`, or the routes of its `run_routes` action as 18xx.games stores it."""
-    graph = graph_for(request.get("board") or {})
-    board = graph.board
-    routes, company_request = _routes_and_company(request)
-    company = build_company(company_request, board)
-    problem = compile_problem(graph, company)
+    its `routes`, or the routes of its `run_routes` action as 18xx.games stores it. `deadline` (seconds
+    from now), `cancel` and `memory_mb` bound the board's track graph (revenue.budget): past the deadline
+    or at a cancel it raises Interrupted, past the memory cap InputError."""
+    with call_budget(deadline, cancel, memory_mb):
+        graph = graph_for(request.get("board") or {})
+        board = graph.board
+        routes, company_request = _routes_and_company(request)
+        company = build_company(company_request, board)
+        problem = compile_problem(graph, company)
 
     available = [t.name for t in company.trains]
     ids = {t["id"]: t["name"] for t in company_request.get("trains") or () if t.get("id") and t.get("name")}

@@ -20,6 +20,7 @@ from itertools import compress
 
 import numpy as np
 
+from . import budget as call_budget
 from .board import Board
 from .core.track import END_EDGE, build_track
 from .geometry import NODE_KINDS, TRACKS_PER_MAP, MapSides, TileGeometry, Track, current_registry
@@ -374,6 +375,16 @@ class _Chains(Sequence):
 _TRACKS_LOCK = threading.Lock()     # (a title data's tracks by geometry ids, build_graph)
 
 
+def _walk(registry, sides: MapSides, gids: np.ndarray, impassable: np.ndarray) -> Track:
+    """The Track of these hexes, walked within the call's budget (revenue.budget: raises past it)."""
+    budget = call_budget.current()
+    track = Track(registry, sides, build_track(
+        gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
+        sides.neighbour, sides.side, sides.n_sides, *budget.walk_args()))
+    budget.check_walk(track.status)
+    return track
+
+
 def build_graph(board: Board) -> Graph:
     """The track graph of `board`: the registered geometries of its tiles placed on the map's hexes, and
     every chain, found by one kernel (revenue.core.track.build_track); the track part is shared with a
@@ -401,9 +412,7 @@ def build_graph(board: Board) -> Graph:
     gids = np.array([geo.gid for geo, _ in hex_tracks], dtype=np.int64)
     impassable = np.array([mask for _, mask in hex_tracks], dtype=np.int64)
     if board.remember is not None and registry is known.registry:
-        track = Track(registry, sides, build_track(
-            gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
-            sides.neighbour, sides.side, sides.n_sides))
+        track = _walk(registry, sides, gids, impassable)
         known.remember_track(lay_bytes, (track, more_stops, more_chars))
         return Graph(board, track)
     # Else the track depends on the geometry ids and impassable edges alone (on one map variant and registry).
@@ -416,9 +425,7 @@ def build_graph(board: Board) -> Graph:
     if track is not None and (track.registry is not registry or track.sides is not sides):
         track = None
     if track is None:
-        track = Track(registry, sides, build_track(
-            gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
-            sides.neighbour, sides.side, sides.n_sides))
+        track = _walk(registry, sides, gids, impassable)
         with _TRACKS_LOCK:
             tracks[key] = track
             while len(tracks) > TRACKS_PER_MAP:

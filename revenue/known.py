@@ -13,6 +13,7 @@ from operator import itemgetter, methodcaller
 
 import numpy as np
 
+from . import budget as call_budget
 from .board import Board, BoardHex, neighbour_map, printed_totals
 from .bounds import MAX_LIST, MAX_NAME_CHARS, size_violations
 from .core.track import place_board, place_tokens
@@ -226,10 +227,12 @@ def build_known(req) -> Board | None:
             return None
     else:
         sides = known.sides
+        budget = call_budget.current()
         track = Track(registry, sides, place_board(
             lays, known.table, known.gids, known.masks, placed, known.token_table, registry.path_start,
             registry.node_start, registry.table, registry.node_table, registry.city_start, registry.city_table,
-            sides.neighbour, sides.side, sides.n_sides))
+            sides.neighbour, sides.side, sides.n_sides, *budget.walk_args()))
+        budget.check_walk(track.status)
         if track.status:
             return None     # a hex laid twice, or a token that does not fit: the full check names it
         token_node, more_stops, more_chars = track.token_node, track.more_stops, track.more_chars

@@ -29,6 +29,7 @@ engine's stock market moves it (`Market`): a step that finds no cell stops there
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -303,8 +304,10 @@ def options_for(title, holding: Holding, market: Market, revenue: int, subsidy: 
     return out
 
 
-def dividends(request: dict) -> dict:
-    """A DividendsRequest (proto field names) answered as a DividendsResponse dict."""
+def dividends(request: dict, deadline: float | None = None, cancel: threading.Event | None = None,
+              memory_mb: float | None = None) -> dict:
+    """A DividendsRequest (proto field names) answered as a DividendsResponse dict. `deadline` (seconds from
+    now), `cancel` and `memory_mb` bound the evaluation of its routes (revenue.evaluation.evaluate)."""
     from .titles import get_title
 
     evaluated = request.get("evaluate")
@@ -320,7 +323,7 @@ def dividends(request: dict) -> dict:
     if evaluated:
         if request.get("revenue") or request.get("subsidy"):
             raise InputError("evaluate", "give either revenue and subsidy or routes to evaluate, not both")
-        revenue, subsidy = _evaluate(evaluated, title.name, company)
+        revenue, subsidy = _evaluate(evaluated, title.name, company, deadline, cancel, memory_mb)
     else:
         revenue, subsidy = int(request.get("revenue") or 0), int(request.get("subsidy") or 0)
         for name, value in (("revenue", revenue), ("subsidy", subsidy)):
@@ -336,7 +339,8 @@ def dividends(request: dict) -> dict:
             "options": options_for(title, holding, market, revenue, subsidy)}
 
 
-def _evaluate(request: dict, title: str, company: str) -> tuple[int, int]:
+def _evaluate(request: dict, title: str, company: str, deadline: float | None, cancel: threading.Event | None,
+              memory_mb: float | None) -> tuple[int, int]:
     from .evaluation import evaluate
 
     if ((request.get("board") or {}).get("title") or title) != title:
@@ -344,7 +348,7 @@ def _evaluate(request: dict, title: str, company: str) -> tuple[int, int]:
     if ((request.get("company") or {}).get("id") or company) != company:
         raise InputError("evaluate.company.id", f"the routes are {request['company']['id']}'s, not {company}'s")
     try:
-        result = evaluate(request)
+        result = evaluate(request, deadline, cancel, memory_mb)
     except InputError as exc:
         raise exc.within("evaluate") from None
     if not result["legal"]:

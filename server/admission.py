@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import deque
 from concurrent import futures
 from typing import Any, Callable
@@ -40,6 +41,7 @@ class Admission:
         self.admitted_large = 0    # ... of them large
         self.running = 0           # calls computing
         self.running_large = 0     # large calls computing
+        self._computing: set[_Job] = set()     # (for stuck(): when each began)
         self._threads = [threading.Thread(target=self._serve, name=f"revenue-solve-{i}", daemon=True)
                          for i in range(workers)]
         for thread in self._threads:
@@ -137,6 +139,8 @@ class Admission:
             self.running += 1
             self.running_large += job.large
             job.state = _STARTED
+            job.began = time.perf_counter()
+            self._computing.add(job)
             if job.future is not None:
                 self._ready.append(job)
                 # One job, one thread to wake: each one woken for nothing would take the interpreter's
@@ -147,6 +151,7 @@ class Admission:
 
     def _end(self, job: "_Job") -> None:
         """A call's work is over (with the lock held): its turn goes to the next."""
+        self._computing.discard(job)
         self.running -= 1
         self.running_large -= job.large
         self.admitted -= 1
@@ -185,6 +190,13 @@ class Admission:
                 with self._lock:
                     self._end(job)
 
+    def stuck(self, seconds: float) -> bool:
+        """Whether every compute turn is held by a call that has computed for longer than `seconds` (past
+        any deadline it can have): the process can take no work until one ends."""
+        since = time.perf_counter() - seconds
+        with self._lock:
+            return sum(job.began < since for job in self._computing) >= self.workers
+
     def shutdown(self) -> None:
         """Start nothing more; the calls still waiting are withdrawn (running ones end with their calls)."""
         with self._lock:
@@ -206,10 +218,11 @@ class _Job:
     """A call admitted: its work for a compute thread (with its future), or None when its own thread runs
     it (and waits on `wake` for its turn)."""
 
-    __slots__ = ("work", "large", "future", "wake", "state")
+    __slots__ = ("work", "large", "future", "wake", "state", "began")
 
     def __init__(self, work: Callable[[], Any] | None, large: bool, future: futures.Future | None):
         self.work, self.large, self.future = work, large, future
         self.wake: threading.Condition | None = None
         self.state = _WAITING
+        self.began = 0.0        # perf_counter when it got its turn
 

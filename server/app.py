@@ -35,6 +35,16 @@ SPARE_THREADS = 8
 # go to one 29% of the time (all 8: 0.8%), and stay there as long as they live.
 CONNECTION_AGE_SECONDS = 5.0
 PING_INTERVAL_MS = 10_000
+# Health says NOT_SERVING while every compute turn is held by a call this long past the compute cap.
+STUCK_SECONDS = 5.0
+STUCK_POLL_SECONDS = 0.5
+# After the grace and the calls' cancel, how long a stop waits for threads still computing before it
+# leaves without them.
+ABANDON_SECONDS = 1.0
+# Arrays of at least this many bytes get pages of their own from the kernel, given back when freed: with
+# glibc's default (a threshold that rises to 32 MB after the first large free) the large arrays of
+# distinct large boards fragment the heap, and the process's memory climbs board after board.
+MMAP_THRESHOLD_BYTES = 1 << 20
 
 
 @dataclass
@@ -117,6 +127,7 @@ class RouteServer:
         self._settled = threading.Event()    # warm-up over, whether it worked or not
         self._terminated = threading.Event()
         self._stopping: threading.Event | None = None
+        self._stuck = False                   # every compute turn held past the compute cap (_watch_stuck)
         self.http = None                      # the uvicorn server, with http_port, when HTTP is on
         self.http_port: int | None = None
         self._stop_lock = threading.Lock()
@@ -211,14 +222,35 @@ class RouteServer:
             ssl_keyfile=config.tls_key))
 
     def _state(self) -> str:
-        """SERVING once warmed up and until shutdown starts (what health checking and /healthz say)."""
-        return "SERVING" if self._ready.is_set() and self._stopping is None else "NOT_SERVING"
+        """SERVING once warmed up and until shutdown starts, while some compute turn is free or held by a
+        call within the compute cap (what health checking and /healthz say)."""
+        return "SERVING" if self._ready.is_set() and self._stopping is None and not self._stuck else "NOT_SERVING"
+
+    def _watch_stuck(self) -> None:
+        """Health NOT_SERVING while every compute turn is held by a call past the compute cap and
+        STUCK_SECONDS (it cannot take work), SERVING again once one ends."""
+        seconds = self.config.max_compute_ms / 1000 + STUCK_SECONDS
+        while not self._terminated.wait(STUCK_POLL_SECONDS):
+            stuck = self.service.admission.stuck(seconds)
+            if stuck == self._stuck:
+                continue
+            self._stuck = stuck
+            log.warning(json.dumps({"event": "stuck" if stuck else "unstuck", "pid": os.getpid(),
+                                    "workers": self.config.workers}))
+            if self._ready.is_set() and self._stopping is None:
+                try:
+                    for name in ("", SERVICE_NAME):
+                        self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING if stuck
+                                        else health_pb2.HealthCheckResponse.SERVING)
+                except RuntimeError:   # the server stopped meanwhile
+                    pass
 
     def start(self) -> "RouteServer":
         self.server.start()
         if self.http is not None:
             self._call(self._start_http())
         threading.Thread(target=self._warm_up, name="revenue-warmup", daemon=True).start()
+        threading.Thread(target=self._watch_stuck, name="revenue-stuck", daemon=True).start()
         log.info(json.dumps({"event": "listening", "pid": os.getpid(),
                              "address": f"{self.config.host}:{self.port}",
                              "tls": bool(self.config.tls_cert), "auth": bool(self.config.auth_token),
@@ -379,11 +411,24 @@ def _die_with_parent() -> None:
         pass
 
 
+def _fixed_mmap_threshold() -> None:
+    """glibc's mmap threshold fixed at MMAP_THRESHOLD_BYTES (elsewhere nothing to do)."""
+    import ctypes
+
+    M_MMAP_THRESHOLD = -3
+    try:
+        ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+    except (OSError, AttributeError):
+        pass
+
+
 def serve(config: Config) -> None:
-    """Run until SIGTERM or SIGINT, then shut down gracefully. With more than one process, they share
-    the port (the kernel spreads connections among them) because each call's Python work holds its
-    process's GIL; the first process forwards signals to the others."""
+    """Run until SIGTERM or SIGINT, then shut down gracefully (a call still computing after the grace
+    is abandoned: the process ends all the same). With more than one process, they share the port (the
+    kernel spreads connections among them) because each call's Python work holds its process's GIL; the
+    first process forwards signals to the others."""
     configure_logging()
+    _fixed_mmap_threshold()
     # A log line per call, whose message is all it prints: in the server's own process, no caller frame,
     # thread or process names are looked up for each record (the logging HOWTO's "Optimization").
     logging._srcfile = None
@@ -429,6 +474,18 @@ def serve(config: Config) -> None:
         pass
     for pid in children or ():
         os.waitpid(pid, 0)
-    log.info(json.dumps({"event": "stopped", "pid": os.getpid()}))
-    if children is None:    # a forked server process: leave without running the parent's exit handlers
+    # The calls were cancelled after the grace, which stops their searches within milliseconds; a thread
+    # still computing then (a stage that does not look at its cancel) is abandoned, not waited for.
+    admission = server.service.admission
+    ends = time.monotonic() + ABANDON_SECONDS
+    while admission.running and time.monotonic() < ends:
+        time.sleep(0.01)
+    abandoned = admission.running
+    log.info(json.dumps({"event": "stopped", "pid": os.getpid(), **({"abandoned": abandoned} if abandoned else {})}))
+    if children is None or abandoned:
+        # a forked server process leaves without running the parent's exit handlers; a process with a
+        # thread still computing leaves without waiting for it
+        for handler in logging.getLogger("revenue.server").handlers:
+            handler.flush()
+        sys.stdout.flush()
         os._exit(0)

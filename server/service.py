@@ -54,6 +54,14 @@ def _to_message(result: dict, message_type):
     return api.to_message(result, message_type)
 
 
+def _stopped(cancel: threading.Event, reason: str) -> ServiceError:
+    """The status of a call stopped before it had an answer (revenue.errors.Interrupted): its client's
+    cancel, else its deadline (`reason`: what set it)."""
+    if cancel.is_set():
+        return ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call")
+    return ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} passed before the board's track graph was built")
+
+
 class RouteService:
     """The servicer. `handler()` gives the generic handler to add to a grpc.server (sync: each call is
     handled, and its search run, on the server pool's thread that took it, once Admission gives it a
@@ -206,7 +214,10 @@ class RouteService:
         if budget <= 0:
             raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
         searching = time.perf_counter()
-        result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
+        try:
+            result = solve(req, deadline=budget, on_improve=on_improve, cancel=cancel, memory_mb=self.max_memory_mb)
+        except Interrupted:     # stopped while the board's track graph was built
+            raise _stopped(cancel, reason) from None
         now = time.perf_counter()
         # Ran into its limit: a sample for Margin. A cancel before the call's deadline is the client's
         # (no sample); one after it is the deadline cancelling an answer that came too late, which
@@ -357,9 +368,17 @@ class RouteService:
 
         call.describe(request)
         req = self.boards.request(request)
+        ends = time.perf_counter() + remaining(context)
 
         def work():
-            result = evaluate(req)
+            # The call's deadline, the compute cap, cancel and the memory cap bound the board's track graph.
+            budget, reason = self._budget(ends, 0)
+            if budget <= 0:
+                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to evaluate")
+            try:
+                result = evaluate(req, deadline=budget, cancel=call.cancel, memory_mb=self.max_memory_mb)
+            except Interrupted:
+                raise _stopped(call.cancel, reason) from None
             call.fields.update(revenue=result.get("revenue", 0), legal=bool(result.get("legal")))
             return _to_message(result, revenue_pb2.EvaluateResponse)
         return Work(work)
@@ -415,9 +434,17 @@ class RouteService:
                                name=self.limits.name, entries=self.limits.entries)
         if rest:
             raise InputError(rest[0][0], rest[0][1], rest[1:])
+        ends = time.perf_counter() + remaining(context)
 
         def work():
-            return _to_message(dividends(req), revenue_pb2.DividendsResponse)
+            budget, reason = self._budget(ends, 0)
+            if budget <= 0:
+                raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to evaluate")
+            try:
+                answer = dividends(req, deadline=budget, cancel=call.cancel, memory_mb=self.max_memory_mb)
+            except Interrupted:
+                raise _stopped(call.cancel, reason) from None
+            return _to_message(answer, revenue_pb2.DividendsResponse)
         return Work(work)
 
     def _suggest(self, request, context, call) -> Work:

@@ -13,14 +13,14 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def test_the_documented_names_are_the_librarys_functions():
-    from revenue.errors import InputError
+    from revenue.errors import InputError, Interrupted
     from revenue.evaluation import evaluate
     from revenue.optimizer import solve
     from revenue.payout import dividends
     from revenue.steam import deliveries
 
     assert revenue.solve is solve and revenue.evaluate is evaluate and revenue.dividends is dividends
-    assert revenue.deliveries is deliveries and revenue.InputError is InputError
+    assert revenue.deliveries is deliveries and revenue.InputError is InputError and revenue.Interrupted is Interrupted
     from revenue.game.analysis import replay_game, suggest
 
     assert revenue.replay_game is replay_game and revenue.suggest is suggest
@@ -28,8 +28,9 @@ def test_the_documented_names_are_the_librarys_functions():
 
     assert revenue.legal_lays is legal_lays and revenue.legal_tokens is legal_tokens
     assert revenue.value_lays is value_lays and revenue.value_tokens is value_tokens
-    assert set(revenue.__all__) == {"solve", "evaluate", "dividends", "deliveries", "InputError", "replay_game",
-                                    "suggest", "legal_lays", "legal_tokens", "value_lays", "value_tokens"}
+    assert set(revenue.__all__) == {"solve", "evaluate", "dividends", "deliveries", "InputError", "Interrupted",
+                                    "replay_game", "suggest", "legal_lays", "legal_tokens", "value_lays",
+                                    "value_tokens"}
     with pytest.raises(AttributeError):
         revenue.no_such_name
 

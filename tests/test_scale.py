@@ -24,7 +24,7 @@ from revenue.optimizer.moves import detour_moves, perturbed_moves
 from revenue.optimizer.pools import Incumbent, Pools, kept_routes
 from revenue.optimizer.relax import joint_bound, route_bound, shared_track_bound
 from revenue.optimizer.routeset import RouteSet, all_routes, with_pools
-from revenue.optimizer.watchdog import Stops
+from revenue.watchdog import Stops
 from revenue.problem import compile_problem
 
 from .boards import random_board

@@ -9,7 +9,8 @@ import pytest
 
 from benchmarks.solver import custom_scenarios
 from revenue.errors import InputError
-from revenue.optimizer import Cancel, combination, routeset, search as search_module, solve, watchdog
+from revenue import watchdog
+from revenue.optimizer import Cancel, combination, routeset, search as search_module, solve
 from revenue.optimizer.adjacency import adjacency, reachable
 from revenue.optimizer.routeset import all_routes
 from revenue.optimizer.trains import kernel_arguments, route_parents

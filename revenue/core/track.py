@@ -20,6 +20,14 @@ END_EDGE, END_NODE, END_JUNCTION = 0, 1, 2
 GAUGE_BROAD, GAUGE_NARROW, GAUGE_DUAL = 0, 1, 2
 CHAIN_STAYS, CHAIN_MOVES, CHAIN_REENTERS = 0, 1, 2
 TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
+# How walk_chains ended (a track's status past place_board's 1 and 2): done, stopped by its flag, its chains
+# past their bytes cap, its steps past their cap. Past a cap the track has no chains.
+WALK_DONE, WALK_STOPPED, WALK_TOO_LARGE, WALK_TOO_LONG = 0, 3, 4, 5
+# What the track's arrays and the graph built on them take per chain (besides its bitsets: a 64-bit word
+# per 64 track keys and per 64 hexes) and per path of a chain, as the walk estimates them (bytes).
+CHAIN_BYTES = 320
+CHAIN_PATH_BYTES = 64
+CHECK_STEPS = 4096      # how often the walk looks at its stop flag (steps)
 
 
 @njit(cache=True, nogil=True)
@@ -38,12 +46,20 @@ def _grow(a, need):
 
 @njit(cache=True, nogil=True)
 def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex, neighbour, impassable, side,
-                n_sides):
-    """Every chain: (chain_a, chain_b, chain_start, chain_paths), the paths of chain c from node chain_a[c]
-    to chain_b[c] being chain_paths[chain_start[c]:chain_start[c + 1]] (global path indexes), in the
-    order of discovery (by lower end, then depth first in tile path order)."""
+                n_sides, stop, caps):
+    """Every chain: (chain_a, chain_b, chain_start, chain_paths, status), the paths of chain c from node
+    chain_a[c] to chain_b[c] being chain_paths[chain_start[c]:chain_start[c + 1]] (global path indexes), in
+    the order of discovery (by lower end, then depth first in tile path order). The walk follows every
+    trail of track, which grows exponentially on boards of hexes joining many sides: it ends with no
+    chains and status WALK_STOPPED when stop[0] is set, WALK_TOO_LARGE when the chains' estimated bytes
+    (CHAIN_BYTES, CHAIN_PATH_BYTES) pass caps[1], WALK_TOO_LONG past caps[0] steps."""
     n_paths = len(kind0)
     n_nodes = len(node_hex)
+    n_hexes = len(path_start) - 1
+    chain_bytes = CHAIN_BYTES + 8 * ((n_sides + n_paths) // 64 + n_hexes // 64 + 2)
+    max_steps, max_bytes = caps[0], caps[1]
+    steps, check = 0, CHECK_STEPS
+    status = WALK_DONE
     walked = np.zeros(n_paths, dtype=np.bool_)
     used_side = np.zeros(max(n_sides, 1), dtype=np.bool_)
     depth_max = n_paths + 1
@@ -60,7 +76,6 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
     chain_paths = np.empty(256, dtype=np.int64)
     # The paths with an end on each hex side (h * 6 + edge), in path order: a walk crossing into a hex
     # tries only those, not every path of the hex (the same paths in the same order).
-    n_hexes = len(path_start) - 1
     edge_start = np.zeros(6 * n_hexes + 1, dtype=np.int64)
     for h in range(n_hexes):
         for p in range(path_start[h], path_start[h + 1]):
@@ -82,8 +97,12 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
                 fill[h * 6 + val1[p]] += 1
     n_chains = 0
     for u in range(n_nodes):
+        if status != WALK_DONE:
+            break
         h = node_hex[u]
         for p in range(path_start[h], path_start[h + 1]):
+            if status != WALK_DONE:
+                break
             if not _has_end(kind0, val0, kind1, val1, p, END_NODE, u):
                 continue
             d = 0
@@ -92,6 +111,15 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
                 p, h, END_NODE, u, 1 if kind0[p] == END_NODE and val0[p] == u else 0, -1, -1
             walked[p] = True
             while d >= 0:
+                steps += 1
+                if steps >= check:
+                    check += CHECK_STEPS
+                    if stop[0] != 0:
+                        status = WALK_STOPPED
+                        break
+                    if steps > max_steps:
+                        status = WALK_TOO_LONG
+                        break
                 p, h, e = f_path[d], f_hex[d], f_end[d]
                 if e == 2:
                     walked[p] = False
@@ -104,6 +132,10 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
                     continue
                 if kind == END_NODE:
                     if val > u:
+                        if (n_chains + 1) * chain_bytes + (chain_start[n_chains] + d + 1) * CHAIN_PATH_BYTES \
+                                > max_bytes:
+                            status = WALK_TOO_LARGE
+                            break
                         chain_a = _grow(chain_a, n_chains + 1)
                         chain_b = _grow(chain_b, n_chains + 1)
                         chain_start = _grow(chain_start, n_chains + 2)
@@ -165,8 +197,10 @@ def walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex,
                 f_path[d], f_hex[d], f_kind[d], f_val[d], f_end[d], f_q[d], f_side[d] = \
                     found, other, END_EDGE, back, 1 if kind0[found] == END_EDGE and val0[found] == back else 0, -1, -1
                 walked[found] = True
+    if status != WALK_DONE:
+        n_chains = 0
     return chain_a[:n_chains].copy(), chain_b[:n_chains].copy(), chain_start[:n_chains + 1].copy(), \
-        chain_paths[:chain_start[n_chains]].copy()
+        chain_paths[:chain_start[n_chains]].copy(), status
 
 
 @njit(cache=True, nogil=True)
@@ -459,13 +493,17 @@ def _pack(arrays, tail):
 
 @njit(cache=True, nogil=True)
 def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
-                 n_sides, token_node, status, stops, chars):
+                 n_sides, token_node, status, stops, chars, stop, caps):
     """assemble, walk_chains, chain_arrays and node_columns, packed (TRACK_INTS, TRACK_BOOLS, TRACK_TAIL):
-    (ints, bools, chain key bitsets, chain inner hexes)."""
+    (ints, bools, chain key bitsets, chain inner hexes). A walk cut short (walk_chains) leaves its status
+    in place of `status`."""
     path_start, node_base, path_hex, kind0, val0, kind1, val1, gauge, terminal, node_hex, node_reg = assemble(
         gids, reg_path_start, reg_node_start, reg_table)
-    chain_a, chain_b, chain_start, chain_paths = walk_chains(path_start, kind0, val0, kind1, val1, gauge, terminal,
-                                                             node_hex, neighbour, impassable, side, n_sides)
+    chain_a, chain_b, chain_start, chain_paths, walked = walk_chains(
+        path_start, kind0, val0, kind1, val1, gauge, terminal, node_hex, neighbour, impassable, side, n_sides, stop,
+        caps)
+    if walked != WALK_DONE:
+        status = walked
     (n_keys, key_start, key_list, bits, term_a, term_b, term_inner, adj_start, adj_chain, adj_other, adj_flags,
      inner, mode) = chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, val0, kind1, val1,
                                  terminal, side, n_sides, len(node_hex), len(gids))
@@ -487,11 +525,11 @@ def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, re
 
 @njit(cache=True, nogil=True)
 def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
-                n_sides):
+                n_sides, stop, caps):
     """assemble, walk_chains, chain_arrays and node_columns in one call (one dispatch): everything
-    revenue.geometry.Track holds, packed (_walk_packed; no tokens placed)."""
+    revenue.geometry.Track holds, packed (_walk_packed; no tokens placed). `stop` and `caps`: walk_chains'."""
     return _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour,
-                        side, n_sides, np.empty(0, dtype=np.int64), 0, 0, 0)
+                        side, n_sides, np.empty(0, dtype=np.int64), 0, 0, 0, stop, caps)
 
 
 @njit(cache=True, nogil=True)
@@ -571,7 +609,7 @@ NO_TOWN = 1 << 62   # least_town's answer for a board without towns (no stop pay
 
 @njit(cache=True, nogil=True)
 def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, reg_path_start, reg_node_start,
-                reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides):
+                reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides, stop, caps):
     """A board of checked lays and tokens in one call: lay_tiles, its track (_walk_packed) and
     place_tokens, packed with place_board's status (1: a hex laid twice, 2: a token that does not fit;
     revenue.board_request then checks the board in full) and the lays' stop total and code length
@@ -580,7 +618,7 @@ def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, r
     if not once:
         empty = np.empty(0, dtype=np.int64)
         return _walk_packed(gids[:0], masks[:0], reg_path_start, reg_node_start, reg_table, reg_node_table,
-                            neighbour, side, n_sides, empty, 1, 0, 0)
+                            neighbour, side, n_sides, empty, 1, 0, 0, stop, caps)
     node_base = np.zeros(len(gids) + 1, dtype=np.int64)
     for h in range(len(gids)):
         g = gids[h]
@@ -590,4 +628,4 @@ def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, r
     if status:
         gids, masks = gids[:0], masks[:0]    # (no walk)
     return _walk_packed(gids, masks, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
-                        n_sides, token_node, status, stops, chars)
+                        n_sides, token_node, status, stops, chars, stop, caps)

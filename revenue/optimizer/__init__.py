@@ -6,6 +6,6 @@ boards whose routes are too many to enumerate at once, a heuristic run, an integ
 within a memory cap come first (revenue.optimizer.search). A Cancel stops the searches given it.
 """
 from .solver import solve
-from .watchdog import Cancel
+from ..watchdog import Cancel
 
 __all__ = ["Cancel", "solve"]

@@ -287,6 +287,12 @@ def usable_chains(problem: Problem, allowed: np.ndarray, adj) -> dict[int, tuple
     return ends
 
 
+# The test of undominated is quadratic in the chains between two nodes: past DOMINANCE_GROUP of them they
+# are all kept (the program is larger, its optimum the same), and it holds DOMINANCE_BLOCK words at a time.
+DOMINANCE_GROUP = 256
+DOMINANCE_BLOCK = 1 << 21
+
+
 def undominated(chain_keys: np.ndarray, ends: dict[int, tuple[int, int]]) -> list[int]:
     """The chains (of `ends`: chain -> its two nodes) that no other chain between the same two nodes
     dominates (its keys a subset of theirs; of equal ones, the first): a run taking a dominated chain
@@ -296,19 +302,20 @@ def undominated(chain_keys: np.ndarray, ends: dict[int, tuple[int, int]]) -> lis
         by_pair.setdefault(ends[c], []).append(c)
     kept = []
     for group in by_pair.values():
-        if len(group) == 1:
+        if len(group) == 1 or len(group) > DOMINANCE_GROUP:
             kept += group
             continue
         keys = chain_keys[group]
-        # within[i, j]: chain j's keys are all chain i's
-        within = ((keys[None, :, :] & ~keys[:, None, :]) == 0).all(axis=2)
+        # within[i, j]: chain j's keys are all chain i's (in blocks of rows: the test takes g * g * words)
+        g = len(group)
+        rows = max(1, DOMINANCE_BLOCK // (g * keys.shape[1]))
+        within = np.empty((g, g), dtype=np.bool_)
+        for r in range(0, g, rows):
+            within[r:r + rows] = ((keys[None, :, :] & ~keys[r:r + rows, None, :]) == 0).all(axis=2)
         same = within & within.T
-        for i, c in enumerate(group):
-            others = within[i].copy()
-            others[i] = False
-            # dominated by a chain of fewer keys, or by an earlier chain of the same keys
-            if not (others & ~same[i]).any() and not same[i, :i].any():
-                kept.append(c)
+        # dominated by a chain of fewer keys, or by an earlier chain of the same keys
+        dropped = (within & ~same).any(axis=1) | np.tril(same, -1).any(axis=1)
+        kept += [c for c, out in zip(group, dropped.tolist()) if not out]
     return sorted(kept)
 
 

@@ -45,7 +45,7 @@ def path_program(pools: Pools, incumbent: Incumbent, memory_mb: float, until: fl
     polish(pools, incumbent, min(until, time.perf_counter() + DETOUR_SECONDS))
     program = new_program(problem, allowed, adj)
     if program.h.getNumNz() * BYTES_PER_NONZERO > memory_mb * 2**20:
-        program.h.clear()
+        program.close()
         return None
     stop, ticket = pools.stops.at(until)
     seeds: list = []        # the runs walked from the program's solutions, and their routes (neighbourhoods)
@@ -90,9 +90,8 @@ def path_program(pools: Pools, incumbent: Incumbent, memory_mb: float, until: fl
             perturbed_moves(pools, incumbent, until)
     finally:
         pools.stops.release(ticket)
-        # (the solver's memory now, not when the garbage collector meets its reference cycle: the walks
-        # after it have the memory cap to themselves)
-        program.h.clear()
+        # (the solver's memory now: the walks after it have the memory cap to themselves)
+        program.close()
     return program.bound
 
 

@@ -12,7 +12,7 @@ from .adjacency import sorted_adjacency, without_keys
 from .combination import Combination
 from .routeset import RouteSet
 from .trains import kernel_arguments
-from .watchdog import Stops
+from ..watchdog import Stops
 
 KEPT_ROUTES = 512           # routes a heuristic walk keeps (the best it meets)
 KEPT_NODES_PER_ROUTE = 24   # room for route nodes per kept route, in a heuristic walk's arrays

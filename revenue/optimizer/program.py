@@ -55,6 +55,7 @@ def _highs():
                 os.close(devnull)
             _highs_ready = True
     h = highspy.Highs()
+    h.disableCallbacks()    # (highspy's own callback, with the solver as its data: Program sets its own)
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("mip_rel_gap", 0.0)
@@ -82,6 +83,7 @@ class Program:
         self.z, self.e, self.u = [], [], []
         self.cols = 0
         self.bound: int | None = None
+        self._held: list[list] = []     # what each callback of _listen holds (let go by close)
 
     def _columns(self, costs, upper=None) -> np.ndarray:
         """New integer columns from 0 to `upper` (default 1) with these costs; their indexes."""
@@ -218,16 +220,23 @@ class Program:
         improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
         mip_interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
         state = {"known": 0, "proved": False, "error": None}
+        # HiGHS keeps the callback from C++ (past its run, even once replaced), where no collection sees
+        # the cycle it would close through the program, `better` and the search's routes: close() lets go.
+        held = [self, better]
+        self._held.append(held)
 
         def interrupt(kind, message, data_out, data_in, user):
+            if not held:
+                return
+            program, better_ = held
             if kind == improving and state["error"] is None:
                 # Each better solution's paths are priced at once (not only the round's last): a round cut
                 # short by the deadline has found runs on the way, and a later solution may hold cycles
                 # an earlier one did not. (An error stops the round and is raised after it, in this
                 # thread, not inside HiGHS.)
                 try:
-                    _, paths = self._read(np.asarray(data_out.mip_solution))
-                    state["known"] = max(state["known"], better(paths))
+                    _, paths = program._read(np.asarray(data_out.mip_solution))
+                    state["known"] = max(state["known"], better_(paths))
                 except BaseException as exc:
                     state["error"] = exc
             elif kind == mip_interrupt and stop_when_proved and math.isfinite(data_out.mip_dual_bound):
@@ -242,6 +251,15 @@ class Program:
                      "kCallbackMipImprovingSolution"):
             self.h.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
         return state
+
+    def close(self) -> None:
+        """The program is done: the callbacks of _listen let go of what they hold, the solver's memory
+        freed."""
+        self.h.setCallback(None, None)
+        for held in self._held:
+            held.clear()
+        self._held = []
+        self.h.clear()
 
     def reoptimise(self, free: list[int], taken: np.ndarray, floor: int, stop: np.ndarray, until: float,
                    better: Callable[[list | None], int]) -> tuple[bool, int | None]:

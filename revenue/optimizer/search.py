@@ -3,7 +3,7 @@ enumerate, the strategies of a large board before it (the heuristic's runs, the 
 within a memory cap) and the bound that holds at every moment.
 
 The kernels release the GIL. A search runs in its caller's thread while the process's watchdog
-(revenue.optimizer.watchdog) stops it at its deadline or cancel; when improvements are to be reported, or
+(revenue.watchdog) stops it at its deadline or cancel; when improvements are to be reported, or
 the kernels may still need compiling, it runs in a worker thread instead and the caller's thread watches
 the deadline and reports each improvement from the shared progress array.
 """
@@ -28,7 +28,7 @@ from .relax import joint_bound, shared_bounds, type_bounds
 from .routeset import RouteSet, all_routes, scratch_at_once, with_pools
 from .trains import (route_parents, sums_node_values, type_scalars_of, walk_arrays, walk_fields_of,
                      walks_from_ends)
-from .watchdog import POLL_SECONDS, WATCHDOG, Stops
+from ..watchdog import POLL_SECONDS, WATCHDOG, Stops
 
 ANSWER_RESERVE = 0.03       # time kept to build the answer once the kernels stop
 STOP_GRACE_SECONDS = 0.02   # a worker past the deadline gets this long to stop before the answer is built

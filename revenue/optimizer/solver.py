@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..budget import call_budget
 from ..company import build_company
 from ..errors import InputError
 from ..graph_cache import graph_for
@@ -32,9 +33,11 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     deadline_ms, objective). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel
     the answer may be the best found so far, with optimal False and a valid upper bound. `memory_mb` caps
     the routes the search stores (default search.MEMORY_MB): beyond it the search keeps the routes that can
-    matter most, and the answer says whether that still proved it (revenue.optimizer.bounded). Each improvement
-    given to `on_improve` carries the bound that holds at that moment. With a `holding` the answer also
-    lists the dividend options of the run found (revenue.payout).
+    matter most, and the answer says whether that still proved it (revenue.optimizer.bounded). The deadline,
+    cancel and memory cap bound the board's track graph as well (revenue.budget): stopped before the search
+    it raises Interrupted, past the memory cap InputError. Each improvement given to `on_improve` carries
+    the bound that holds at that moment. With a `holding` the answer also lists the dividend options of the
+    run found (revenue.payout).
 
     The objective: "revenue" (the default) maximises the revenue, then the subsidy (1860's halts);
     "revenue_and_subsidy" their sum, then the revenue; `optimal` and `upper_bound` speak of that figure."""
@@ -60,13 +63,14 @@ def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], N
         deadline = float(request["deadline_ms"]) / 1000.0
     if deadline is not None and deadline <= 0:
         raise InputError("deadline_ms", f"{deadline * 1000:g} is not > 0")
-    graph = graph_for(request.get("board") or {})
-    board = graph.board
-    company = build_company(request.get("company") or {}, board)
-    if not company.trains:
+    with call_budget(deadline, cancel, memory_mb):    # the board and its track graph (revenue.budget)
+        graph = graph_for(request.get("board") or {})
+        board = graph.board
+        company = build_company(request.get("company") or {}, board)
+        problem = compile_problem(graph, company) if company.trains else None
+    if problem is None:
         result = _empty_result(started, "the company has no trains")
     else:
-        problem = compile_problem(graph, company)
         if np.count_nonzero(problem.token):     # (ndarray.any goes through a Python wrapper)
             result = Search(problem, started, deadline, on_improve, cancel, objective, memory_mb).run()
         else:

@@ -245,7 +245,7 @@ def deliveries(request: dict, deadline: float | None = None, cancel: threading.E
                  MEMORY_MB if memory_mb is None else memory_mb)
     if deadline is None and cancel is None:
         return solve(parse_cached(request))
-    from revenue.optimizer.watchdog import WATCHDOG
+    from revenue.watchdog import WATCHDOG
 
     stop = np.zeros(1, np.int64)
     ticket = WATCHDOG.watch(stop, time.perf_counter() + deadline if deadline is not None else None, cancel)
