@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import threading
-import time
 
 import httpx
 import pytest
