@@ -71,7 +71,6 @@ def suggest(export: dict, deadline_ms: int | None = None, cancel: threading.Even
     state, last, passes = _final_state(export)
     company, waiting = _next_runner(state, last, passes, export)
     moves = next_moves(state, last, seconds * 1000 / (1 if company is None else 2), cancel)
-    _check(cancel)
     if company is None:
         return {"waiting_for": waiting, **moves}
     request = state.request(company, running=True)
