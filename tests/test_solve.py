@@ -290,14 +290,14 @@ def test_a_walk_with_a_step_limit_ends_unfinished_exactly_when_it_needs_that_man
 
     from benchmarks.scenarios import game_sequences
     from revenue.company import build_company
-    from revenue.core.walk import STOP_CHECK, enumerate_routes
+    from revenue.core.walk import NO_CHILDREN, STOP_CHECK, enumerate_routes
     from revenue.graph_cache import graph_for
     from revenue.problem import compile_problem
 
     def walk(problem, arguments, limit):
         buffers = routeset._scratch(problem.words)
         limits = np.array([-1, -1, 0, limit, 0], dtype=np.int64)
-        count, total, stored, complete = enumerate_routes(*arguments, *buffers, limits, False)
+        count, total, stored, complete = enumerate_routes(*arguments, *buffers, limits, False, *[NO_CHILDREN] * 3)
         return complete, int(limits[4]), buffers[0][:stored].tolist(), buffers[4][:total].tolist()
 
     long_walks = 0

@@ -282,7 +282,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
     prev_keys = np.empty(words, dtype=np.uint64)
     best = progress[0]
     explored = 0
-    t = 0
+    t = np.int64(0)     # (np.int64, here and below: a literal 0 would compile the calls' kernels once more for it)
     idx[0] = -1
     while t >= 0:
         g = group_of[t]
@@ -295,8 +295,8 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
         if fit_last and t == n_trains - 2 and idx[t] == -1:
             gen += 1
             n_before = _key_list(used[t], before)
-            p = _first_free_over(index, index_start[last_g], klist, 0, 0, last_count, taken, taken_gen, gen,
-                                 before, n_before)
+            p = _first_free_over(index, index_start[last_g], klist, np.int64(0), np.int64(0), last_count, taken,
+                                 taken_gen, gen, before, n_before)
             last_rest = rev[last_lo + p] if p < last_count else 0
         after_t = suffix_best[t + 1 + same_run[t]]
         if fit_last and t == n_trains - 2:
@@ -443,7 +443,7 @@ def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best
                 running[t + 1] = running[t] + 1
         if t + 1 == n_trains:
             if total[n_trains] > best:
-                n_chosen = 0
+                n_chosen = np.int64(0)
                 for j in range(n_trains):
                     gj = group_of[j]
                     if idx[j] < group_start[gj + 1] - group_start[gj]:

@@ -159,25 +159,19 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         children = np.zeros(0, dtype=np.int64)
         if walk_prices_children(spec, fast):
             children = np.array([c for c in range(k_types) if io[HEAD + TYPE_FIELDS * c + 1] == k], dtype=np.int64)
-        if children.shape[0] > 0:
-            rows = io[at + 12]
-            child_visit = np.empty((children.shape[0], rows), dtype=np.int64)
-            child_pay = np.empty((children.shape[0], rows), dtype=np.int64)
-            for i in range(children.shape[0]):
-                limits_at = io[HEAD + TYPE_FIELDS * children[i] + 13]
-                child_visit[i] = io[limits_at:limits_at + rows]
-                child_pay[i] = io[limits_at + rows:limits_at + 2 * rows]
-            child_rev = np.empty((capacity, children.shape[0]), dtype=np.int64)
-            count, total, stored, complete = enumerate_routes(
-                adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
-                node_hex, chain_hexes, chain_mode, spec, fast, io[at + 3] != 0, stop, rev, rkeys, rflags, rstart,
-                pnodes, pchains, limits, False, child_visit, child_pay, child_rev)
-        else:
-            child_rev = np.empty((0, 0), dtype=np.int64)
-            count, total, stored, complete = enumerate_routes(
-                adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
-                node_hex, chain_hexes, chain_mode, spec, fast, io[at + 3] != 0, stop, rev, rkeys, rflags, rstart,
-                pnodes, pchains, limits, False)
+        rows = io[at + 12]
+        child_visit = np.empty((children.shape[0], rows), dtype=np.int64)
+        child_pay = np.empty((children.shape[0], rows), dtype=np.int64)
+        for i in range(children.shape[0]):
+            limits_at = io[HEAD + TYPE_FIELDS * children[i] + 13]
+            child_visit[i] = io[limits_at:limits_at + rows]
+            child_pay[i] = io[limits_at + rows:limits_at + 2 * rows]
+        child_rev = np.empty((capacity if children.shape[0] > 0 else 0, children.shape[0]), dtype=np.int64)
+        # (np.bool_: a bool as the Python callers pass, not a literal: the one compiled signature)
+        count, total, stored, complete = enumerate_routes(
+            adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable, allowed,
+            node_hex, chain_hexes, chain_mode, spec, fast, io[at + 3] != 0, stop, rev, rkeys, rflags, rstart,
+            pnodes, pchains, limits, np.bool_(False), child_visit, child_pay, child_rev)
         if not complete or stored != count:
             # (the types walked before it are complete: they are returned as if the rest had no routes)
             meta[0] = UNFINISHED if not complete else OVERFLOW
@@ -304,5 +298,5 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         meta[0] = COMBINED
         meta[1] = best_combination(group_of, group_start, packed[0], keys, same, suffix, packed[1], flag_max,
                                    flag_min, connected, node_sets, np.zeros((1, 1), dtype=np.uint64),
-                                   np.full(k_types, -1, dtype=np.int64), False, progress, stop)
+                                   np.full(k_types, -1, dtype=np.int64), np.bool_(False), progress, stop)
     return out, keys, node_sets

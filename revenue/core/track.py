@@ -30,7 +30,7 @@ CHAIN_PATH_BYTES = 64
 CHECK_STEPS = 4096      # how often the walk looks at its stop flag (steps)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _has_end(kind0, val0, kind1, val1, q, kind, val):
     return (kind0[q] == kind and val0[q] == val) or (kind1[q] == kind and val1[q] == val)
 
@@ -478,7 +478,7 @@ TRACK_BOOLS = ("term_a", "term_b", "term_inner", "node_has_diesel")
 TRACK_TAIL = len(TRACK_INTS) + len(TRACK_BOOLS) + 6
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _pack(arrays, tail):
     """A tuple of 1-D arrays of one dtype as one array and the start of each (and the end), the `tail`
     numbers after them (room for the starts included)."""
@@ -523,13 +523,15 @@ def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, re
     return ints, bools, bits, inner
 
 
-@njit(cache=True, nogil=True)
+_NO_TOKENS = np.empty(0, dtype=np.int64)
+
+
 def build_track(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
                 n_sides, stop, caps):
     """assemble, walk_chains, chain_arrays and node_columns in one call (one dispatch): everything
     revenue.geometry.Track holds, packed (_walk_packed; no tokens placed). `stop` and `caps`: walk_chains'."""
     return _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour,
-                        side, n_sides, np.empty(0, dtype=np.int64), 0, 0, 0, stop, caps)
+                        side, n_sides, _NO_TOKENS, 0, 0, 0, stop, caps)
 
 
 @njit(cache=True, nogil=True)
@@ -615,16 +617,18 @@ def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, r
     revenue.board_request then checks the board in full) and the lays' stop total and code length
     changes."""
     gids, masks, stops, chars, once = lay_tiles(lays, table, printed_gids, printed_masks)
+    token_node = np.empty(0, dtype=np.int64)
+    status = np.int64(0)    # (one call of _walk_packed below, with the types build_track gives it: one signature)
     if not once:
-        empty = np.empty(0, dtype=np.int64)
-        return _walk_packed(gids[:0], masks[:0], reg_path_start, reg_node_start, reg_table, reg_node_table,
-                            neighbour, side, n_sides, empty, 1, 0, 0, stop, caps)
-    node_base = np.zeros(len(gids) + 1, dtype=np.int64)
-    for h in range(len(gids)):
-        g = gids[h]
-        node_base[h + 1] = node_base[h] + reg_node_start[g + 1] - reg_node_start[g]
-    token_node = place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_table)
-    status = 2 if len(token_node) < len(tokens) else 0
+        status, stops, chars = 1, 0, 0
+    else:
+        node_base = np.zeros(len(gids) + 1, dtype=np.int64)
+        for h in range(len(gids)):
+            g = gids[h]
+            node_base[h + 1] = node_base[h] + reg_node_start[g + 1] - reg_node_start[g]
+        token_node = place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_table)
+        if len(token_node) < len(tokens):
+            status = 2
     if status:
         gids, masks = gids[:0], masks[:0]    # (no walk)
     return _walk_packed(gids, masks, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,

@@ -19,6 +19,9 @@ from .pricing import UNDECIDED, best_rows_revenue, fits, price, priced_by_rows, 
 TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
 BYPASS_FLAG = 1     # route flag: passes a blocked city (revenue.titles.base.BYPASS_FLAG)
+# enumerate_routes' child_visit, child_pay and child_rev when no child type is priced by the walk (every
+# argument always passed, of one type: one compiled signature)
+NO_CHILDREN = np.zeros((0, 0), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -109,7 +112,7 @@ A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 @njit(cache=True, nogil=True)
 def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
                      allowed, node_hex, chain_hexes, chain_mode, spec, fast, from_ends, stop, rev, rkeys, rflags,
-                     rstart, pnodes, pchains, limits, compact, child_visit=None, child_pay=None, child_rev=None):
+                     rstart, pnodes, pchains, limits, compact, child_visit, child_pay, child_rev):
     """All legal routes, written into rev[R], rkeys[R, W], rstart[R+1] (offsets into pnodes/pchains: the
     nodes of each route and, per node after the first, the chain that reaches it). Returns (routes, nodes,
     stored, complete): when routes or nodes exceed the arrays given, only the first `stored` routes are
@@ -133,10 +136,11 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     chain_hexes[c] the hexes chain c passes between its ends' hexes, chain_mode[c] whether it stays in
     one hex (0), moves on (1) or re-enters a hex by itself (2) (Graph.hex_walks).
 
-    With child_visit and child_pay ([K, rows]: the row limits of K train types refit_routes would refit
-    from this one's routes) and a walk priced by rows (walk_prices_children), child_rev[i, k] gets what
-    stored route i earns as a route of type k, or -1 where refit_routes would leave it out: the row
-    counts, sums and tokens the walk keeps at the route's end are the ones refit_routes adds up again.
+    child_visit and child_pay ([K, rows]: the row limits of K train types refit_routes would refit from
+    this one's routes; K = 0, NO_CHILDREN, for none) with a walk priced by rows (walk_prices_children):
+    child_rev[i, k] gets what stored route i earns as a route of type k, or -1 where refit_routes would
+    leave it out: the row counts, sums and tokens the walk keeps at the route's end are the ones
+    refit_routes adds up again.
     """
     (row, base, bonus, end_ok, groups, row_visit, row_pay, need, need_ends, alt_mult, alt_end, merge,
      merge_penalty, metro, rule_class, rule_amount, rule_set, rule_min, bypass, flag_on, spill_from, spill_to,
@@ -198,7 +202,7 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     cap, ncap = rev.shape[0], pnodes.shape[0]
     count = 0
     total = 0
-    stored = 0
+    stored = np.int64(0)     # (not a literal 0, which would compile _compact once more for it)
     rstart[0] = 0
     length = 0
     steps = 0
@@ -470,25 +474,24 @@ def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
                     rkeys[count, j] = keys[d, j]
                 rflags[count] = flg[d] | (BYPASS_FLAG if byp[d] > 0 else 0)
                 rstart[count + 1] = total + length
-                if child_rev is not None:
-                    for kc in range(child_rev.shape[1]):
-                        # refit_routes' price, written out: a call with the spec's arrays costs more
-                        fit = True
-                        for j in range(n_rows):
-                            limit = child_visit[kc, j]
-                            if j == spill_to:
-                                limit += max(0, child_visit[kc, spill_from] - usage[d, spill_from])
-                            if usage[d, j] > limit:
-                                fit = False
-                        child = -1
-                        if fit:
-                            child = rows_revenue(rcount[d], rsum[d], rtoken[d], child_pay[kc], spill_from, spill_to,
-                                                 spill_next, token_paid, low, high)
-                            if child < 0:     # (UNDECIDED, or no paid token: rare)
-                                child = _child_price(path, length, rcount[d], rsum[d], rtoken[d], child_visit[kc],
-                                                     child_pay[kc], spec, token, cost, value, child == UNDECIDED,
-                                                     worth, kept, scratch, row_count, row_sum, row_token)
-                        child_rev[count, kc] = child
+                for kc in range(child_rev.shape[1]):
+                    # refit_routes' price, written out: a call with the spec's arrays costs more
+                    fit = True
+                    for j in range(n_rows):
+                        limit = child_visit[kc, j]
+                        if j == spill_to:
+                            limit += max(0, child_visit[kc, spill_from] - usage[d, spill_from])
+                        if usage[d, j] > limit:
+                            fit = False
+                    child = -1
+                    if fit:
+                        child = rows_revenue(rcount[d], rsum[d], rtoken[d], child_pay[kc], spill_from, spill_to,
+                                             spill_next, token_paid, low, high)
+                        if child < 0:     # (UNDECIDED, or no paid token: rare)
+                            child = _child_price(path, length, rcount[d], rsum[d], rtoken[d], child_visit[kc],
+                                                 child_pay[kc], spec, token, cost, value, child == UNDECIDED,
+                                                 worth, kept, scratch, row_count, row_sum, row_token)
+                    child_rev[count, kc] = child
                 stored += 1
             count += 1
             total += length

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 import numpy as np
 
-from ..core.walk import enumerate_routes
+from ..core.walk import NO_CHILDREN, enumerate_routes
 from ..problem import Problem
 from .adjacency import sorted_adjacency, without_keys
 from .combination import Combination
@@ -59,7 +59,7 @@ def kept_routes(problem: Problem, train: str, adj, allowed, stop, routes: int, f
     _, _, stored, complete = enumerate_routes(
         *adj, problem.chain_keys, problem.cost, problem.token, problem.blocks, problem.bypassable, allowed,
         *problem.graph.hex_walks, arrays, sums_values, from_ends, stop, rev, keys, flags, start, path_nodes,
-        path_chains, limits, True)
+        path_chains, limits, True, NO_CHILDREN, NO_CHILDREN, NO_CHILDREN)
     out = RouteSet(problem, train, rev[:stored], keys[:stored], flags[:stored], start[:stored], start[1:stored + 1],
                    path_nodes, path_chains, complete, weights)
     out.floor, out.best_seen = int(limits[0]), int(limits[1])

@@ -11,7 +11,7 @@ from ..core.probe import SCRATCH_NODES_PER_ROUTE
 from ..core.node_sets import node_bitsets
 from ..core.refit import refit_routes
 from ..core.sort import sort_picked_routes, sort_routes
-from ..core.walk import enumerate_routes
+from ..core.walk import NO_CHILDREN, enumerate_routes
 from ..evaluation import answer_entry
 from ..problem import Problem
 from .trains import kernel_arguments
@@ -152,7 +152,8 @@ def all_routes(problem: Problem, train: str, adj, allowed, stop, weights: tuple[
                        np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64))
         rev, keys, flags, start, path_nodes, path_chains = buffers
         limits = np.array([floor, -1, 0, steps, 0], dtype=np.int64)
-        count, total, stored, complete = enumerate_routes(*graph_arrays, *buffers, limits, compact)
+        count, total, stored, complete = enumerate_routes(*graph_arrays, *buffers, limits, compact, NO_CHILDREN,
+                                                           NO_CHILDREN, NO_CHILDREN)
         if stored == count or not complete or compact:
             if routes <= ROUTE_CAPACITY and nodes <= first_nodes:    # (this thread's: copied)
                 used = int(start[stored])     # (RouteSet copies the rest as it sorts the routes)

@@ -51,7 +51,7 @@ PATH_FIRST_SHARE = 0.55
 PATH_SECONDS = 30.0
 PATH_MIN_SECONDS = 0.5
 REPORT_WAIT_SECONDS = 0.05  # the program waits at most this for the first run to be reported
-# The one-call probe (Search._at_once, compiled per count of types) is tried up to this many train types,
+# The one-call probe (Search._at_once) is tried up to this many train types,
 AT_ONCE_TYPES = 3
 # within this many walk steps per type (what it does not finish, the step-by-step path walks again; nearly
 # every game-server board needs fewer),
@@ -75,6 +75,13 @@ def _no_progress(trains: int) -> np.ndarray:
         out.flags.writeable = False
         _NO_PROGRESS[trains] = out
     return out
+
+
+def _padded(walks: list) -> tuple:
+    """The distinct walks' arrays as core.probe.walk_and_combine takes them: always AT_ONCE_TYPES of them (the
+    first repeated), so that its one compiled signature serves every company (about 2 us a call more for the
+    arrays taken in, against 10 s of compiling per count)."""
+    return tuple(walks) + (walks[0],) * (AT_ONCE_TYPES - len(walks))
 
 
 class Search:
@@ -240,7 +247,7 @@ class Search:
             template = _IO[key] = np.array(types + [0, 0, 0, 0] + [-1] * n + [0] * _meta_size(k, n), dtype=np.int64)
         io = template.copy()
         out, keys, node_sets = walk_and_combine(
-            *adjacency(p), p.chain_keys, p.cost, p.token, p.blocks, p.bypassable, *p.graph.hex_walks, tuple(walks),
+            *adjacency(p), p.chain_keys, p.cost, p.token, p.blocks, p.bypassable, *p.graph.hex_walks, _padded(walks),
             io, self.stop, scratch, scratch_keys)
         meta = io[meta_at:]
         listed = meta.tolist()
