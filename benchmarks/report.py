@@ -15,7 +15,8 @@ from rich.table import Table
 @click.option("--only", default="", help="Only scenarios whose name contains this text.")
 @click.option("--steam/--no-steam", default=True, show_default=True, help="Also time Steam deliveries.")
 @click.option("--cold/--no-cold", default=True, show_default=True,
-              help="Also time the first solve in a new process, with and without the Numba cache.")
+              help="Also time the cold start: the first solves and the warm-up of a fresh install, and a new "
+                   "process's first solve with the kernels cached (benchmarks.cold).")
 @click.option("--game/--no-game", default=True, show_default=True,
               help="Also time the game-server scenario: every call a board not seen before.")
 @click.option("--games", "games_folder", type=click.Path(file_okay=False), default=None,
@@ -68,7 +69,8 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, gam
         report["replay_cluster"] = replay_cluster.run(pathlib.Path(games_folder) if games_folder
                                                       else replay_bench.GAMES)
     if cold:
-        report["cold_start"] = solver.cold_start()
+        from . import cold as cold_start
+        report["cold_start"] = cold_start.run()
     if load_seconds:
         from . import load
         report["load"] = load.run(clients=8, seconds=load_seconds, fresh=fresh)
@@ -102,9 +104,8 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, gam
         from . import replay_cluster
         replay_cluster.print_table(report["replay_cluster"], out)
     if cold:
-        c = report["cold_start"]
-        out.print(f"First solve in a new process: {c['no_cache_ms']:.0f} ms without the Numba cache (compile), "
-                  f"{c['cached_ms']:.0f} ms with it")
+        from . import cold as cold_start
+        out.print(cold_start.describe(report["cold_start"]))
     if load_seconds:
         from . import load
 

@@ -4,17 +4,12 @@
 
 Per scenario: candidate routes, warm solve time (median and max of repeated runs, the whole library
 call from the request dict), whether the answer is proved optimal, and the peak memory the solve adds
-(measured in a forked child). Once per run: the first solve in a new process, with an empty Numba cache
-(compile) and with the cache on disk.
+(measured in a forked child). The cold start is benchmarks.cold's.
 """
 from __future__ import annotations
 
-import json
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 
 from revenue.optimizer import solve
@@ -84,29 +79,6 @@ def measure(sc: Scenario, repeats: int, budget_s: float = 10.0) -> dict:
             "candidate_routes": int(first["stats"]["candidate_routes"]), "optimal": bool(result["optimal"]),
             "median_ms": statistics.median(times), "max_ms": max(times), "runs": len(times),
             "peak_mb": _peak_memory_mb(sc.request) if hasattr(os, "fork") else float("nan")}
-
-
-COLD_SCRIPT = """
-import json, sys, time
-t = time.perf_counter()
-from revenue.optimizer import solve
-request = json.loads(sys.argv[1])
-solve(request)
-print((time.perf_counter() - t) * 1000)
-"""
-
-
-def cold_start() -> dict:
-    """The first solve in a new process (import included): with no Numba cache, then with it on disk."""
-    request = title_scenarios()[0].request
-    out = {}
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        for label in ("no_cache_ms", "cached_ms"):
-            done = subprocess.run([sys.executable, "-c", COLD_SCRIPT, json.dumps(request)], env=env,
-                                  capture_output=True, text=True, check=True)
-            out[label] = float(done.stdout.strip().splitlines()[-1])
-    return out
 
 
 def run(repeats: int = 20, only: str = "", progress=None) -> list[dict]:

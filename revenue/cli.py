@@ -165,6 +165,7 @@ def evaluate(file: str, as_json: bool, deadline_ms: int | None = None, memory_mb
     from .v1 import revenue_pb2
 
     request = api.load_request(file, revenue_pb2.EvaluateRequest)
+    compiled_first("evaluate")
     result = run(request, deadline=deadline_ms / 1000 if deadline_ms else None, memory_mb=memory_mb)
     if as_json:
         click.echo(api.to_json(result, revenue_pb2.EvaluateResponse))
@@ -178,6 +179,60 @@ def evaluate(file: str, as_json: bool, deadline_ms: int | None = None, memory_mb
         out.print(f"[bold]total {result['revenue']}[/bold]" + _subsidy(result))
     else:
         out.print("[bold red]illegal run[/bold red]: total 0")
+
+
+# ---- compiling the kernels ----------------------------------------------------------------------------------
+
+def compiled_first(command: str) -> None:
+    """On an install that has not compiled them yet: compile the kernels `command`'s first call needs
+    (revenue.compiling.FIRST_CALLS), several at a time, saying so once on standard error, with a progress
+    bar on a terminal; any other kernel compiles at its first call, said once too."""
+    from . import compiling
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    compiling.announce(lambda text: err.print(text, markup=False))
+    if command == "solve":
+        compiling.defer("walk_and_combine")
+    _compile_ahead(compiling.FIRST_CALLS[command], None, err)
+
+
+def _compile_ahead(names, jobs: int | None, err: Console):
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from . import compiling
+
+    if not err.is_terminal:
+        return compiling.compile_ahead(names, jobs)
+    with Progress(TextColumn("compiling"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task("compiling", total=None)
+        return compiling.compile_ahead(names, jobs, on_progress=lambda done, total: bar.update(
+            task, completed=done, total=total))
+
+
+@main.command()
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Processes compiling at once (default: the cores, at most 4).")
+def warmup(jobs: int | None) -> None:
+    """Compile every kernel this install lacks, ahead of the first calls (for images and CI).
+
+    The kernels are cached per user and version (~/.cache/revenue, or $NUMBA_CACHE_DIR): every
+    environment of this version finds them. Exit status 1 if one failed to compile."""
+    from . import compiling
+    from .core.kernel_cache import kernels_dir
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    compiling.announce(lambda text: err.print(text, markup=False))
+    report = _compile_ahead(None, jobs, err)
+    where = kernels_dir()
+    for name, error in report.failed.items():
+        click.echo(f"error: {name}: {error}", err=True)
+    if report.compiled:
+        click.echo(f"compiled {len(report.compiled)} kernels in {report.seconds:.1f} s (cache: {where})")
+    else:
+        click.echo(f"every kernel is compiled (cache: {where})")
+    if report.failed:
+        sys.exit(1)
 
 
 # ---- further commands -----------------------------------------------------------------------------------
@@ -227,8 +282,9 @@ def print_solution(request: dict, result: dict, out: Console) -> None:
         why = "stopped at the deadline" if stats.get("timed_out") else "the routes left out under the memory cap"
         out.print(f"[yellow]not proved[/yellow]: {why}"
                   + (f"; no run earns more than {bound}" if bound is not None else ""))
+    compiled = f" (and {stats['compile_ms'] / 1000:.1f} s compiling the kernels)" if stats.get("compile_ms") else ""
     out.print(f"[dim]{stats['candidate_routes']} candidate routes, {stats['nodes_explored']} search nodes, "
-              f"{stats['elapsed_ms']:.1f} ms[/dim]")
+              f"{stats['elapsed_ms']:.1f} ms{compiled}[/dim]")
     if result.get("dividends"):
         print_dividends(result["dividends"], out)
 
@@ -263,6 +319,7 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
 
     items = list(_requests(files)) if files and files != ("-",) else None
     stream = items is None
+    compiled_first("solve")
     failed = interrupted = False
     out = console()
     for index, (label, source) in enumerate(items if items is not None else _requests(files), 1):
@@ -350,6 +407,7 @@ def dividends(file: str, as_json: bool, deadline_ms: int | None = None, memory_m
     from .v1 import revenue_pb2
 
     request = api.load_request(sys.stdin.read() if file == "-" else file, revenue_pb2.DividendsRequest)
+    compiled_first("evaluate")
     result = run(request, deadline=deadline_ms / 1000 if deadline_ms else None, memory_mb=memory_mb)
     if as_json:
         click.echo(api.to_json(result, revenue_pb2.DividendsResponse))
@@ -544,6 +602,7 @@ def deliveries(file: str, as_json: bool) -> None:
     from .v1 import steam_pb2
 
     request = api.load_request(sys.stdin.read() if file == "-" else file, steam_pb2.DeliveriesRequest)
+    compiled_first("deliveries")
     result = run(request)
     if as_json:
         click.echo(api.to_json(result, steam_pb2.DeliveriesResponse))

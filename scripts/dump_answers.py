@@ -19,6 +19,7 @@ from revenue.optimizer import solve
 def answer(request: dict) -> str:
     result = solve(request)
     result["stats"].pop("elapsed_ms", None)
+    result["stats"].pop("compile_ms", None)
     return json.dumps(result, sort_keys=True)
 
 

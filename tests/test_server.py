@@ -609,21 +609,17 @@ def test_forked_server_processes_end_with_the_first():
             os.kill(child, signal.SIGKILL)
 
 
-def test_warm_up_compiles_the_one_call_search_for_one_to_three_walks(monkeypatch):
-    # A company's first call must not compile (or load) core.probe's kernel inside its deadline: it is
-    # specialised per number of distinct walks, so the warm-up's companies alone (the examples left out)
-    # must reach one, two and three.
-    from numba.core import types
-
-    from revenue.core import probe
+def test_warm_up_loads_every_kernel(monkeypatch):
+    # No call compiles or loads a kernel inside its deadline: the warm-up alone (the examples left out) has
+    # each kernel of revenue.core.signatures in this process, with its one signature.
+    from revenue.compiling import kernels
     from server import warmup
     from server.service import RouteService
 
     monkeypatch.setattr(warmup, "example_solves", lambda: [])
     warmup.warm_up(RouteService())
-    walks = {len(arg) for sig in probe.walk_and_combine.signatures for arg in sig
-             if isinstance(arg, types.BaseTuple) and len(arg) and isinstance(arg[0], types.BaseTuple)}
-    assert {1, 2, 3} <= walks, walks
+    for kernel in kernels().values():
+        assert kernel.dispatcher.signatures == [kernel.argtypes], kernel.name
 
 
 _NEXT_BOARDS = """

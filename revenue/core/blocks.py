@@ -10,9 +10,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .signatures import B1, B2, I, I1, takes
+
 TOKEN, BLOCKS, BYPASSABLE, CITY = range(4)     # the rows base_blocks fills
 
 
+@takes(I1, I1, I1, B1, I, I, B2)
 @njit(cache=True, nogil=True)
 def base_blocks(kind, slots, token_node, mine, last_city_kind, offboard_kind, out):
     """Fills `out`, bool [4, nodes] of zeros: rows TOKEN, BLOCKS, BYPASSABLE and CITY (kind <= last_city_kind:

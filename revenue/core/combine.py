@@ -21,6 +21,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros     # (an LLVM intrinsic: the lowest set bit's position)
 
+from .signatures import B, B1, I, I1, U2, takes
+
 STOP_CHECK = 1024
 FLAG_BITS = 8
 
@@ -89,6 +91,7 @@ def key_index(keys, n_keys):
     return index
 
 
+@takes(U2, U2, I)
 @njit(cache=True, nogil=True)
 def fill_key_index(keys, index, base):
     """key_index written into the columns base.. of `index`."""
@@ -225,6 +228,7 @@ def _later_best(t, i, group_of, group_start, rev, suffix_best, index, index_star
     return total
 
 
+@takes(I1, I1, I1, U2, B1, I1, I1, I1, I1, B, U2, U2, I1, B, I1, I1)
 @njit(cache=True, nogil=True)
 def best_combination(group_of, group_start, rev, keys, same_as_prev, suffix_best, rflags, flag_max, flag_min,
                      connected, rnodes, index, index_start, bound_later, progress, stop):

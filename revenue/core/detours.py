@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .signatures import B1, I, I1, I2, U1, U2, takes
+
 TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 
 
@@ -31,6 +33,7 @@ def _keep(gain, length, detour, entry, g, d, st_chain, c):
         detour[entry, d] = c
 
 
+@takes(I1, I1, I1, I1, U2, I1, I1, B1, B1, B1, U1, I1, I1, I, I, I, I1, I1, I2)
 @njit(cache=True, nogil=True)
 def best_detours(adj_start, adj_chain, adj_other, adj_flags, chain_keys, worth, counts, usable, through, token,
                  taken, nodes, chains, limit, max_depth, max_steps, gain, length, detour):

@@ -13,9 +13,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .signatures import B, B1, I, I1, U1, U2, takes
+
 TERM_HERE, TERM_INNER = 1, 4
 
 
+@takes(I1, I1, I1, I1, U2, B1, U1, B)
 @njit(cache=True, nogil=True)
 def exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, used, passing):
     """Per node, the number of exit groups among its chains to `visitable` nodes that share no key with
@@ -61,12 +64,14 @@ def exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitabl
     return out
 
 
+@takes(I1, I1, I1, I1, U2, B1, B1, B1, I)
 @njit(cache=True, nogil=True)
 def passable_nodes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, blocks, bypassable, bypass):
     """bool [nodes]: nodes some route may pass through (two exit groups, and not blocked unless a
     blocked city may be bypassed). A route visits at most two other nodes: its ends."""
     used = np.zeros(chain_keys.shape[1], dtype=np.uint64)
-    groups = exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, used, True)
+    # (np.bool_: a bool as revenue.relax passes, not a literal: one compiled signature)
+    groups = exit_groups(adj_start, adj_chain, adj_other, adj_flags, chain_keys, visitable, used, np.bool_(True))
     out = np.zeros(groups.shape[0], dtype=np.bool_)
     for v in range(groups.shape[0]):
         out[v] = visitable[v] and groups[v] >= 2 and (not blocks[v] or (bypass > 0 and bypassable[v]))

@@ -4,7 +4,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .signatures import I, I1, takes
 
+
+@takes(I1, I1, I1, I)
 @njit(cache=True, nogil=True)
 def node_bitsets(begin, end, nodes, n_nodes):
     """uint64 [routes, words]: the nodes of each route (nodes[begin[i]:end[i]]) as bits."""

@@ -8,12 +8,16 @@ the walk and the refit take them too.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+from .signatures import B1, I, I1, I2, takes
 
 SPEC_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "row_visit", "row_pay", "need", "need_ends",
                "alt_mult", "alt_end", "merge", "merge_penalty", "metro", "rule_class", "rule_amount",
                "rule_set", "rule_min", "bypass", "flag_on", "spill_from", "spill_to", "no_reentry", "spill_next",
                "token_paid")
+# ... and their types
+SPEC = types.Tuple((I1, I1, I1, B1, I1, I1, I1, B1, I, I1, B1, I1, I, I1, I2, I1, I2, I2, I, I1, I, I, I, I, I))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -55,6 +59,7 @@ def _best_of_row(r, pay, nodes, n, worth, by_node, row, token, check_token, scra
     return paid, tokened
 
 
+@takes(I1, I, B1, I1, SPEC, I1, I1, I1, I1, I1, B1)
 @njit(cache=True, nogil=True)
 def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_sum, row_token):
     """Revenue of the route path[:length] for this train, or -1 when its ends, its metropolis or its

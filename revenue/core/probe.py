@@ -19,10 +19,11 @@ array out.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from .combine import FLAG_BITS, best_combination
 from .refit import refit_routes
+from .signatures import B1, I1, I2, U2, takes
 from .sort import _order_desc, gather_routes
 from .track import reachable_nodes
 from .walk import enumerate_routes, walk_prices_children
@@ -47,6 +48,8 @@ TYPE_FIELDS = 14
 # the walk arrays: core.pricing.SPEC_FIELDS but the row limits and the scalars
 WALK_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "need", "alt_mult", "alt_end", "merge", "metro",
                "rule_class", "rule_amount", "rule_set", "rule_min", "flag_on")
+WALK_SLOTS = 3          # walk_and_combine takes this many walks (the caller repeats one to fill them)
+WALKS = types.UniTuple(types.Tuple((I1, I1, I1, B1, I1, B1, I1, B1, I1, I1, I2, I1, I2, I2, I1)), WALK_SLOTS)
 SCRATCH_NODES_PER_ROUTE = 8     # the scratch arrays' room for route nodes, per route
 
 
@@ -104,6 +107,7 @@ def _node_sets(begin, end, nodes, n, io, k_types, group_type, group_of_type, gro
     return node_sets
 
 
+@takes(I1, I1, I1, I1, U2, I1, B1, B1, B1, I1, U2, I1, WALKS, I1, I1, I1, U2)
 @njit(cache=True, nogil=True)
 def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
                      node_hex, chain_hexes, chain_mode, walks, io, stop, scratch, rkeys):

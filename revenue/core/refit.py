@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pricing import UNDECIDED, best_rows_revenue, price, priced_by_rows, rows_revenue, two_valued
+from .pricing import SPEC, UNDECIDED, best_rows_revenue, price, priced_by_rows, rows_revenue, two_valued
+from .signatures import B1, I1, takes
 
 
+@takes(SPEC, I1, B1, I1, I1, I1)
 @njit(cache=True, nogil=True)
 def refit_routes(spec, cost, token, begin, end, nodes):
     """The routes (nodes[begin[i]:end[i]]) of a looser train type that this train may run too, priced

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .signatures import I1, U2, takes
+
 RADIX_MIN = 64      # routes from which sort_routes orders them by radix sort
 
 
+@takes(I1, U2, I1, I1, I1)
 @njit(cache=True, nogil=True)
 def sort_routes(rev, keys, flags, begin, end):
     """The routes best first (a stable sort of -rev: equal revenues keep their order): rev, keys, flags,
@@ -52,6 +55,7 @@ def _order_desc(rev):
     return order
 
 
+@takes(I1, I1, U2, I1, I1, I1)
 @njit(cache=True, nogil=True)
 def sort_picked_routes(rev, picked, keys, flags, begin, end):
     """sort_routes of the routes at rows `picked` of keys, flags, begin and end, earning rev (one per

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .signatures import B1, I, I1, I2, takes
+
 END_EDGE, END_NODE, END_JUNCTION = 0, 1, 2
 GAUGE_BROAD, GAUGE_NARROW, GAUGE_DUAL = 0, 1, 2
 CHAIN_STAYS, CHAIN_MOVES, CHAIN_REENTERS = 0, 1, 2
@@ -317,6 +319,7 @@ def chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, va
             adj_start, adj_chain, adj_other, adj_flags, inner, mode)
 
 
+@takes(I1, I1, B1, B1, B1, I)
 @njit(cache=True, nogil=True)
 def reachable_nodes(adj_start, adj_other, token, blocks, bypassable, bypass):
     """Nodes that some route through a token city can reach (revenue.optimizer.adjacency.reachable)."""
@@ -491,6 +494,7 @@ def _pack(arrays, tail):
     return out, start
 
 
+@takes(I1, I1, I1, I1, I2, I2, I1, I1, I, I1, I, I, I)
 @njit(cache=True, nogil=True)
 def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
                  n_sides, token_node, status, stops, chars, stop, caps):
@@ -555,6 +559,7 @@ def lay_tiles(lays, table, printed_gids, printed_masks):
     return gids, masks, stops, chars, True
 
 
+@takes(I1, I2, I1, I1, I1, I2)
 @njit(cache=True, nogil=True)
 def place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_table):
     """A board's tokens (ids into revenue.known.Known.token_table: hex index, city index, company number)
@@ -594,6 +599,7 @@ def place_tokens(tokens, token_table, gids, node_base, reg_city_start, reg_city_
     return node
 
 
+@takes(I1, I2, I1, I)
 @njit(cache=True, nogil=True)
 def least_town(node_reg, reg_node_table, reg_values, town_kind):
     """The least value (reg_values, the registry's nodes' revenue in a phase) of the board's nodes of kind
@@ -609,6 +615,7 @@ def least_town(node_reg, reg_node_table, reg_values, town_kind):
 NO_TOWN = 1 << 62   # least_town's answer for a board without towns (no stop pays this much)
 
 
+@takes(I1, I2, I1, I1, I1, I2, I1, I1, I2, I2, I1, I2, I1, I1, I)
 @njit(cache=True, nogil=True)
 def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, reg_path_start, reg_node_start,
                 reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides, stop, caps):

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pricing import UNDECIDED, best_rows_revenue, fits, price, priced_by_rows, rows_revenue, two_valued
+from .pricing import SPEC, UNDECIDED, best_rows_revenue, fits, price, priced_by_rows, rows_revenue, two_valued
+from .signatures import B, B1, I1, I2, U2, takes
 
 TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
@@ -109,6 +110,7 @@ def _compact(rev, rkeys, rflags, rstart, pnodes, pchains, stored, limits):
 A_FRAME, B_ROOT, B_FRAME = 0, 1, 2
 
 
+@takes(I1, I1, I1, I1, U2, I1, B1, B1, B1, B1, I1, U2, I1, SPEC, B, B, I1, I1, U2, I1, I1, I1, I1, I1, B, I2, I2, I2)
 @njit(cache=True, nogil=True)
 def enumerate_routes(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cost, token, blocks, bypassable,
                      allowed, node_hex, chain_hexes, chain_mode, spec, fast, from_ends, stop, rev, rkeys, rflags,

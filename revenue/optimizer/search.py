@@ -15,8 +15,9 @@ import time
 
 import numpy as np
 
-from ..core.probe import (COMBINED, HEAD, SCRATCH_NODES_PER_ROUTE, STOPPED, TYPE_FIELDS, UNFINISHED, meta_size,
-                          walk_and_combine)
+from ..compiling import deferred
+from ..core.probe import (COMBINED, HEAD, SCRATCH_NODES_PER_ROUTE, STOPPED, TYPE_FIELDS, UNFINISHED, WALK_SLOTS,
+                          meta_size, walk_and_combine)
 from ..problem import objective_weights, split_score
 from . import bounded, combination, routeset
 from .adjacency import adjacency, reachable
@@ -52,7 +53,7 @@ PATH_SECONDS = 30.0
 PATH_MIN_SECONDS = 0.5
 REPORT_WAIT_SECONDS = 0.05  # the program waits at most this for the first run to be reported
 # The one-call probe (Search._at_once) is tried up to this many train types,
-AT_ONCE_TYPES = 3
+AT_ONCE_TYPES = WALK_SLOTS
 # within this many walk steps per type (what it does not finish, the step-by-step path walks again; nearly
 # every game-server board needs fewer),
 AT_ONCE_STEPS = 1 << 15
@@ -78,10 +79,10 @@ def _no_progress(trains: int) -> np.ndarray:
 
 
 def _padded(walks: list) -> tuple:
-    """The distinct walks' arrays as core.probe.walk_and_combine takes them: always AT_ONCE_TYPES of them (the
-    first repeated), so that its one compiled signature serves every company (about 2 us a call more for the
-    arrays taken in, against 10 s of compiling per count)."""
-    return tuple(walks) + (walks[0],) * (AT_ONCE_TYPES - len(walks))
+    """The distinct walks' arrays as core.probe.walk_and_combine takes them: always WALK_SLOTS of them (the first
+    repeated), so that its one compiled signature serves every company (about 2 us a call more for the arrays
+    taken in, against 10 s of compiling per count)."""
+    return tuple(walks) + (walks[0],) * (WALK_SLOTS - len(walks))
 
 
 class Search:
@@ -131,7 +132,8 @@ class Search:
             quick = (min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS) if PROBE_STEPS > 0 else 0
             # Most boards: the probe and the combination in one compiled call (core.probe); what it does
             # not finish is done again step by step below.
-            if quick > 0 and len(p.specs) <= AT_ONCE_TYPES and self._at_once(parents, cap, min(quick, AT_ONCE_STEPS)):
+            if quick > 0 and len(p.specs) <= AT_ONCE_TYPES and not deferred(walk_and_combine) and \
+                    self._at_once(parents, cap, min(quick, AT_ONCE_STEPS)):
                 if not _compiled.is_set():
                     _compiled.set()
                 return

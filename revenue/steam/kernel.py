@@ -9,7 +9,11 @@ more own points first, then fewer points for other players, then fewer links (se
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+from ..core.signatures import B, I, I1, takes
+
+I32_1, I32_2, I8_1 = types.int32[::1], types.int32[:, ::1], types.int8[::1]
 
 UNREACHED = 1 << 20
 # The search reads its stop flag once every STOP_POLL steps (a step costs nanoseconds).
@@ -24,6 +28,7 @@ def pack_key(own, others, length):
     return (own * FIELD + (FIELD - 1 - others)) * FIELD + (FIELD - 1 - length)
 
 
+@takes(I1, I32_1, I8_1, I)
 @njit(cache=True, nogil=True)
 def colour_distances(adj_ptr, adj_to, stop_colour, n_colours):
     """dist[c, v]: fewest links from v to any city of colour c (BFS over complete links).
@@ -81,6 +86,7 @@ def _record(key, length, path_stops, path_links, last_stop, last_link, group,
     return size + 1 if size < capacity else size
 
 
+@takes(I1, I32_1, I32_1, I32_1, I8_1, I32_2, I32_1, I32_2, I, I, I, I, B, B, I, I1)
 @njit(cache=True, nogil=True)
 def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
            origins, origin_groups, n_groups, player, n_players, level,
@@ -114,7 +120,7 @@ def search(adj_ptr, adj_to, adj_link, adj_owner, stop_colour, dist,
     t_links = np.full((top_k, level), -1, np.int32)
     t_stops = np.full((top_k, level + 1), -1, np.int32)
     t_group = np.full(top_k, -1, np.int32)
-    t_size = 0
+    t_size = np.int64(0)    # (not a literal 0, which would compile _record once more for it)
     explored = 0
 
     visited = np.zeros(n, np.bool_)

@@ -264,16 +264,18 @@ class SolveRequest(_message.Message):
     def __init__(self, board: _Optional[_Union[Board, _Mapping]] = ..., company: _Optional[_Union[Company, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., objective: _Optional[str] = ..., holding: _Optional[_Union[_dividends_pb2.Holding, _Mapping]] = ...) -> None: ...
 
 class SolveStats(_message.Message):
-    __slots__ = ("candidate_routes", "nodes_explored", "elapsed_ms", "timed_out")
+    __slots__ = ("candidate_routes", "nodes_explored", "elapsed_ms", "timed_out", "compile_ms")
     CANDIDATE_ROUTES_FIELD_NUMBER: _ClassVar[int]
     NODES_EXPLORED_FIELD_NUMBER: _ClassVar[int]
     ELAPSED_MS_FIELD_NUMBER: _ClassVar[int]
     TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    COMPILE_MS_FIELD_NUMBER: _ClassVar[int]
     candidate_routes: int
     nodes_explored: int
     elapsed_ms: float
     timed_out: bool
-    def __init__(self, candidate_routes: _Optional[int] = ..., nodes_explored: _Optional[int] = ..., elapsed_ms: _Optional[float] = ..., timed_out: _Optional[bool] = ...) -> None: ...
+    compile_ms: float
+    def __init__(self, candidate_routes: _Optional[int] = ..., nodes_explored: _Optional[int] = ..., elapsed_ms: _Optional[float] = ..., timed_out: _Optional[bool] = ..., compile_ms: _Optional[float] = ...) -> None: ...
 
 class SolveResponse(_message.Message):
     __slots__ = ("revenue", "routes", "optimal", "upper_bound", "stats", "note", "run_routes", "subsidy", "dividends")
