@@ -101,7 +101,8 @@ def test_a_solve_leaves_its_compiling_out_of_its_time(monkeypatch):
     from revenue.optimizer import solve, solver
 
     request = json.loads((ROOT / "examples" / "solve_1889.json").read_text())
-    solve(request)      # (compiled, if it must be, outside the clock below)
+    for _ in range(2):      # (compiled, if it must be: a board seen again takes revenue.known's kernel)
+        solve(request)
     assert "compile_ms" not in solve(request)["stats"]
     clock = iter([10.0, 12.5])      # (2.5 s of compiling during the call)
     monkeypatch.setattr(solver, "compile_seconds", lambda: next(clock))

@@ -47,9 +47,16 @@ def version() -> str:
 @functools.lru_cache(maxsize=None)
 def source_hash(py_file: str) -> str:
     """One hash over the kernel modules of revenue/core and `py_file` (see the module)."""
-    digest = hashlib.sha256()
     own = Path(py_file).resolve()
-    for path in sorted(CORE.glob("*.py")) + ([] if own.parent == CORE else [own]):
+    if own.parent == CORE:
+        return _core_hash()
+    return hashlib.sha256(_core_hash().encode() + own.read_bytes()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=None)
+def _core_hash() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(CORE.glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
