@@ -54,7 +54,7 @@ FIRST_CALLS = {
     "evaluate": ("_walk_packed", "base_blocks", "least_town", "place_tokens"),
     "solve": ("_walk_packed", "base_blocks", "least_town", "place_tokens", "reachable_nodes", "price",
               "enumerate_routes", "refit_routes", "sort_picked_routes", "sort_routes", "best_combination",
-              "fill_key_index"),
+              "fill_key_index", "node_bitsets"),
     "deliveries": ("colour_distances", "search"),
 }
 SECONDS_PER_BYTE = 0.0006   # compile time per byte of a kernel's bytecode (its callees' included), 2-core machine
@@ -205,17 +205,25 @@ def compile_ahead(names=None, jobs: int | None = None, on_start: Callable[[float
 
 
 def _take_jobs(board: Path, todo: list[Kernel]) -> None:
-    """Compile the kernels of `todo` this process can lock, the largest first among those whose callees
-    are ready, until each is cached (by any process) or failed (its error in `board`)."""
+    """Compile the kernels of `todo` this process can lock, among those whose callees are ready the one
+    that starts the longest chain of compiles (its callers'), until each is cached (by any process) or
+    failed (its error in `board`)."""
     names = {k.name for k in todo}
     locks = core_dir()
+    chain: dict[str, int] = {}
+
+    def longest(kernel: Kernel) -> int:
+        if kernel.name not in chain:
+            chain[kernel.name] = kernel.weight + max([longest(k) for k in todo if kernel.name in k.needs], default=0)
+        return chain[kernel.name]
+
     while True:
         failed = {k.name for k in todo if (board / f"{k.name}.failed").exists()}
         done = {k.name for k in todo if k.name in failed or ready(k.dispatcher, k.argtypes)}
         if len(done) == len(todo):
             return
         runnable = sorted((k for k in todo if k.name not in done and (k.needs & names) <= done),
-                          key=lambda k: -k.weight)
+                          key=lambda k: -longest(k))
         for kernel in runnable:
             with _locked(locks, kernel.name) as mine:
                 if not mine:

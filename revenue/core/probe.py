@@ -168,8 +168,9 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
         child_pay = np.empty((children.shape[0], rows), dtype=np.int64)
         for i in range(children.shape[0]):
             limits_at = io[HEAD + TYPE_FIELDS * children[i] + 13]
-            child_visit[i] = io[limits_at:limits_at + rows]
-            child_pay[i] = io[limits_at + rows:limits_at + 2 * rows]
+            for j in range(rows):       # (element by element: an array copy compiles a shape check)
+                child_visit[i, j] = io[limits_at + j]
+                child_pay[i, j] = io[limits_at + rows + j]
         child_rev = np.empty((capacity if children.shape[0] > 0 else 0, children.shape[0]), dtype=np.int64)
         # (np.bool_: a bool as the Python callers pass, not a literal: the one compiled signature)
         count, total, stored, complete = enumerate_routes(
@@ -219,10 +220,11 @@ def walk_and_combine(adj_start, adj_chain, adj_other, adj_flags, chain_keys, cos
     meta[2] = offset
     at = 0
     for k in range(k_types):
-        m = node_parts[k].shape[0]
-        nodes[at:at + m] = node_parts[k]
-        chains[at:at + m] = chain_parts[k]
-        at += m
+        part_nodes, part_chains = node_parts[k], chain_parts[k]
+        for i in range(part_nodes.shape[0]):
+            nodes[at + i] = part_nodes[i]
+            chains[at + i] = part_chains[i]
+        at += part_nodes.shape[0]
     for k in range(k_types):
         at = HEAD + TYPE_FIELDS * k
         parent = io[at + 1]

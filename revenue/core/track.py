@@ -42,7 +42,8 @@ def _grow(a, need):
     if need <= len(a):
         return a
     b = np.empty(max(need, 2 * len(a)), dtype=a.dtype)
-    b[:len(a)] = a
+    for i in range(len(a)):     # (element by element: an array copy compiles a shape check)
+        b[i] = a[i]
     return b
 
 
@@ -273,7 +274,9 @@ def chain_arrays(chain_a, chain_b, chain_start, chain_paths, path_hex, kind0, va
     for c in range(n_chains):
         degree[chain_a[c] + 1] += 1
         degree[chain_b[c] + 1] += 1
-    adj_start = np.cumsum(degree)
+    adj_start = degree      # (the counts summed in place: np.cumsum would add a kernel to compile)
+    for v in range(n_nodes):
+        adj_start[v + 1] += adj_start[v]
     fill = adj_start[:-1].copy()
     adj_chain = np.empty(2 * n_chains, dtype=np.int64)
     adj_other = np.empty(2 * n_chains, dtype=np.int64)
@@ -490,7 +493,9 @@ def _pack(arrays, tail):
         start[i + 1] = start[i] + len(arrays[i])
     out = np.empty(start[len(arrays)] + tail, dtype=arrays[0].dtype)
     for i in range(len(arrays)):
-        out[start[i]:start[i + 1]] = arrays[i]
+        part = arrays[i]
+        for j in range(len(part)):      # (element by element: an array copy compiles a shape check)
+            out[start[i] + j] = part[j]
     return out, start
 
 
@@ -520,8 +525,10 @@ def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, re
                              ident_parts, token_node), TRACK_TAIL)
     bools, bool_start = _pack((term_a, term_b, term_inner, has_diesel), 0)
     tail = ints[len(ints) - TRACK_TAIL:]
-    tail[:len(int_start)] = int_start
-    tail[len(int_start):len(int_start) + len(bool_start)] = bool_start
+    for i in range(len(int_start)):     # (element by element: an array copy compiles a shape check)
+        tail[i] = int_start[i]
+    for i in range(len(bool_start)):
+        tail[len(int_start) + i] = bool_start[i]
     tail[TRACK_TAIL - 4], tail[TRACK_TAIL - 3], tail[TRACK_TAIL - 2], tail[TRACK_TAIL - 1] = n_keys, status, stops, \
         chars
     return ints, bools, bits, inner

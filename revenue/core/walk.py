@@ -16,6 +16,7 @@ from numba import njit
 
 from .pricing import SPEC, UNDECIDED, best_rows_revenue, fits, price, priced_by_rows, rows_revenue, two_valued
 from .signatures import B, B1, I1, I2, U2, takes
+from .sort import _order_desc
 
 TERM_HERE, TERM_THERE, TERM_INNER = 1, 2, 4
 STOP_CHECK = 4096   # steps between looks at the stop flag
@@ -74,13 +75,18 @@ def _compact(rev, rkeys, rflags, rstart, pnodes, pchains, stored, limits):
     earning the best stays); when all earn the same, the first half of them stay and the floor is their
     revenue (routes at the floor may then be kept; every route left out still earns at most it). Else a
     walk that met hundreds of routes of one revenue, as on large boards, would keep none."""
-    ranked = np.sort(rev[:stored])
-    floor = ranked[stored // 2] if stored > 0 else limits[0]
+    # (the revenues ranked by the route sorts' radix sort, best first: rev[order[stored - 1 - j]] is the j-th
+    # lowest; Numba's np.sort would add its quicksort to compile)
+    order = _order_desc(rev[:stored])
+    floor = rev[order[stored - 1 - stored // 2]] if stored > 0 else limits[0]
     ties = 0
-    if stored > 0 and floor == ranked[stored - 1]:
-        below = np.searchsorted(ranked, floor)      # routes earning less than the best
+    if stored > 0 and floor == rev[order[0]]:
+        below = 0       # routes earning less than the best
+        for i in range(stored):
+            if rev[i] < floor:
+                below += 1
         if below > 0:
-            floor = ranked[below - 1]
+            floor = rev[order[stored - below]]
         else:
             ties = stored // 2
     if floor > limits[0]:
@@ -98,7 +104,8 @@ def _compact(rev, rkeys, rflags, rstart, pnodes, pchains, stored, limits):
             pnodes[at + k] = pnodes[a + k]
             pchains[at + k] = pchains[a + k]
         rev[m] = rev[i]
-        rkeys[m, :] = rkeys[i, :]
+        for j in range(rkeys.shape[1]):     # (element by element: an array copy compiles a shape check)
+            rkeys[m, j] = rkeys[i, j]
         rflags[m] = rflags[i]
         rstart[m] = at
         at += b - a

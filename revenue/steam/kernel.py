@@ -72,8 +72,10 @@ def _record(key, length, path_stops, path_links, last_stop, last_link, group,
         keys[i] = keys[i - 1]
         lens[i] = lens[i - 1]
         groups_out[i] = groups_out[i - 1]
-        links_out[i, :] = links_out[i - 1, :]
-        stops_out[i, :] = stops_out[i - 1, :]
+        for j in range(links_out.shape[1]):     # (element by element: an array copy compiles a shape check)
+            links_out[i, j] = links_out[i - 1, j]
+        for j in range(stops_out.shape[1]):
+            stops_out[i, j] = stops_out[i - 1, j]
     keys[pos] = key
     lens[pos] = length
     groups_out[pos] = group
