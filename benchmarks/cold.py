@@ -29,10 +29,9 @@ TITLES = ("1830", "1860", "1889", "18rhl", "steam_over_holland", "custom")
 
 
 def examples() -> dict[str, Path]:
-    """Each title's example solve request, from the installed package (revenue.examples)."""
-    import revenue.examples
-
-    folder = Path(next(iter(revenue.examples.__path__)))
+    """Each title's example solve request: examples/ beside benchmarks/ (in the repository, and installed as
+    revenue.examples beside revenue.benchmarks)."""
+    folder = Path(__file__).resolve().parent.parent / "examples"
     return {title: folder / f"solve_{title}.json" for title in TITLES if (folder / f"solve_{title}.json").exists()}
 
 

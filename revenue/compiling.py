@@ -324,7 +324,10 @@ def _announce(seconds: float, jobs: int = 1) -> None:
         if _said or _say is None:
             return
         _said = True
-    _say(message(seconds, jobs))
+    try:
+        _say(message(seconds, jobs))
+    except Exception:       # (a notice never stops a compile: a closed stream, say)
+        pass
 
 
 class _Clock(event.Listener):
