@@ -37,6 +37,8 @@ from rich.table import Table
 def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, games_folder: str | None,
           replay: bool, cluster: bool, load_seconds: int, fresh: bool, stress: bool, as_json: bool) -> None:
     """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
+    from revenue.compiling import announce, compile_ahead
+
     from . import solver
 
     if stress:
@@ -46,6 +48,10 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, gam
 
     out = Console(highlight=False, width=max(Console().width, 120))
     report: dict = {}
+    # (a fresh install's kernels compiled before anything is timed, as `revenue warmup` does)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    announce(lambda text: err.print(text, markup=False))
+    compile_ahead()
     names = [sc.name for sc in solver.scenarios() if only.lower() in sc.name.lower()]
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as bar:
