@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import api
+from .compile_command import compiled_first, warmup
 from .errors import InputError, Interrupted
 
 EXIT_BAD_INPUT = 2
@@ -181,58 +182,7 @@ def evaluate(file: str, as_json: bool, deadline_ms: int | None = None, memory_mb
         out.print("[bold red]illegal run[/bold red]: total 0")
 
 
-# ---- compiling the kernels ----------------------------------------------------------------------------------
-
-def compiled_first(command: str) -> None:
-    """On an install that has not compiled them yet: compile the kernels `command`'s first call needs
-    (revenue.compiling.FIRST_CALLS), several at a time, saying so once on standard error, with a progress
-    bar on a terminal; any other kernel compiles at its first call, said once too."""
-    from . import compiling
-
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    compiling.announce(lambda text: err.print(text, markup=False))
-    if command == "solve":
-        compiling.defer("walk_and_combine")
-    _compile_ahead(compiling.FIRST_CALLS[command], None, err)
-
-
-def _compile_ahead(names, jobs: int | None, err: Console):
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from . import compiling
-
-    if not err.is_terminal:
-        return compiling.compile_ahead(names, jobs)
-    with Progress(TextColumn("compiling"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
-        task = bar.add_task("compiling", total=None)
-        return compiling.compile_ahead(names, jobs, on_progress=lambda done, total: bar.update(
-            task, completed=done, total=total))
-
-
-@main.command()
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes compiling at once (default: the cores, at most 4).")
-def warmup(jobs: int | None) -> None:
-    """Compile every kernel this install lacks, ahead of the first calls (for images and CI).
-
-    The kernels are cached per user and version (~/.cache/revenue, or $NUMBA_CACHE_DIR): every
-    environment of this version finds them. Exit status 1 if one failed to compile."""
-    from . import compiling
-    from .core.kernel_cache import kernels_dir
-
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    compiling.announce(lambda text: err.print(text, markup=False))
-    report = _compile_ahead(None, jobs, err)
-    where = kernels_dir()
-    for name, error in report.failed.items():
-        click.echo(f"error: {name}: {error}", err=True)
-    if report.compiled:
-        click.echo(f"compiled {len(report.compiled)} kernels in {report.seconds:.1f} s (cache: {where})")
-    else:
-        click.echo(f"every kernel is compiled (cache: {where})")
-    if report.failed:
-        sys.exit(1)
+main.add_command(warmup)
 
 
 # ---- further commands -----------------------------------------------------------------------------------
@@ -516,6 +466,7 @@ def replay(files: tuple[str, ...], as_json: bool, html_path: str | None, deadlin
     if not files:
         raise click.UsageError("Missing argument 'FILES...'.")
     sources = archive.sources_of(files)
+    compiled_first("solve")
     single = len(sources) == 1 and (isinstance(sources[0], dict) or pathlib.Path(sources[0]).is_file())
     if dask or out_path or resume or not single:
         if html_path:
@@ -552,6 +503,7 @@ def suggest(file: str, as_json: bool, deadline_ms: int | None) -> None:
 
     from .game.analysis import suggest as run
 
+    compiled_first("solve")
     result = run(_export(file), deadline_ms)
     if as_json:
         click.echo(json.dumps(result, indent=2))
@@ -677,6 +629,7 @@ def lays(file: str, top: int | None, deadline_ms: float | None, cash: int | None
     """
     from .moves import value_lays
 
+    compiled_first("solve")
     _print_moves(value_lays(_moves_request(file, cash), deadline_ms, top), ("hex", "tile", "rotation"), as_json)
 
 
@@ -691,4 +644,5 @@ def tokens(file: str, top: int | None, deadline_ms: float | None, cash: int | No
     """Every legal station token of the company in FILE (a SolveRequest), valued by the best run it makes."""
     from .moves import value_tokens
 
+    compiled_first("solve")
     _print_moves(value_tokens(_moves_request(file, cash), deadline_ms, top), ("hex", "city"), as_json)

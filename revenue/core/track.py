@@ -499,7 +499,7 @@ def _pack(arrays, tail):
     return out, start
 
 
-@takes(I1, I1, I1, I1, I2, I2, I1, I1, I, I1, I, I, I)
+@takes(I1, I1, I1, I1, I2, I2, I1, I1, I, I1, I, I, I, I1, I1)
 @njit(cache=True, nogil=True)
 def _walk_packed(gids, impassable, reg_path_start, reg_node_start, reg_table, reg_node_table, neighbour, side,
                  n_sides, token_node, status, stops, chars, stop, caps):
@@ -622,7 +622,7 @@ def least_town(node_reg, reg_node_table, reg_values, town_kind):
 NO_TOWN = 1 << 62   # least_town's answer for a board without towns (no stop pays this much)
 
 
-@takes(I1, I2, I1, I1, I1, I2, I1, I1, I2, I2, I1, I2, I1, I1, I)
+@takes(I1, I2, I1, I1, I1, I2, I1, I1, I2, I2, I1, I2, I1, I1, I, I1, I1)
 @njit(cache=True, nogil=True)
 def place_board(lays, table, printed_gids, printed_masks, tokens, token_table, reg_path_start, reg_node_start,
                 reg_table, reg_node_table, reg_city_start, reg_city_table, neighbour, side, n_sides, stop, caps):
