@@ -21,6 +21,9 @@ MEMORY_MB = 256     # the track graph's memory cap without one given (as a searc
 # A walk's steps (a path followed or given up) past which a board is refused whatever the deadline: about
 # 3 s of one core; every title board and real game state walks in under a million.
 MAX_WALK_STEPS = 200_000_000
+# The track graph's chains may take this much whatever smaller cap a call gives: a small `memory_mb` caps the
+# search's stored routes, and a board of the size limits that was answered before is not refused for it.
+GRAPH_FLOOR_MB = 64
 
 
 class Budget:
@@ -42,14 +45,17 @@ class Budget:
             self.stop = np.zeros(1, dtype=np.int64)
             if self.until is not None or self.cancel is not None:
                 self.ticket = WATCHDOG.watch(self.stop, self.until, self.cancel)
-        return self.stop, np.array([self.max_steps, int(self.memory_mb * (1 << 20))], dtype=np.int64)
+        return self.stop, np.array([self.max_steps, int(self.graph_mb() * (1 << 20))], dtype=np.int64)
+
+    def graph_mb(self) -> float:
+        return max(self.memory_mb, GRAPH_FLOOR_MB)
 
     def check_walk(self, status: int) -> None:
         """Raise for a walk (a track's status) cut short: Interrupted when stopped, InputError past a cap."""
         if status == WALK_STOPPED:
             raise Interrupted("the deadline passed or the call was cancelled while the track graph was built")
         if status == WALK_TOO_LARGE:
-            raise InputError("board", f"the track graph of this board passes the memory cap of {self.memory_mb:g} "
+            raise InputError("board", f"the track graph of this board passes the memory cap of {self.graph_mb():g} "
                                       "MB in its chains (hexes that join many sides, to one another or through "
                                       "junctions, multiply the chains between stops)")
         if status == WALK_TOO_LONG:
