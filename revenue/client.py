@@ -21,21 +21,27 @@ from google.protobuf import json_format
 from . import api
 from .errors import InputError
 
-__all__ = ["BALANCED_OPTIONS", "RouteClient", "ServiceError", "InputError"]
+__all__ = ["BALANCED_OPTIONS", "RETRY_OPTIONS", "RouteClient", "ServiceError", "InputError"]
+
+# Every call is sent again (up to 3 more times, backing off from 50 ms) when a server answers UNAVAILABLE
+# (it refused the call before beginning it) or CANCELLED (it shut down before or while computing it: gRPC's
+# own server cancels the calls that arrived but that no handler had taken yet, grpc/grpc#41785). Every
+# RouteService call is safe to send twice: nothing is written (docs/deploy.md).
+RETRY_METHOD_CONFIG = {
+    "name": [{"service": "revenue.v1.RouteService"}],
+    "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.05s", "maxBackoff": "1s",
+                    "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"]},
+}
+RETRY_OPTIONS = [("grpc.service_config", json.dumps({"methodConfig": [RETRY_METHOD_CONFIG]})),
+                 ("grpc.enable_retries", 1)]
 
 # Channel options for a target of several servers (a DNS name of many addresses, or
 # "ipv4:10.0.0.1:50051,10.0.0.2:50051"): calls spread round robin over the servers whose health service
-# says SERVING (so a stopping server gets no new call), and a call that a stopping server refused before
-# it began (UNAVAILABLE) is sent again to another; every RouteService call is safe to send twice
-# (docs/deploy.md).
+# says SERVING (so a stopping server gets no new call), with the retries above.
 BALANCED_SERVICE_CONFIG = {
     "loadBalancingConfig": [{"round_robin": {}}],
     "healthCheckConfig": {"serviceName": "revenue.v1.RouteService"},
-    "methodConfig": [{
-        "name": [{"service": "revenue.v1.RouteService"}],
-        "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.05s", "maxBackoff": "1s",
-                        "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]},
-    }],
+    "methodConfig": [RETRY_METHOD_CONFIG],
 }
 BALANCED_OPTIONS = [("grpc.service_config", json.dumps(BALANCED_SERVICE_CONFIG)), ("grpc.enable_retries", 1)]
 
@@ -76,7 +82,9 @@ def _as_dict(message) -> dict:
 class RouteClient:
     """A connection to a RouteService server.
 
-    target: "host:port", or several servers with options=BALANCED_OPTIONS. token: the server's --auth-token, sent as `authorization: Bearer <token>`.
+    target: "host:port", or several servers with options=BALANCED_OPTIONS. Options without a
+    "grpc.service_config" get RETRY_OPTIONS' retries. token: the server's --auth-token, sent as
+    `authorization: Bearer <token>`.
     For TLS give `root_certificates` (PEM bytes of the CA, or of a self-signed server certificate) or
     `secure=True` to trust the system's roots; `credentials` takes ready grpc.ChannelCredentials.
     """
@@ -88,7 +96,10 @@ class RouteClient:
 
         if credentials is None and (secure or root_certificates):
             credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
-        options = list(options or []) + [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        options = list(options or [])
+        if not any(name == "grpc.service_config" for name, _ in options):
+            options += RETRY_OPTIONS
+        options.append(("grpc.max_receive_message_length", 64 * 1024 * 1024))
         self.channel = (grpc.secure_channel(target, credentials, options) if credentials
                         else grpc.insecure_channel(target, options))
         self.stub = service_pb2_grpc.RouteServiceStub(self.channel)

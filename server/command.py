@@ -1,4 +1,4 @@
-"""`revenue serve`: the click command (registered by revenue/cli.py)."""
+"""`revenue serve`: the click command (registered by revenue/cli/main.py)."""
 from __future__ import annotations
 
 import os

@@ -168,7 +168,7 @@ http {{
             with socket.create_connection(("127.0.0.1", http_port), timeout=1):
                 return True
         assert wait_until(lambda: proc.poll() is None and _quietly(listening), timeout=10), proc.stderr.read()
-        yield grpc_port, http_port
+        yield grpc_port, http_port, tmp_path / "error.log"
     finally:
         proc.send_signal(signal.SIGQUIT)          # nginx's graceful stop
         try:
@@ -186,16 +186,17 @@ def _quietly(predicate) -> bool:
 
 
 def test_grpc_through_nginx_while_a_server_stops(servers, nginx):
-    grpc_port, _ = nginx
+    grpc_port, _, error_log = nginx
     expected = solve(REQUEST)["revenue"]
     with RouteClient(f"127.0.0.1:{grpc_port}") as client:
         results = under_load(lambda: client.solve(REQUEST, timeout=30)["revenue"], servers, "Solve")
-    assert results and results == [expected] * len(results), [r for r in results if r != expected][:3]
+    assert results and results == [expected] * len(results), \
+        ([r for r in results if r != expected][:3], error_log.read_text(), servers[0].lines[-20:])
     assert {r["code"] for r in servers[0].calls("Solve")} == {"OK"}
 
 
 def test_http_through_nginx_while_a_server_stops(servers, nginx):
-    _, http_port = nginx
+    _, http_port, error_log = nginx
     expected = solve(REQUEST)["revenue"]
     with httpx.Client(base_url=f"http://127.0.0.1:{http_port}", timeout=30) as http:
         assert http.get("/healthz").json() == {"status": "SERVING"}
@@ -204,5 +205,6 @@ def test_http_through_nginx_while_a_server_stops(servers, nginx):
             answer = http.post("/v1/solve", json=REQUEST)
             return answer.json()["revenue"] if answer.status_code == 200 else answer
         results = under_load(call, servers, "Solve")
-    assert results and results == [expected] * len(results), [r for r in results if r != expected][:3]
+    assert results and results == [expected] * len(results), \
+        ([r for r in results if r != expected][:3], error_log.read_text(), servers[0].lines[-20:])
     assert {r["code"] for r in servers[0].calls("Solve")} == {"OK"}

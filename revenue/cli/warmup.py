@@ -13,7 +13,7 @@ def compiled_first(command: str) -> None:
     """On an install that has not compiled them yet: compile the kernels `command`'s first call needs
     (revenue.compiling.FIRST_CALLS: "solve", "evaluate" or "deliveries"), several at a time, saying so once
     on standard error; any other kernel compiles at its first call, said once too."""
-    from . import compiling
+    from .. import compiling
 
     err = _stderr()
     compiling.announce(lambda text: err.print(text, markup=False))
@@ -29,7 +29,7 @@ def _stderr() -> Console:
 def _compile_ahead(names, jobs: int | None, err: Console):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from . import compiling
+    from .. import compiling
 
     if not err.is_terminal:
         return compiling.compile_ahead(names, jobs)
@@ -48,8 +48,8 @@ def warmup(jobs: int | None) -> None:
 
     The kernels are cached per user and version (~/.cache/revenue, or $NUMBA_CACHE_DIR): every
     environment of this version finds them. Exit status 1 if one failed to compile."""
-    from . import compiling
-    from .core.kernel_cache import kernels_dir
+    from .. import compiling
+    from ..core.kernel_cache import kernels_dir
 
     err = _stderr()
     compiling.announce(lambda text: err.print(text, markup=False))

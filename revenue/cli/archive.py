@@ -10,8 +10,8 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from .errors import InputError
-from .game import archive
+from ..errors import InputError
+from ..game import archive
 
 # A scheduler's address: scheme://host:port, or host:port.
 ADDRESS = re.compile(r"^([a-z0-9+]+://\S+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
