@@ -1,6 +1,6 @@
 """A call's budget for what it builds before its search: the board's track graph (revenue.graph), whose walk
 follows every trail of track and so grows exponentially on hexes that join many sides to one another or
-through junctions. A call of the public API (solve, evaluate, dividends, the page's geometry) opens a
+through junctions, and the checks of given routes (revenue.evaluation, Budget.step). A call of the public API (solve, evaluate, dividends, the page's geometry) opens a
 budget with its deadline, cancel and memory cap (call_budget); the graph's build, deep below it, reads the
 budget of its thread (current) and hands its stop flag and caps to the walk (revenue.core.track), which
 ends at the deadline or cancel (Interrupted) or past a cap (InputError naming the board).
@@ -21,6 +21,11 @@ MEMORY_MB = 256     # the track graph's memory cap without one given (as a searc
 # A walk's steps (a path followed or given up) past which a board is refused whatever the deadline: about
 # 3 s of one core; every title board and real game state walks in under a million.
 MAX_WALK_STEPS = 200_000_000
+# Steps of the searches that check given routes (revenue.evaluation: the chains a route given by its stops
+# may take, one choice per route that shares no track) past which the routes are refused; real runs take
+# tens. The deadline and cancel are read every CHECK_EVERY steps.
+MAX_CHECK_STEPS = 20_000_000
+CHECK_EVERY = 4096
 # The track graph's chains may take this much whatever smaller cap a call gives: a small `memory_mb` caps the
 # search's stored routes, and a board of the size limits that was answered before is not refused for it.
 GRAPH_FLOOR_MB = 64
@@ -31,13 +36,27 @@ class Budget:
     (revenue.core.track.walk_chains: steps, bytes). Its stop flag is made, and watched by the process's
     watchdog, once a walk asks for it (walk_args): a call whose graph is remembered costs nothing more."""
 
-    __slots__ = ("memory_mb", "max_steps", "until", "cancel", "stop", "ticket")
+    __slots__ = ("memory_mb", "max_steps", "until", "cancel", "stop", "ticket", "steps")
 
     def __init__(self, memory_mb: float = MEMORY_MB, max_steps: int = MAX_WALK_STEPS, until: float | None = None,
                  cancel: threading.Event | None = None):
         self.memory_mb, self.max_steps, self.until, self.cancel = memory_mb, max_steps, until, cancel
         self.stop: np.ndarray | None = None
         self.ticket: int | None = None
+        self.steps = 0
+
+    def step(self, what: str, field: str) -> None:
+        """One step of a search in Python (`what` it does, for the errors): Interrupted at the deadline or
+        a cancel, InputError naming `field` past MAX_CHECK_STEPS."""
+        self.steps += 1
+        if self.steps % CHECK_EVERY:
+            return
+        if (self.until is not None and time.perf_counter() > self.until) or \
+                (self.cancel is not None and self.cancel.is_set()):
+            raise Interrupted(f"the deadline passed or the call was cancelled while {what}")
+        if self.steps > MAX_CHECK_STEPS:
+            raise InputError(field, f"{what} takes more than {MAX_CHECK_STEPS:,} steps (routes given by their "
+                                    "stops alone, on track with many ways between them)")
 
     def walk_args(self) -> tuple[np.ndarray, np.ndarray]:
         """The walk's stop flag (set at the deadline or cancel from now on) and caps."""
@@ -64,7 +83,7 @@ class Budget:
                                       "multiply the trails of track)")
 
 
-_UNBOUNDED = Budget()       # the budget of a call that opened none: the caps, no deadline
+_UNBOUNDED = Budget()       # the budget of a call that opened none: the caps, no deadline (its steps shared)
 _CURRENT: ContextVar[Budget] = ContextVar("revenue_budget", default=_UNBOUNDED)
 
 

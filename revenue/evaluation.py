@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import budget as call_budgets
 from .budget import call_budget
 from .company import build_company
 from .errors import InputError, short_repr
@@ -57,6 +58,7 @@ def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]
     """Chain sequences satisfying the terminal rule (and, if asked, not reusing track), up to `limit`."""
     k = len(options)
     out: list[list[Chain]] = []
+    budget = call_budgets.current()
 
     def ok_terminal(i: int, c: Chain) -> bool:
         u, v = nodes[i], nodes[i + 1]
@@ -68,6 +70,7 @@ def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]
         if i == k:
             out.append(list(seq))
             return
+        budget.step("checking the track a route may take", "routes")
         for c in options[i]:
             if need_terminal and not ok_terminal(i, c):
                 continue
@@ -174,10 +177,12 @@ def _reentered(graph, nodes: list[int], chains: list[Chain]) -> str | None:
 def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
     """One chain sequence per route such that no two routes share a track key."""
     picked: list[list[Chain]] = []
+    budget = call_budgets.current()
 
     def go(i: int, used: set[int]) -> bool:
         if i == len(checks):
             return True
+        budget.step("choosing track the routes do not share", "routes")
         for seq in checks[i].choices:
             keys = {k for c in seq for k in c.keys}
             if used.isdisjoint(keys):
@@ -270,14 +275,18 @@ def evaluate(request: dict, deadline: float | None = None, cancel: threading.Eve
     """Check and price the routes of `request` (the proto3 JSON shape of revenue.v1.EvaluateRequest):
     its `routes`, or the routes of its `run_routes` action as 18xx.games stores it. `deadline` (seconds
     from now), `cancel` and `memory_mb` bound the board's track graph (revenue.budget): past the deadline
-    or at a cancel it raises Interrupted, past the memory cap InputError."""
+    or at a cancel it raises Interrupted, past the memory cap InputError; they bound the checks of the
+    routes too (revenue.budget.Budget.step)."""
     with call_budget(deadline, cancel, memory_mb):
-        graph = graph_for(request.get("board") or {})
-        board = graph.board
-        routes, company_request = _routes_and_company(request)
-        company = build_company(company_request, board)
-        problem = compile_problem(graph, company)
+        return _evaluate(request)
 
+
+def _evaluate(request: dict) -> dict:
+    graph = graph_for(request.get("board") or {})
+    board = graph.board
+    routes, company_request = _routes_and_company(request)
+    company = build_company(company_request, board)
+    problem = compile_problem(graph, company)
     available = [t.name for t in company.trains]
     ids = {t["id"]: t["name"] for t in company_request.get("trains") or () if t.get("id") and t.get("name")}
     checks: list[RouteCheck] = []

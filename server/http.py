@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import pathlib
+import threading
 import time
 from typing import Any, Awaitable, Callable
 
@@ -35,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 
 from revenue import api
 from revenue.cache import JSON_BOARD_CACHE_BYTES, ByteLRU
-from revenue.errors import InputError, clip
+from revenue.errors import InputError, Interrupted, clip
 from revenue.v1 import revenue_pb2, service_pb2
 
 from .auth import bearer_accepts
@@ -427,8 +428,9 @@ class HttpApi:
     async def geometry(self, request: Request) -> Response:
         """The drawable board of a request's `board` (revenue.render.board_geometry), for the page: read
         and checked as a Solve's board is (size limits, nesting), with a log line as every call."""
-        from revenue.render import board_geometry
+        from revenue.budget import call_budget
         from revenue.graph_cache import graph_for
+        from revenue.render import board_geometry
 
         started = time.perf_counter()
         try:
@@ -447,10 +449,16 @@ class HttpApi:
             _log("Geometry", grpc.StatusCode.INVALID_ARGUMENT, str(exc), started)
             return error_response(Aborted(bad_request_status(exc)))
 
-        def work():
-            return board_geometry(graph_for(board))
+        cancel = threading.Event()
+
+        def work():     # the board's track graph within the compute and memory caps, stopped by a disconnect
+            with call_budget(self.service.max_compute, cancel, self.service.max_memory_mb):
+                return board_geometry(graph_for(board))
         try:
-            geometry = await self.service.admission.run(work, where="Geometry")
+            geometry = await self.service.admission.run(work, cancel=cancel, where="Geometry")
+        except Interrupted as exc:      # past the compute cap
+            _log("Geometry", grpc.StatusCode.DEADLINE_EXCEEDED, str(exc), started)
+            return error_response(aborted(grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)))
         except InputError as exc:
             _log("Geometry", grpc.StatusCode.INVALID_ARGUMENT, str(exc), started)
             return error_response(Aborted(bad_request_status(exc)))

@@ -16,7 +16,7 @@ import time
 import pytest
 
 import revenue
-from revenue import budget
+from revenue import budget, evaluation
 from revenue.errors import InputError, Interrupted
 from revenue.optimizer import Cancel
 from server.admission import Admission
@@ -74,6 +74,29 @@ def test_evaluate_takes_a_deadline():
     assert isinstance(outcome, ENDED) and seconds < 1.0 + SLACK
     small = evaluate_request(all_pairs_board(4))
     assert revenue.evaluate(small, deadline=30.0) == revenue.evaluate(small)
+
+
+def test_the_checks_of_given_routes_stop_at_a_cancel_and_past_their_step_cap(monkeypatch):
+    """The searches that check routes (the track a route given by its stops may take, one choice per route
+    sharing no track) read the call's cancel and count their steps: here every step is read."""
+    request = json.loads((ROOT / "examples" / "evaluate_1830.json").read_text())
+    assert revenue.evaluate(request)["legal"]
+    monkeypatch.setattr(budget, "CHECK_EVERY", 1)
+    cancel = threading.Event()
+    original = evaluation.compile_problem
+
+    def compiled_then_cancelled(*args):       # the board's graph and arrays built, then the client goes
+        problem = original(*args)
+        cancel.set()
+        return problem
+    monkeypatch.setattr(evaluation, "compile_problem", compiled_then_cancelled)
+    with pytest.raises(Interrupted, match="while checking the track a route may take"):
+        revenue.evaluate(request, cancel=cancel)
+    monkeypatch.setattr(evaluation, "compile_problem", original)
+    monkeypatch.setattr(budget, "MAX_CHECK_STEPS", 2)
+    with pytest.raises(InputError) as err:
+        revenue.evaluate(request)
+    assert err.value.field == "routes" and "more than 2 steps" in err.value.description
 
 
 def _cli(args: list[str], request: dict) -> tuple[subprocess.CompletedProcess, float, float]:

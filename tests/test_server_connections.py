@@ -21,6 +21,7 @@ from revenue.v1 import dividends_pb2, revenue_pb2
 from server.app import Config, grpc_options
 from server.connections import Throttle
 
+from .hostile_boards import all_pairs_board
 from .server_helpers import CALL_LOG, EXAMPLES, heavy_request, running, stub, wait_until
 
 FLOOD = 2000
@@ -193,6 +194,16 @@ def test_geometry_has_the_checks_of_solve(http):
     assert got.status_code == 400
     got = http.post("/page/geometry", json={"board": EVALUATE_1830["board"]})
     assert got.status_code == 200 and last("Geometry")["code"] == "OK"
+
+
+def test_geometry_ends_at_the_compute_cap():
+    with running(workers=1, max_compute_ms=300, http_port=0) as capped, \
+            httpx.Client(base_url=f"http://127.0.0.1:{capped.http_port}", timeout=30) as http:
+        started = time.perf_counter()
+        got = http.post("/page/geometry", json=all_pairs_board(20))     # its track graph: minutes unbounded
+        assert got.status_code == 504 and "deadline" in got.json()["message"], got.text
+        assert time.perf_counter() - started < 0.3 + 1.0
+        assert last("Geometry")["code"] == "DEADLINE_EXCEEDED"
 
 
 @pytest.mark.parametrize("body", [b"[]", b"5", b'"x"', b"null", b'{"\\ud800": 1}',
