@@ -1,6 +1,7 @@
 """RouteClient sends a call again when a server answers UNAVAILABLE or CANCELLED (a server shutting down:
-gRPC's own server cancels the calls no handler had taken yet, grpc/grpc#41785), and not on other errors;
-a servicer here answers with scripted statuses before the real answer."""
+gRPC's own server cancels the calls no handler had taken yet, grpc/grpc#41785), directly and through
+docs/nginx.conf, and not on other errors; a servicer here answers with scripted statuses before the real
+answer."""
 from __future__ import annotations
 
 from concurrent import futures
@@ -10,6 +11,8 @@ import pytest
 
 from revenue.client import BALANCED_OPTIONS, RouteClient, ServiceError
 from revenue.v1 import revenue_pb2, service_pb2_grpc
+
+from .nginx import running_nginx
 
 
 class Scripted(service_pb2_grpc.RouteServiceServicer):
@@ -47,6 +50,17 @@ def test_sent_again_after_a_stopping_servers_answers(scripted, options):
     servicer, target = scripted([grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE])
     with RouteClient(target, options=options) as client:
         titles = client.list_titles(timeout=10)
+    assert [t["name"] for t in titles["titles"]] == ["1830"]
+    assert servicer.calls == 3
+
+
+def test_sent_again_through_nginx(scripted, tmp_path):
+    """nginx passes a server's CANCELLED on as the answer it is; the client's retry sends the call again."""
+    servicer, target = scripted([grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE])
+    port = int(target.rsplit(":", 1)[1])
+    with running_nginx((port, port), (port, port), tmp_path) as proxy:
+        with RouteClient(f"127.0.0.1:{proxy.grpc_port}") as client:
+            titles = client.list_titles(timeout=10)
     assert [t["name"] for t in titles["titles"]] == ["1830"]
     assert servicer.calls == 3
 

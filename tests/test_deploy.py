@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,17 +18,11 @@ from revenue.client import BALANCED_OPTIONS, RouteClient
 from revenue.optimizer import solve
 
 from .error_log import server_log_line
+from .nginx import free_port, running_nginx
 from .server_helpers import ROOT, stream_request, wait_until
 
 pytestmark = pytest.mark.slow         # two servers to start and warm up: 10 s and more
 REQUEST = stream_request()           # some 0.1 s of search: calls are in flight when a server stops
-NGINX_CONF = ROOT / "docs" / "nginx.conf"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:
@@ -130,75 +122,24 @@ def test_round_robin_over_two_servers_while_one_stops(servers):
 
 @pytest.fixture
 def nginx(servers, tmp_path):
-    """nginx running docs/nginx.conf with the servers' ports, on free ports of its own: (gRPC, HTTP)."""
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-    if binary is None:
-        pytest.skip("nginx is not installed (.ci/run installs it)")
-    grpc_port, http_port = free_port(), free_port()
-    conf = NGINX_CONF.read_text()
-    for old, new in (("127.0.0.1:50051", f"127.0.0.1:{servers[0].port}"),
-                     ("127.0.0.1:50052", f"127.0.0.1:{servers[1].port}"),
-                     ("127.0.0.1:8081", f"127.0.0.1:{servers[0].http_port}"),
-                     ("127.0.0.1:8082", f"127.0.0.1:{servers[1].http_port}"),
-                     ("listen 127.0.0.1:50050 ", f"listen 127.0.0.1:{grpc_port} "),
-                     ("listen 127.0.0.1:8000;", f"listen 127.0.0.1:{http_port};")):
-        assert old in conf, old
-        conf = conf.replace(old, new)
-    (tmp_path / "revenue.conf").write_text(conf)
-    user = "user root;\n" if os.geteuid() == 0 else ""    # its workers write the temp folders below
-    (tmp_path / "nginx.conf").write_text(f"""{user}daemon off;
-worker_processes 1;
-pid {tmp_path}/nginx.pid;
-error_log {tmp_path}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    access_log off;
-    client_body_temp_path {tmp_path}/body;
-    proxy_temp_path {tmp_path}/proxy;
-    fastcgi_temp_path {tmp_path}/fastcgi;
-    uwsgi_temp_path {tmp_path}/uwsgi;
-    scgi_temp_path {tmp_path}/scgi;
-    include {tmp_path}/revenue.conf;
-}}
-""")
-    proc = subprocess.Popen([binary, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        def listening():
-            with socket.create_connection(("127.0.0.1", http_port), timeout=1):
-                return True
-        assert wait_until(lambda: proc.poll() is None and _quietly(listening), timeout=10), proc.stderr.read()
-        yield grpc_port, http_port, tmp_path / "error.log"
-    finally:
-        proc.send_signal(signal.SIGQUIT)          # nginx's graceful stop
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def _quietly(predicate) -> bool:
-    try:
-        return predicate()
-    except OSError:
-        return False
+    """nginx running docs/nginx.conf in front of the two servers."""
+    with running_nginx((servers[0].port, servers[1].port), (servers[0].http_port, servers[1].http_port),
+                       tmp_path) as proxy:
+        yield proxy
 
 
 def test_grpc_through_nginx_while_a_server_stops(servers, nginx):
-    grpc_port, _, error_log = nginx
     expected = solve(REQUEST)["revenue"]
-    with RouteClient(f"127.0.0.1:{grpc_port}") as client:
+    with RouteClient(f"127.0.0.1:{nginx.grpc_port}") as client:
         results = under_load(lambda: client.solve(REQUEST, timeout=30)["revenue"], servers, "Solve")
     assert results and results == [expected] * len(results), \
-        ([r for r in results if r != expected][:3], error_log.read_text(), servers[0].lines[-20:])
+        ([r for r in results if r != expected][:3], nginx.error_log.read_text(), servers[0].lines[-20:])
     assert {r["code"] for r in servers[0].calls("Solve")} == {"OK"}
 
 
 def test_http_through_nginx_while_a_server_stops(servers, nginx):
-    _, http_port, error_log = nginx
     expected = solve(REQUEST)["revenue"]
-    with httpx.Client(base_url=f"http://127.0.0.1:{http_port}", timeout=30) as http:
+    with httpx.Client(base_url=f"http://127.0.0.1:{nginx.http_port}", timeout=30) as http:
         assert http.get("/healthz").json() == {"status": "SERVING"}
 
         def call():
@@ -206,5 +147,5 @@ def test_http_through_nginx_while_a_server_stops(servers, nginx):
             return answer.json()["revenue"] if answer.status_code == 200 else answer
         results = under_load(call, servers, "Solve")
     assert results and results == [expected] * len(results), \
-        ([r for r in results if r != expected][:3], error_log.read_text(), servers[0].lines[-20:])
+        ([r for r in results if r != expected][:3], nginx.error_log.read_text(), servers[0].lines[-20:])
     assert {r["code"] for r in servers[0].calls("Solve")} == {"OK"}
