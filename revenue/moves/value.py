@@ -1,7 +1,9 @@
 """Each legal tile lay or station token of a company valued by the best run it makes possible: the move
 applied to the board, the board solved by revenue.solve, ranked by the revenue after it, then by cost.
 Boards that differ from the request's by one lay or token reuse the solver's caches of the request's board
-(its graph and its checked lays and tokens), so each costs little more than its search.
+(its graph and its checked lays and tokens), so each costs little more than its search. A lay on a hex that
+no route of the company may touch, before the lay or after it (route_reach), leaves every route as it was:
+its best run is the request's, taken without a search.
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import time
 
 from ..tiles import parse_tile
 from .lays import lays_on, read_request
+from .route_reach import route_hexes
 from .shapes import shape
 from .tokens import tokens_on
 
@@ -25,7 +28,7 @@ def value_lays(request: dict, deadline_ms: float | None = None, top: int | None 
     moves = list(lays_on(board, company, cash, spec.get("privates") or (), player_privates,
                          spec.get("trains") or ()))
     return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top,
-                  cancel, memory_mb)
+                  cancel, memory_mb, _untouched_lays(request))
 
 
 def value_tokens(request: dict, deadline_ms: float | None = None, top: int | None = None, cancel=None,
@@ -38,7 +41,27 @@ def value_tokens(request: dict, deadline_ms: float | None = None, top: int | Non
                   cancel, memory_mb)
 
 
-def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None) -> dict:
+# route_hexes of a lay's board costs about a solve of this many candidate routes: on a board of fewer, the
+# lays are solved without the check
+ROUTE_REACH_FROM_ROUTES = 1000
+
+
+def _untouched_lays(request: dict):
+    """(lay, the request with it, the request's own solve) -> whether no route may touch the lay's hex,
+    before it or after it (False, unchecked, when the request's solve met few routes)."""
+    before = None
+
+    def untouched(lay: dict, changed: dict, base: dict) -> bool:
+        nonlocal before
+        if int((base.get("stats") or {}).get("candidate_routes") or 0) < ROUTE_REACH_FROM_ROUTES:
+            return False
+        if before is None:
+            before = route_hexes(request)
+        return lay["hex"] not in before and lay["hex"] not in route_hexes(changed)
+    return untouched
+
+
+def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None, untouched=None) -> dict:
     from .. import solve
 
     started = time.perf_counter()
@@ -51,7 +74,9 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
         left = _left(end)
         if (left is not None and left <= 0) or (cancel is not None and cancel.is_set()):
             break
-        result = solve(changed(move), deadline=left, cancel=cancel, memory_mb=memory_mb)
+        move_request = changed(move)
+        result = base if untouched is not None and untouched(move, move_request, base) else \
+            solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb)
         after = int(result.get("revenue") or 0)
         valued.append({**move, "revenue_after": after, "gain": after - int(base.get("revenue") or 0),
                        "optimal": bool(result.get("optimal"))})

@@ -1,0 +1,114 @@
+"""value_lays takes the request's best run for a lay on a hex no route may touch before or after it
+(revenue.moves.route_reach): on real boards of every title, each lay's value equals solving the board it
+makes, and the hexes route_reach gives hold every hex of every route the solver enumerates."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import revenue
+from revenue.board_request import build_board
+from revenue.company import build_company
+from revenue.graph_cache import graph_for
+from revenue.moves import value_lays
+from revenue.moves.lays import legal_lays
+from revenue.moves.route_reach import route_hexes
+from revenue.moves.value import with_lay
+from revenue.optimizer.adjacency import adjacency, reachable
+from revenue.optimizer.routeset import all_routes
+from revenue.problem import compile_problem
+
+DATA = pathlib.Path(__file__).parent / "data" / "games"
+EXAMPLES = pathlib.Path(__file__).parent.parent / "examples"
+GAMES = ("1889_314", "1889_962", "1830_29133", "1860_19354")
+
+
+def _lay_requests(game: str) -> list[dict]:
+    rows = [json.loads(line) for line in (DATA / "exports" / f"{game}.lays.jsonl").read_text().splitlines()]
+    return [r["request"] for r in rows if r["kind"] == "lay_tile" and r["request"]["company"]["trains"]]
+
+
+def _boards(every: int) -> list[tuple[str, dict]]:
+    """Late-game boards of each game (the last lay of a company with trains), and with `every` > 0 every
+    that-many-th lay before; 18Rhl's last turn of game 96576; the examples with lays."""
+    out = []
+    for game in GAMES:
+        requests = _lay_requests(game)
+        picked = {len(requests) - 1} | (set(range(0, len(requests), every)) if every else set())
+        out += [(f"{game}[{i}]", requests[i]) for i in sorted(picked)]
+    rhl = [json.loads(line) for line in (DATA / "18rhl_96576.jsonl").read_text().splitlines()]
+    out += [(f"18rhl_96576[{i}]", rhl[i]["request"]) for i in ([len(rhl) - 1] + (list(range(0, len(rhl), 4 * every))
+                                                                                  if every else []))]
+    out += [(f"examples/solve_{t}", json.loads((EXAMPLES / f"solve_{t}.json").read_text()))
+            for t in ("1830", "1860", "1889", "18rhl")]
+    return out
+
+
+def _plainly_valued(request: dict) -> dict:
+    """(hex, tile, rotation) -> (revenue_after, optimal) of every legal lay, each board solved."""
+    board = build_board(request["board"])
+    out = {}
+    for lay in legal_lays(request):
+        solved = revenue.solve(with_lay(request, board, lay))
+        out[(lay["hex"], lay["tile"], lay["rotation"])] = (solved["revenue"], solved["optimal"])
+    return out
+
+
+@pytest.fixture
+def checked_everywhere(monkeypatch):
+    """route_reach checked on every board, however few its routes."""
+    monkeypatch.setattr("revenue.moves.value.ROUTE_REACH_FROM_ROUTES", 0)
+
+
+def _check_equal(name: str, request: dict) -> int:
+    """value_lays against solving each lay; how many lays it took the request's run for."""
+    valued = value_lays(request)
+    assert valued["complete"], name
+    fast = {(m["hex"], m["tile"], m["rotation"]): (m["revenue_after"], m["optimal"]) for m in valued["moves"]}
+    assert fast == _plainly_valued(request), name
+    assert valued["base_revenue"] == revenue.solve(request)["revenue"]
+    board, before = build_board(request["board"]), route_hexes(request)
+    return sum(1 for m in valued["moves"]
+               if m["hex"] not in before and m["hex"] not in route_hexes(with_lay(request, board, m)))
+
+
+def test_every_lay_valued_as_solving_it_on_late_boards(checked_everywhere):
+    taken = sum(_check_equal(name, request) for name, request in _boards(0))
+    assert taken > 50       # the lays far from every route are many on real boards
+
+
+@pytest.mark.slow
+def test_every_lay_valued_as_solving_it_through_the_games(checked_everywhere):
+    for name, request in _boards(2):
+        _check_equal(name, request)
+
+
+def _enumerated_hexes(request: dict) -> set[str]:
+    """Every hex of every route the solver enumerates for the request's company."""
+    graph = graph_for(request["board"])
+    problem = compile_problem(graph, build_company(request["company"], graph.board))
+    out: set[str] = set()
+    stop = np.zeros(1, dtype=np.int64)
+    for name in problem.specs:
+        routes = all_routes(problem, name, adjacency(problem), reachable(problem), stop)
+        assert routes.complete
+        for b, e in zip(routes.begin.tolist(), routes.end.tolist()):
+            out.update(graph.nodes[v].hex for v in routes.nodes[b:e].tolist())
+            for c in routes.chains[b + 1:e].tolist():
+                out.update(h for h, _ in graph.chain(c).paths)
+    return out
+
+
+def test_route_reach_holds_every_hex_of_every_route():
+    checked = 0
+    for name, request in _boards(0):
+        board = build_board(request["board"])
+        for changed in [request] + [with_lay(request, board, lay) for lay in legal_lays(request)[::3]]:
+            if not build_company(changed["company"], board).trains:
+                continue
+            assert _enumerated_hexes(changed) <= route_hexes(changed), name
+            checked += 1
+    assert checked > 50
