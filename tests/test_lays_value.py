@@ -1,6 +1,7 @@
 """value_lays takes the request's best run for a lay on a hex no route may touch before or after it
-(revenue.moves.route_reach): on real boards of every title, each lay's value equals solving the board it
-makes, and the hexes route_reach gives hold every hex of every route the solver enumerates."""
+(revenue.moves.route_reach), and solves two rotations of a tile that lay the same track once: on real boards
+of every title, each lay's value equals solving the board it makes, and the hexes route_reach gives hold
+every hex of every route the solver enumerates."""
 from __future__ import annotations
 
 import json
@@ -112,3 +113,14 @@ def test_route_reach_holds_every_hex_of_every_route():
             assert _enumerated_hexes(changed) <= route_hexes(changed), name
             checked += 1
     assert checked > 50
+
+
+def test_rotations_that_lay_the_same_track_make_one_board():
+    from revenue.moves.value import _lay_track
+
+    board = build_board({"title": "1889", "phase": "2"})
+    straight = [_lay_track(board, {"hex": "F3", "tile": "9", "rotation": r}) for r in range(6)]
+    assert straight[0] == straight[3] and straight[1] == straight[4] and len(set(straight)) == 3
+    curve = {_lay_track(board, {"hex": "F3", "tile": "7", "rotation": r}) for r in range(6)}
+    assert len(curve) == 6
+    assert _lay_track(board, {"hex": "F5", "tile": "9", "rotation": 0}) != straight[0]

@@ -3,7 +3,8 @@ applied to the board, the board solved by revenue.solve, ranked by the revenue a
 Boards that differ from the request's by one lay or token reuse the solver's caches of the request's board
 (its graph and its checked lays and tokens), so each costs little more than its search. A lay on a hex that
 no route of the company may touch, before the lay or after it (route_reach), leaves every route as it was:
-its best run is the request's, taken without a search.
+its best run is the request's, taken without a search; and two rotations of a tile that put the same track
+on the hex (a symmetric tile) make one board, solved once.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def value_lays(request: dict, deadline_ms: float | None = None, top: int | None 
     moves = list(lays_on(board, company, cash, spec.get("privates") or (), player_privates,
                          spec.get("trains") or ()))
     return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top,
-                  cancel, memory_mb, _untouched_lays(request))
+                  cancel, memory_mb, _untouched_lays(request), lambda move: _lay_track(board, move))
 
 
 def value_tokens(request: dict, deadline_ms: float | None = None, top: int | None = None, cancel=None,
@@ -61,7 +62,20 @@ def _untouched_lays(request: dict):
     return untouched
 
 
-def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None, untouched=None) -> dict:
+def _lay_track(board, lay: dict) -> tuple:
+    """What a solve sees of the board a lay makes, beside the rest of the board: the hex, the tile and its
+    paths at the lay's rotation (each end a map edge or a node, with its lane, and the path's kind)."""
+    tile = parse_tile(board.data.manifest[lay["tile"]]["code"], f"tile {lay['tile']}")
+    rotation = lay["rotation"]
+
+    def end(e, lane: int) -> tuple:
+        return ("node", e.node, lane) if e.edge is None else ("edge", (e.edge + rotation) % 6, lane)
+    return lay["hex"], lay["tile"], frozenset(
+        (frozenset((end(p.a, p.a_lane), end(p.b, p.b_lane))), p.terminal, p.gauge, p.lanes) for p in tile.paths)
+
+
+def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None, untouched=None,
+           same_board=None) -> dict:
     from .. import solve
 
     started = time.perf_counter()
@@ -70,13 +84,19 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
     base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS),
                  cancel=cancel, memory_mb=memory_mb)
     valued = []
+    solved: dict = {}       # same_board(move) -> the solve of the board it makes
     for move in moves:
         left = _left(end)
         if (left is not None and left <= 0) or (cancel is not None and cancel.is_set()):
             break
-        move_request = changed(move)
-        result = base if untouched is not None and untouched(move, move_request, base) else \
-            solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb)
+        key = None if same_board is None else same_board(move)
+        result = solved.get(key)
+        if result is None:
+            move_request = changed(move)
+            result = base if untouched is not None and untouched(move, move_request, base) else \
+                solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb)
+            if key is not None:
+                solved[key] = result
         after = int(result.get("revenue") or 0)
         valued.append({**move, "revenue_after": after, "gain": after - int(base.get("revenue") or 0),
                        "optimal": bool(result.get("optimal"))})
