@@ -121,13 +121,13 @@ def _pair(row: dict, name: str, target: float | None = None) -> str:
 @click.option("--only", default="", help="Only boards whose name contains this text.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--solve-every-lay", is_flag=True,
-              help="Solve every lay, none taken from the request's run by revenue.moves.route_reach (to compare).")
+              help="Solve every lay, none taken from the request's run (revenue.moves.unchanged, route_reach): to compare.")
 def main(repeats: int, only: str, as_json: bool, solve_every_lay: bool) -> None:
     """Time listing and valuing every legal lay and token of real late-game boards."""
     if solve_every_lay:
         from revenue.moves import value
 
-        value.ROUTE_REACH_FROM_ROUTES = sys.maxsize
+        value.SAME_RUN_FROM_ROUTES = sys.maxsize
     rows = run(repeats, only)
     if as_json:
         click.echo(json.dumps(rows, indent=2))

@@ -1,7 +1,8 @@
-"""value_lays takes the request's best run for a lay on a hex no route may touch before or after it
-(revenue.moves.route_reach), and solves two rotations of a tile that lay the same track once: on real boards
-of every title, each lay's value equals solving the board it makes, and the hexes route_reach gives hold
-every hex of every route the solver enumerates."""
+"""value_lays takes the request's best run for a lay whose board poses the solver the same problem
+(revenue.moves.unchanged) or that lies where no route may touch before or after it (revenue.moves.route_reach),
+and solves two rotations of a tile that lay the same track once: on real boards of every title, each lay's
+value equals solving the board it makes, and the hexes route_reach gives hold every hex of every route the
+solver enumerates."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,7 @@ from revenue.graph_cache import graph_for
 from revenue.moves import value_lays
 from revenue.moves.lays import legal_lays
 from revenue.moves.route_reach import route_hexes
+from revenue.moves.unchanged import problem_of, problem_print
 from revenue.moves.value import with_lay
 from revenue.optimizer.adjacency import adjacency, reachable
 from revenue.optimizer.routeset import all_routes
@@ -60,25 +62,34 @@ def _plainly_valued(request: dict) -> dict:
 
 @pytest.fixture
 def checked_everywhere(monkeypatch):
-    """route_reach checked on every board, however few its routes."""
-    monkeypatch.setattr("revenue.moves.value.ROUTE_REACH_FROM_ROUTES", 0)
+    """Every lay's board checked (unchanged, route_reach), however few the routes."""
+    monkeypatch.setattr("revenue.moves.value.SAME_RUN_FROM_ROUTES", 0)
 
 
-def _check_equal(name: str, request: dict) -> int:
-    """value_lays against solving each lay; how many lays it took the request's run for."""
+def _check_equal(name: str, request: dict) -> tuple[int, int]:
+    """value_lays against solving each lay; how many lays left the problem as it was, and how many lay
+    where no route may touch, before or after."""
     valued = value_lays(request)
     assert valued["complete"], name
     fast = {(m["hex"], m["tile"], m["rotation"]): (m["revenue_after"], m["optimal"]) for m in valued["moves"]}
     assert fast == _plainly_valued(request), name
     assert valued["base_revenue"] == revenue.solve(request)["revenue"]
-    board, before = build_board(request["board"]), route_hexes(request)
-    return sum(1 for m in valued["moves"]
-               if m["hex"] not in before and m["hex"] not in route_hexes(with_lay(request, board, m)))
+    board, problem = build_board(request["board"]), problem_of(request)
+    if problem is None:
+        return 0, 0
+    printed, before = problem_print(problem), route_hexes(problem)
+    unchanged = untouched = 0
+    for move in valued["moves"]:
+        after = problem_of(with_lay(request, board, move))
+        unchanged += problem_print(after) == printed
+        untouched += move["hex"] not in before and move["hex"] not in route_hexes(after)
+    return unchanged, untouched
 
 
 def test_every_lay_valued_as_solving_it_on_late_boards(checked_everywhere):
-    taken = sum(_check_equal(name, request) for name, request in _boards(0))
-    assert taken > 50       # the lays far from every route are many on real boards
+    counts = [_check_equal(name, request) for name, request in _boards(0)]
+    # both kinds are many on real boards
+    assert sum(c[0] for c in counts) > 100 and sum(c[1] for c in counts) > 50
 
 
 @pytest.mark.slow
@@ -110,7 +121,7 @@ def test_route_reach_holds_every_hex_of_every_route():
         for changed in [request] + [with_lay(request, board, lay) for lay in legal_lays(request)[::3]]:
             if not build_company(changed["company"], board).trains:
                 continue
-            assert _enumerated_hexes(changed) <= route_hexes(changed), name
+            assert _enumerated_hexes(changed) <= route_hexes(problem_of(changed)), name
             checked += 1
     assert checked > 50
 

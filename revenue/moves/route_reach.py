@@ -16,20 +16,15 @@ import heapq
 
 import numpy as np
 
-from ..company import build_company
 from ..core.walk import TERM_THERE
-from ..graph_cache import graph_for
-from ..problem import compile_problem
+from ..problem import Problem
 
 
-def route_hexes(request: dict) -> set[str]:
-    """The names of the hexes some route of the request's company may touch (its nodes' hexes and the hexes
-    of the chains between them); empty when it has no train or no token city."""
-    graph = graph_for(request.get("board") or {})
-    company = build_company(request.get("company") or {}, graph.board)
-    if not company.trains:
+def route_hexes(problem: Problem | None) -> set[str]:
+    """The names of the hexes some route of the problem's company may touch (its nodes' hexes and the hexes
+    of the chains between them); empty when it has no train (None) or no token city."""
+    if problem is None:
         return set()
-    problem = compile_problem(graph, company)
     starts = np.flatnonzero(problem.token).tolist()
     if not starts:
         return set()
@@ -37,6 +32,7 @@ def route_hexes(request: dict) -> set[str]:
     touched_chains: set[int] = set()
     for spec in problem.specs.values():
         _walk(problem, spec, starts, touched_nodes, touched_chains)
+    graph = problem.graph
     node_hex, names = graph.track.node_hex, graph.sides.names
     out = {names[int(node_hex[v])] for v in touched_nodes}
     for c in touched_chains:

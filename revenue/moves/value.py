@@ -3,7 +3,8 @@ applied to the board, the board solved by revenue.solve, ranked by the revenue a
 Boards that differ from the request's by one lay or token reuse the solver's caches of the request's board
 (its graph and its checked lays and tokens), so each costs little more than its search. A lay on a hex that
 no route of the company may touch, before the lay or after it (route_reach), leaves every route as it was:
-its best run is the request's, taken without a search; and two rotations of a tile that put the same track
+its best run is the request's, taken without a search, as for a lay whose board poses the solver the same
+problem (unchanged: track that leads to no stop); and two rotations of a tile that put the same track
 on the hex (a symmetric tile) make one board, solved once.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .lays import lays_on, read_request
 from .route_reach import route_hexes
 from .shapes import shape
 from .tokens import tokens_on
+from .unchanged import problem_of, problem_print
 
 
 def value_lays(request: dict, deadline_ms: float | None = None, top: int | None = None,
@@ -29,7 +31,7 @@ def value_lays(request: dict, deadline_ms: float | None = None, top: int | None 
     moves = list(lays_on(board, company, cash, spec.get("privates") or (), player_privates,
                          spec.get("trains") or ()))
     return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top,
-                  cancel, memory_mb, _untouched_lays(request), lambda move: _lay_track(board, move))
+                  cancel, memory_mb, _same_run(request), lambda move: _lay_track(board, move))
 
 
 def value_tokens(request: dict, deadline_ms: float | None = None, top: int | None = None, cancel=None,
@@ -42,24 +44,30 @@ def value_tokens(request: dict, deadline_ms: float | None = None, top: int | Non
                   cancel, memory_mb)
 
 
-# route_hexes of a lay's board costs about a solve of this many candidate routes: on a board of fewer, the
-# lays are solved without the check
-ROUTE_REACH_FROM_ROUTES = 1000
+# Checking a lay's board (unchanged, route_reach) costs about a solve of this many candidate routes: on a
+# board of fewer, the lays are solved without the check
+SAME_RUN_FROM_ROUTES = 1000
 
 
-def _untouched_lays(request: dict):
-    """(lay, the request with it, the request's own solve) -> whether no route may touch the lay's hex,
-    before it or after it (False, unchecked, when the request's solve met few routes)."""
-    before = None
+def _same_run(request: dict):
+    """(lay, the request with it, the request's own solve) -> whether the lay leaves the best run as it was:
+    its board poses the same problem (unchanged), or no route may touch its hex before or after it
+    (route_reach). False, unchecked, when the request's solve met few routes."""
+    before: tuple | None = None
 
-    def untouched(lay: dict, changed: dict, base: dict) -> bool:
+    def same(lay: dict, changed: dict, base: dict) -> bool:
         nonlocal before
-        if int((base.get("stats") or {}).get("candidate_routes") or 0) < ROUTE_REACH_FROM_ROUTES:
+        if int((base.get("stats") or {}).get("candidate_routes") or 0) < SAME_RUN_FROM_ROUTES:
             return False
         if before is None:
-            before = route_hexes(request)
-        return lay["hex"] not in before and lay["hex"] not in route_hexes(changed)
-    return untouched
+            problem = problem_of(request)
+            before = (None if problem is None else problem_print(problem), route_hexes(problem))
+        after = problem_of(changed)
+        printed = None if after is None else problem_print(after)
+        if printed is not None and printed == before[0]:
+            return True
+        return lay["hex"] not in before[1] and lay["hex"] not in route_hexes(after)
+    return same
 
 
 def _lay_track(board, lay: dict) -> tuple:
@@ -74,7 +82,7 @@ def _lay_track(board, lay: dict) -> tuple:
         (frozenset((end(p.a, p.a_lane), end(p.b, p.b_lane))), p.terminal, p.gauge, p.lanes) for p in tile.paths)
 
 
-def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None, untouched=None,
+def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None, same_run=None,
            same_board=None) -> dict:
     from .. import solve
 
@@ -93,7 +101,7 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
         result = solved.get(key)
         if result is None:
             move_request = changed(move)
-            result = base if untouched is not None and untouched(move, move_request, base) else \
+            result = base if same_run is not None and same_run(move, move_request, base) else \
                 solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb)
             if key is not None:
                 solved[key] = result
