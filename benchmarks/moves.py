@@ -121,7 +121,8 @@ def _pair(row: dict, name: str, target: float | None = None) -> str:
 @click.option("--only", default="", help="Only boards whose name contains this text.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--solve-every-lay", is_flag=True,
-              help="Solve every lay, none taken from the request's run (revenue.moves.unchanged, route_reach): to compare.")
+              help="Solve every lay's board, none taken from the request's run (revenue.moves.unchanged): to compare "
+                   "(rotations that lay the same track still share a solve).")
 def main(repeats: int, only: str, as_json: bool, solve_every_lay: bool) -> None:
     """Time listing and valuing every legal lay and token of real late-game boards."""
     if solve_every_lay:

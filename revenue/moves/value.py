@@ -1,11 +1,10 @@
 """Each legal tile lay or station token of a company valued by the best run it makes possible: the move
 applied to the board, the board solved by revenue.solve, ranked by the revenue after it, then by cost.
 Boards that differ from the request's by one lay or token reuse the solver's caches of the request's board
-(its graph and its checked lays and tokens), so each costs little more than its search. A lay on a hex that
-no route of the company may touch, before the lay or after it (route_reach), leaves every route as it was:
-its best run is the request's, taken without a search, as for a lay whose board poses the solver the same
-problem (unchanged: track that leads to no stop); and two rotations of a tile that put the same track
-on the hex (a symmetric tile) make one board, solved once.
+(its graph and its checked lays and tokens), so each costs little more than its search. A lay whose board
+poses the solver the same problem as the request's (unchanged: most lays add track that leads to no stop)
+has the request's best run, taken without a search; two rotations of a tile that put the same track on the
+hex (a symmetric tile) make one board, solved once.
 """
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ import time
 
 from ..tiles import parse_tile
 from .lays import lays_on, read_request
-from .route_reach import route_hexes
 from .shapes import shape
 from .tokens import tokens_on
 from .unchanged import problem_of, problem_print
@@ -44,29 +42,26 @@ def value_tokens(request: dict, deadline_ms: float | None = None, top: int | Non
                   cancel, memory_mb)
 
 
-# Checking a lay's board (unchanged, route_reach) costs about a solve of this many candidate routes: on a
-# board of fewer, the lays are solved without the check
+# Comparing a lay's problem with the request's (unchanged) costs about a solve of this many candidate
+# routes: on a board of fewer, the lays are solved without it
 SAME_RUN_FROM_ROUTES = 1000
 
 
 def _same_run(request: dict):
-    """(lay, the request with it, the request's own solve) -> whether the lay leaves the best run as it was:
-    its board poses the same problem (unchanged), or no route may touch its hex before or after it
-    (route_reach). False, unchecked, when the request's solve met few routes."""
-    before: tuple | None = None
+    """(the request with a lay, the request's own solve) -> whether the lay's board poses the solver the
+    request's problem (unchanged), so that its best run is the request's. False, unchecked, when the
+    request's solve met few routes."""
+    before: list = []
 
-    def same(lay: dict, changed: dict, base: dict) -> bool:
-        nonlocal before
+    def same(changed: dict, base: dict) -> bool:
         if int((base.get("stats") or {}).get("candidate_routes") or 0) < SAME_RUN_FROM_ROUTES:
             return False
-        if before is None:
+        if not before:
             problem = problem_of(request)
-            before = (None if problem is None else problem_print(problem), route_hexes(problem))
+            before.append(None if problem is None else problem_print(problem))
         after = problem_of(changed)
         printed = None if after is None else problem_print(after)
-        if printed is not None and printed == before[0]:
-            return True
-        return lay["hex"] not in before[1] and lay["hex"] not in route_hexes(after)
+        return printed is not None and printed == before[0]
     return same
 
 
@@ -101,7 +96,7 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
         result = solved.get(key)
         if result is None:
             move_request = changed(move)
-            result = base if same_run is not None and same_run(move, move_request, base) else \
+            result = base if same_run is not None and same_run(move_request, base) else \
                 solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb)
             if key is not None:
                 solved[key] = result
