@@ -12,7 +12,7 @@ import revenue
 from revenue.board_request import build_board
 from revenue.moves import value_lays
 from revenue.moves.lays import legal_lays
-from revenue.moves.unchanged import problem_of, problem_print
+from revenue.moves.unchanged import problem_of, problem_print, same_problem
 from revenue.moves.value import with_lay
 
 DATA = pathlib.Path(__file__).parent / "data" / "games"
@@ -67,8 +67,8 @@ def _check_equal(name: str, request: dict) -> int:
     board, problem = build_board(request["board"]), problem_of(request)
     if problem is None:
         return 0
-    printed = problem_print(problem)
-    return sum(problem_print(problem_of(with_lay(request, board, move))) == printed for move in valued["moves"])
+    printed = list(problem_print(problem))
+    return sum(same_problem(printed, problem_of(with_lay(request, board, move))) for move in valued["moves"])
 
 
 def test_every_lay_valued_as_solving_it_on_late_boards(checked_everywhere):

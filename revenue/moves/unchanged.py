@@ -27,28 +27,39 @@ def problem_of(request: dict) -> Problem | None:
     return compile_problem(graph, company) if company.trains else None
 
 
-def problem_print(problem: Problem) -> tuple | None:
-    """What the search of `problem` depends on, comparable between two boards of one map (None when two
-    chains look alike, which the print could not tell apart)."""
+def problem_print(problem: Problem):
+    """What the search of `problem` depends on, comparable between two boards of one map, part by part,
+    the cheapest first (so that two prints differ early): the nodes, the company's node arrays, the train
+    types' arrays and rules, the run's rules, the chains and the track they share (None when two chains
+    look alike, which the print could not tell apart)."""
     graph = problem.graph
     nodes = tuple((n.name, n.kind, n.value, n.slots, n.tokens, n.groups, n.visit_cost, n.city_index, n.icons)
                   for n in graph.nodes)
+    yield nodes
+    yield tuple(_comparable(getattr(problem, name)) for name in _NODE_ARRAYS)
+    yield tuple((name, tuple(_comparable(getattr(spec, f)) for f in _SPEC_FIELDS))
+                for name, spec in sorted(problem.specs.items()))
+    yield problem.run
     names = [n[0] for n in nodes]
     chains = []
     for chain in graph.chains:
         chains.append((names[chain.a], names[chain.b], tuple(h for h, _ in chain.paths), chain.terminal_a,
                        chain.terminal_b, chain.terminal_inner))
     if len(set(chains)) < len(chains):
-        return None
+        yield None
+        return
     by_key: dict[int, list] = {}
     for c, chain in enumerate(graph.chains):
         for key in chain.keys:
             by_key.setdefault(key, []).append(chains[c])
-    shared = frozenset(frozenset(group) for group in by_key.values() if len(group) > 1)
-    arrays = tuple(_comparable(getattr(problem, name)) for name in _NODE_ARRAYS)
-    specs = tuple((name, tuple(_comparable(getattr(spec, f)) for f in _SPEC_FIELDS))
-                  for name, spec in sorted(problem.specs.items()))
-    return nodes, frozenset(chains), shared, arrays, specs, problem.run
+    yield frozenset(chains), frozenset(frozenset(group) for group in by_key.values() if len(group) > 1)
+
+
+def same_problem(before: list, problem: Problem) -> bool:
+    """Whether `problem` prints as `before` (list(problem_print(...)) of the other board's problem)."""
+    if None in before:
+        return False
+    return all(part is not None and part == want for want, part in zip(before, problem_print(problem)))
 
 
 def _comparable(value):

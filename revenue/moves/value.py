@@ -14,7 +14,7 @@ from ..tiles import parse_tile
 from .lays import lays_on, read_request
 from .shapes import shape
 from .tokens import tokens_on
-from .unchanged import problem_of, problem_print
+from .unchanged import problem_of, problem_print, same_problem
 
 
 def value_lays(request: dict, deadline_ms: float | None = None, top: int | None = None,
@@ -58,10 +58,9 @@ def _same_run(request: dict):
             return False
         if not before:
             problem = problem_of(request)
-            before.append(None if problem is None else problem_print(problem))
+            before.extend([None] if problem is None else problem_print(problem))
         after = problem_of(changed)
-        printed = None if after is None else problem_print(after)
-        return printed is not None and printed == before[0]
+        return after is not None and same_problem(before, after)
     return same
 
 
