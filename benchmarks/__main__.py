@@ -1,5 +1,5 @@
 """python -m benchmarks: the optimizer table, the Steam deliveries table, the games replayed (with --cluster
-on Dask local clusters too) and the cold start."""
+on Dask local clusters too), the next moves valued and the cold start."""
 from __future__ import annotations
 
 from .report import bench

@@ -23,6 +23,9 @@ from rich.table import Table
               help="Also time whole games replayed from the 18xx.games exports in this folder (default: the "
                    "repository's tests/data/games/exports, when there).")
 @click.option("--replay/--no-replay", default=True, show_default=True, help="Also time the games replayed.")
+@click.option("--moves/--no-moves", default=True, show_default=True,
+              help="Also time every legal lay and token listed and valued on real late-game boards "
+                   "(python -m benchmarks.moves).")
 @click.option("--cluster", is_flag=True,
               help="Also time an archive of those games replayed in one process and on Dask local clusters "
                    "of 1 and 2 workers (python -m benchmarks.replay_cluster).")
@@ -35,7 +38,7 @@ from rich.table import Table
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON instead of tables.")
 @click.pass_context
 def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, games_folder: str | None,
-          replay: bool, cluster: bool, load_seconds: int, fresh: bool, stress: bool, as_json: bool) -> None:
+          replay: bool, moves: bool, cluster: bool, load_seconds: int, fresh: bool, stress: bool, as_json: bool) -> None:
     """Time the optimizer on every scenario and print a table (medians, maxima, proof, memory)."""
     from revenue.compiling import announce, compile_ahead
 
@@ -69,6 +72,9 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, gam
         replay = folder.is_dir()
         if replay:
             report["replay"] = replay_bench.run(folder, max(1, min(repeats, 5)))
+    if moves:
+        from . import moves as moves_bench
+        report["moves"] = moves_bench.run(max(1, min(repeats, 5)))
     if cluster:
         from . import replay as replay_bench
         from . import replay_cluster
@@ -106,6 +112,9 @@ def bench(ctx, repeats: int, only: str, steam: bool, cold: bool, game: bool, gam
     if replay:
         from . import replay as replay_bench
         replay_bench.print_table(report["replay"], out)
+    if moves:
+        from . import moves as moves_bench
+        moves_bench.print_table(report["moves"], out)
     if cluster:
         from . import replay_cluster
         replay_cluster.print_table(report["replay_cluster"], out)

@@ -123,9 +123,10 @@ def render_svg(graph: Graph, routes: list[dict] | None = None, title: str = "") 
 def board_geometry(graph: Graph) -> dict:
     """The board of `graph` as drawable JSON, for the service's page (server/page) to draw in the browser:
     `hexes` (corner points, fill, name, location), `track` (one quadratic curve [x1, y1, cx, cy, x2, y2]
-    per tile path), `nodes` (name, kind, position, value, tokens, slots) and `chains` (end node names,
-    the chain's 18xx.games connection from end `a`, its track indices), so that the page can draw any
-    route of a result (nodes and connections) on the track it uses, as answers stream in."""
+    per tile path), `nodes` (name, kind, position, value, tokens, slots, and `city`: the index a token
+    names, -1 for other kinds) and `chains` (end node names, the chain's 18xx.games connection from end
+    `a`, its track indices), so that the page can draw any route of a result (nodes and connections) on the
+    track it uses, as answers stream in."""
     board, layout = graph.board, graph.board.layout
     node_pos = _node_positions(graph)
 
@@ -154,7 +155,8 @@ def board_geometry(graph: Graph) -> dict:
     for node in graph.nodes:
         x, y = node_pos.get((node.hex, node.ordinal), _centre(node.hex, layout))
         nodes.append({"name": node.name, "kind": node.kind, "x": round(x, 1), "y": round(y, 1),
-                      "value": node.value, "tokens": list(node.tokens), "slots": node.slots})
+                      "value": node.value, "tokens": list(node.tokens), "slots": node.slots,
+                      "city": node.city_index})
     chains = [{"a": graph.nodes[c.a].name, "b": graph.nodes[c.b].name, "connection": graph.connection(c, c.a),
                "track": [track_at[p] for p in c.paths if p in track_at]} for c in graph.chains]
     points = [p for h in hexes for p in h["points"]]

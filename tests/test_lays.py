@@ -261,29 +261,6 @@ def test_valuing_stops_once_cancelled():
     assert value_tokens(request, cancel=cancel)["valued"] == 0
 
 
-# ---- the commands ------------------------------------------------------------------------------------------
-
-def test_the_lays_and_tokens_commands(tmp_path):
-    from click.testing import CliRunner
-
-    from revenue.cli import main
-
-    lay_file, token_file = tmp_path / "lay.json", tmp_path / "token.json"
-    lay_file.write_text(json.dumps(_late_lay("1889_962")["request"]))
-    token_row = next(r for r in _rows("1889_962") if r["kind"] == "place_token" and r["request"]["company"]["trains"])
-    token_file.write_text(json.dumps(token_row["request"]))
-    runner = CliRunner()
-    shown = runner.invoke(main, ["lays", str(lay_file), "--top", "2", "--json"])
-    assert shown.exit_code == 0, shown.output
-    assert len(json.loads(shown.output)["moves"]) == 2
-    text = runner.invoke(main, ["lays", str(lay_file), "--cash", "0"])
-    assert text.exit_code == 0 and "legal moves valued" in text.output
-    tokens = runner.invoke(main, ["tokens", str(token_file), "--json"])
-    assert tokens.exit_code == 0 and json.loads(tokens.output)["moves"][0]["hex"] == token_row["played"]["hex"]
-    missing = runner.invoke(main, ["tokens", str(tmp_path / "none.json")])
-    assert missing.exit_code == 2 and "cannot read" in missing.output
-
-
 # ---- 18Rhl: no engine lay lists, so the lays seen in a real game ------------------------------------------
 
 def test_18rhl_lays_seen_between_turns_are_legal():

@@ -42,5 +42,5 @@ def test_every_module_is_installed(wheel, folder, package):
 
 def test_the_page_and_the_examples_are_installed(wheel):
     assert {"revenue/server/page/index.html", "revenue/server/page/app.js", "revenue/server/page/style.css",
-            "revenue/server/page/lays.js",
+            "revenue/server/page/moves.js",
             "revenue/examples/solve_1830.json", "revenue/titles/data/1830.json"} <= set(wheel)

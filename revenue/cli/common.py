@@ -41,6 +41,17 @@ def reports_input_errors(command):
     return wrapper
 
 
+def request_sources(files: tuple[str, ...]):
+    """(label, request text or path) for each FILE, or each JSON line of stdin when FILES is empty or -."""
+    if not files or files == ("-",):
+        for n, line in enumerate(sys.stdin, 1):
+            if line.strip():
+                yield f"stdin line {n}", line
+        return
+    for f in files:
+        yield f, f
+
+
 def deadline_option(what: str):
     return click.option("--deadline-ms", type=click.IntRange(min=1), default=None,
                         help=f"Give up {what} after this many milliseconds (exit status 3). Default: none.")

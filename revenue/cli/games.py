@@ -10,7 +10,7 @@ from rich.table import Table
 
 from .. import api
 from ..errors import InputError
-from .common import console, print_routes, reports_input_errors, subsidy
+from .common import EXIT_BAD_INPUT, console, print_routes, reports_input_errors, request_sources, subsidy
 from .warmup import compiled_first
 
 
@@ -181,33 +181,50 @@ def _print_next_moves(result: dict, out) -> None:
 
 # ---- next moves: tile lays and station tokens -------------------------------------------------------------
 
-def _moves_request(file: str, cash: int | None) -> dict:
-    """A SolveRequest as plain JSON (its company may carry `cash`, which revenue.v1 has no field for)."""
-    import json
-    import pathlib
-
-    try:
-        text = sys.stdin.read() if file == "-" else pathlib.Path(file).read_text()
-    except OSError as exc:
-        raise InputError("", f"cannot read {file}: {exc.strerror}") from None
-    try:
-        request = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError("", f"{file} is not JSON: {exc}") from None
+def _moves_request(source: str, cash: int | None) -> dict:
+    """A SolveRequest as plain JSON from a path or the text itself (its company may carry `cash`, which
+    revenue.v1 has no field for)."""
+    request = api.read_json(source)
     if not isinstance(request, dict):
-        raise InputError("", f"{file} does not hold a JSON object")
+        raise InputError("", "the request is not a JSON object")
     if cash is not None:
         request["company"] = dict(request.get("company") or {}, cash=cash)
     return request
 
 
-def _print_moves(result: dict, columns: tuple[str, ...], as_json: bool) -> None:
+def _answer_moves(files: tuple[str, ...], cash: int | None, as_json: bool, value, columns: tuple[str, ...]):
+    """`value` (a request -> its valued moves) answered for each FILE, or each JSON line of standard input
+    when FILES is empty or -. One request prints as before; several print one JSON line each with --json,
+    else a table each under its label, and bad input is reported by label and exits 2 after the rest."""
+    items = list(request_sources(files)) if files and files != ("-",) else None
+    many = items is None or len(items) > 1
+    compiled_first("solve")
+    failed = False
+    for label, source in items if items is not None else request_sources(files):
+        try:
+            result = value(_moves_request(source, cash))
+        except InputError as exc:
+            if not many:
+                raise
+            failed = True
+            for field, description in exc.violations:
+                click.echo(f"error: {label}: {field + ': ' if field else ''}{description}", err=True)
+            continue
+        _print_moves(result, columns, as_json, label if many else None)
+    if failed:
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _print_moves(result: dict, columns: tuple[str, ...], as_json: bool, label: str | None) -> None:
+    """The valued moves as JSON (one line when `label` says the answer is one of several) or a table."""
     import json
 
     if as_json:
-        click.echo(json.dumps(result, indent=2))
+        click.echo(json.dumps(result, indent=None if label else 2, separators=(",", ":") if label else None))
         return
     out = console()
+    if label:
+        out.print(f"[bold]== {label}[/bold]")
     out.print(f"best run now {result['base_revenue']}{'' if result['base_optimal'] else ' (not proved)'}; "
               f"{result['valued']} of {result['legal']} legal moves valued")
     table = Table(*columns, "cost", "revenue after", "gain", "proved")
@@ -217,35 +234,48 @@ def _print_moves(result: dict, columns: tuple[str, ...], as_json: bool) -> None:
     out.print(table)
 
 
+def _moves_options(kind: str):
+    """The arguments and options `lays` and `tokens` share."""
+    def decorate(command):
+        command = reports_input_errors(command)
+        for option in reversed((
+                click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True)),
+                click.option("--top", type=click.IntRange(min=0), default=0, show_default=True,
+                             help=f"Show the best K {kind} only (0: every legal one)."),
+                click.option("--deadline-ms", type=float, default=None,
+                             help=f"Value the {kind} of each request within this time."),
+                click.option("--cash", type=int, default=None,
+                             help="The company's cash (else company.cash, else no limit)."),
+                click.option("--json", "as_json", is_flag=True,
+                             help="Print the result as JSON (one line per answer when several)."))):
+            command = option(command)
+        return command
+    return decorate
+
+
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--top", type=int, default=None, help="Show the best K lays only.")
-@click.option("--deadline-ms", type=float, default=None, help="Value the lays within this time.")
-@click.option("--cash", type=int, default=None, help="The company's cash (else company.cash, else no limit).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@reports_input_errors
-def lays(file: str, top: int | None, deadline_ms: float | None, cash: int | None, as_json: bool) -> None:
-    """Every legal tile lay of the company in FILE (a SolveRequest), valued by the best run it makes.
+@_moves_options("lays")
+def lays(files: tuple[str, ...], top: int, deadline_ms: float | None, cash: int | None, as_json: bool) -> None:
+    """Every legal tile lay of the company in each FILE (a SolveRequest), valued by the best run it makes.
 
     The lays are those the 18xx.games engine allows the company's first lay of its turn; privates other
-    companies own are taken to block their hexes while open.
+    companies own are taken to block their hexes while open. With no FILES (or -), each line of standard
+    input is one request (JSON lines), answered in turn.
     """
     from ..moves import value_lays
 
-    compiled_first("solve")
-    _print_moves(value_lays(_moves_request(file, cash), deadline_ms, top), ("hex", "tile", "rotation"), as_json)
+    _answer_moves(files, cash, as_json, lambda request: value_lays(request, deadline_ms, top or None),
+                  ("hex", "tile", "rotation"))
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--top", type=int, default=None, help="Show the best K tokens only.")
-@click.option("--deadline-ms", type=float, default=None, help="Value the tokens within this time.")
-@click.option("--cash", type=int, default=None, help="The company's cash (else company.cash, else no limit).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@reports_input_errors
-def tokens(file: str, top: int | None, deadline_ms: float | None, cash: int | None, as_json: bool) -> None:
-    """Every legal station token of the company in FILE (a SolveRequest), valued by the best run it makes."""
+@_moves_options("tokens")
+def tokens(files: tuple[str, ...], top: int, deadline_ms: float | None, cash: int | None, as_json: bool) -> None:
+    """Every legal station token of the company in each FILE (a SolveRequest), valued by the best run it makes.
+
+    With no FILES (or -), each line of standard input is one request (JSON lines), answered in turn.
+    """
     from ..moves import value_tokens
 
-    compiled_first("solve")
-    _print_moves(value_tokens(_moves_request(file, cash), deadline_ms, top), ("hex", "city"), as_json)
+    _answer_moves(files, cash, as_json, lambda request: value_tokens(request, deadline_ms, top or None),
+                  ("hex", "city"))

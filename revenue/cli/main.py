@@ -19,7 +19,7 @@ from .. import api
 from ..errors import InputError, Interrupted
 from . import games
 from .common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, console, deadline_option, locations, memory_option,
-                     print_routes, reports_input_errors, subsidy)
+                     print_routes, reports_input_errors, request_sources, subsidy)
 from .warmup import compiled_first, warmup
 
 
@@ -113,17 +113,6 @@ for command in (warmup, games.replay, games.suggest, games.lays, games.tokens):
 
 # ---- solve --------------------------------------------------------------------------------------------
 
-def _requests(files: tuple[str, ...]):
-    """(label, request text or path) for each FILE, or each JSON line of stdin when FILES is empty or -."""
-    if not files or files == ("-",):
-        for n, line in enumerate(sys.stdin, 1):
-            if line.strip():
-                yield f"stdin line {n}", line
-        return
-    for f in files:
-        yield f, f
-
-
 def _svg_name(base: str, index: int, count: int) -> str:
     if count == 1:
         return base
@@ -184,12 +173,12 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
     from ..optimizer import solve as run
     from ..v1 import revenue_pb2
 
-    items = list(_requests(files)) if files and files != ("-",) else None
+    items = list(request_sources(files)) if files and files != ("-",) else None
     stream = items is None
     compiled_first("solve")
     failed = interrupted = False
     out = console()
-    for index, (label, source) in enumerate(items if items is not None else _requests(files), 1):
+    for index, (label, source) in enumerate(items if items is not None else request_sources(files), 1):
         try:
             request = api.load_request(source, revenue_pb2.SolveRequest)
             deadline = deadline_ms / 1000 if deadline_ms else None

@@ -6,7 +6,7 @@ reaches (the engine's G1860::Step::Track reachable_* checks), which these distan
 from __future__ import annotations
 
 from .network import city_blocks
-from .shapes import shape
+from .shapes import walk_index
 
 
 def _within(a, b) -> bool:
@@ -21,25 +21,17 @@ def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tupl
     """(node distances keyed (hex, node ordinal), path distances keyed (hex, path index))."""
     node_d: dict = {}
     path_d: dict = {}
-    shapes: dict = {}
+    index: dict = {}
     crossing: dict = {}
 
     def info(name):
-        got = shapes.get(name)
+        got = index.get(name)
         if got is None:
-            tile, rotation = tiles[name]
-            s = shape(tile, rotation)
-            by_node, by_edge = {}, {}
-            for i, (a, b) in enumerate(s.paths):
-                for end in (a, b):
-                    (by_edge if end[0] == "edge" else by_node).setdefault(end[1], []).append(i)
-            cities = {c.ordinal: k for k, c in enumerate(tile.cities)}
-            got = shapes[name] = (s, by_node, by_edge, cities)
+            got = index[name] = walk_index(*tiles[name])
         return got
 
     def walk_path(name, i, skip, trail, on_path):
-        s, _, _, _ = info(name)
-        exits = [end[1] for end in s.paths[i] if end[0] == "edge"]
+        exits = info(name).exits[i]
         if (name, i) in trail or any(crossing.get((name, e)) for e in exits):
             return
         trail.add((name, i))
@@ -52,7 +44,7 @@ def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tupl
                 continue
             crossing[(name, e)] = crossing.get((name, e), 0) + 1
             back = (e + 3) % 6
-            for j in info(other)[2].get(back, ()):
+            for j in info(other).by_edge.get(back, ()):
                 walk_path(other, j, back, trail, on_path)
             crossing[(name, e)] -= 1
         trail.discard((name, i))
@@ -69,10 +61,10 @@ def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tupl
             step[0] += 1
         elif kind == "town":
             step[1] += 1
-        s, by_node, _, cities = info(name)
+        found = info(name)
         if kind == "offboard":
             return
-        if kind in ("city", "pass") and city_blocks(tiles, tokens, name, cities[ordinal], company):
+        if kind in ("city", "pass") and city_blocks(tiles, tokens, name, found.city_of[ordinal], company):
             return
 
         def on_path(hname, i):
@@ -80,11 +72,11 @@ def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tupl
             htile = tiles[hname][0]
             if htile.paths[i].terminal:
                 return
-            for end in info(hname)[0].paths[i]:
+            for end in info(hname).shape.paths[i]:
                 if end[0] != "edge" and (hname, end[1]) != key:
                     node_walk(hname, end[1], step)
 
-        for i in by_node.get(ordinal, ()):
+        for i in found.by_node.get(ordinal, ()):
             if _within(path_d.get((name, i)), step):
                 continue
             walk_path(name, i, None, set(), on_path)

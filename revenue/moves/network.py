@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ..board import printed_hexes
-from .shapes import shape
+from .shapes import WalkIndex, shape, walk_index
 
 IMPASSABLE_COLOURS = ("blue", "gray", "red")
 # a walk recurses once per path of its trail
@@ -83,41 +83,21 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
             if city < len(tile.cities):
                 starts.append((name, tile.cities[city].ordinal))
                 reach.edges.setdefault(name, set()).update(neighbours.get(name, {}))
-    # index of each hex's paths by node and by edge, made when first needed
-    index: dict[str, tuple] = {}
+    # each hex's tile as the walk takes it, looked up when first needed
+    index: dict[str, WalkIndex] = {}
 
-    def paths_of(name: str):
+    def paths_of(name: str) -> WalkIndex:
         got = index.get(name)
         if got is None:
-            tile, rotation = tiles[name]
-            s = shape(tile, rotation)
-            by_node: dict[int, list[int]] = {}
-            by_edge: dict[int, list[int]] = {}
-            for i, (a, b) in enumerate(s.paths):
-                for end in (a, b):
-                    if end[0] == "edge":
-                        by_edge.setdefault(end[1], []).append(i)
-                    else:
-                        by_node.setdefault(end[1], []).append(i)
-            got = index[name] = (s, by_node, by_edge)
+            got = index[name] = walk_index(*tiles[name])
         return got
-
-    cities_of: dict[str, dict[int, int]] = {}
-
-    def city_index(name: str, ordinal: int) -> int:
-        m = cities_of.get(name)
-        if m is None:
-            m = cities_of[name] = {c.ordinal: i for i, c in enumerate(tiles[name][0].cities)}
-        return m.get(ordinal, -1)
 
     walked_nodes: set[tuple[str, int]] = set()   # the trail's nodes (Node#walk's visited)
     trail: set[tuple[str, int]] = set()          # the trail's paths (Path#walk's visited)
     crossing: dict[tuple[str, int], int] = {}    # hex sides the trail left by (Path#walk's counter)
 
     def walk_path(hname: str, i: int, skip: int | None, on_path) -> None:
-        s, _, by_edge = paths_of(hname)
-        path = s.paths[i]
-        exits = [end[1] for end in path if end[0] == "edge"]
+        exits = paths_of(hname).exits[i]
         if (hname, i) in trail or any(crossing.get((hname, e)) for e in exits):
             return
         trail.add((hname, i))
@@ -130,7 +110,7 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
                 continue
             crossing[(hname, e)] = crossing.get((hname, e), 0) + 1
             back = (e + 3) % 6
-            for j in paths_of(other)[2].get(back, ()):
+            for j in paths_of(other).by_edge.get(back, ()):
                 walk_path(other, j, back, on_path)
             crossing[(hname, e)] -= 1
         trail.discard((hname, i))
@@ -139,11 +119,10 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
         if (name, ordinal) in walked_nodes:
             return
         walked_nodes.add((name, ordinal))
-        s, by_node, _ = paths_of(name)
 
         def on_path(hname: str, i: int) -> None:
-            hs = paths_of(hname)[0]
-            path = hs.paths[i]
+            found = paths_of(hname)
+            path = found.shape.paths[i]
             reach.paths.add((hname, i))
             if targets is not None and (hname, i) in targets:
                 raise _Found
@@ -167,12 +146,12 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
                 if node.kind == "offboard":     # Offboard#blocks?: track never leads on through one
                     continue
                 if blocking and node.kind in ("city", "pass"):
-                    c = city_index(hname, end[1])
+                    c = found.city_of.get(end[1], -1)
                     if c >= 0 and city_blocks(tiles, tokens, hname, c, company):
                         continue
                 walk_node(hname, end[1])
 
-        for i in by_node.get(ordinal, ()):
+        for i in paths_of(name).by_node.get(ordinal, ()):
             walk_path(name, i, None, on_path)
         walked_nodes.discard((name, ordinal))
 

@@ -77,6 +77,37 @@ def _make(tile: Tile, rotation: int) -> Shape:
                  sum(n.kind in ("city", "pass") for n in nodes), sum(n.kind in ("town", "halt") for n in nodes))
 
 
+@dataclass(frozen=True)
+class WalkIndex:
+    """A shape as the reach walks take it (network, distance): each path's map edges, the paths of each node
+    and of each edge, and each city's token index by node ordinal."""
+    shape: Shape
+    exits: tuple[tuple[int, ...], ...]
+    by_node: dict[int, tuple[int, ...]]
+    by_edge: dict[int, tuple[int, ...]]
+    city_of: dict[int, int]
+
+
+_WALK_INDEXES: dict[tuple[str, int], WalkIndex] = {}
+
+
+def walk_index(tile: Tile, rotation: int) -> WalkIndex:
+    key = (tile.code, rotation)
+    found = _WALK_INDEXES.get(key)
+    if found is None:
+        s = shape(tile, rotation)
+        by_node: dict[int, list[int]] = {}
+        by_edge: dict[int, list[int]] = {}
+        for i, ends in enumerate(s.paths):
+            for end in ends:
+                (by_edge if end[0] == "edge" else by_node).setdefault(end[1], []).append(i)
+        found = _WALK_INDEXES[key] = WalkIndex(
+            s, tuple(tuple(end[1] for end in ends if end[0] == "edge") for ends in s.paths),
+            {k: tuple(v) for k, v in by_node.items()}, {k: tuple(v) for k, v in by_edge.items()},
+            {c.ordinal: k for k, c in enumerate(tile.cities)})
+    return found
+
+
 def end_within(a: End, b: End) -> bool:
     """Part#<=: an edge within the same edge, a node within a node of its kind, a halt within any town."""
     if a[0] == "halt" and b[0] in ("town", "halt"):

@@ -1,7 +1,10 @@
 """Each legal tile lay or station token of a company valued by the best run it makes possible: the move
 applied to the board, the board solved by revenue.solve, ranked by the revenue after it, then by cost.
 Boards that differ from the request's by one lay or token reuse the solver's caches of the request's board
-(its graph and its checked lays and tokens), so each costs little more than its search.
+(its graph and its checked lays and tokens), so each costs little more than its search. A lay whose board
+poses the solver the same problem as the request's (unchanged: most lays add track that leads to no stop)
+has the request's best run, taken without a search; two rotations of a tile that put the same track on the
+hex (a symmetric tile) make one board, solved once.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from ..tiles import parse_tile
 from .lays import lays_on, read_request
 from .shapes import shape
 from .tokens import tokens_on
+from .unchanged import problem_of, problem_print, same_problem
 
 
 def value_lays(request: dict, deadline_ms: float | None = None, top: int | None = None,
@@ -25,7 +29,7 @@ def value_lays(request: dict, deadline_ms: float | None = None, top: int | None 
     moves = list(lays_on(board, company, cash, spec.get("privates") or (), player_privates,
                          spec.get("trains") or ()))
     return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top,
-                  cancel, memory_mb)
+                  cancel, memory_mb, _same_run(request), lambda move: _lay_track(board, move))
 
 
 def value_tokens(request: dict, deadline_ms: float | None = None, top: int | None = None, cancel=None,
@@ -38,7 +42,42 @@ def value_tokens(request: dict, deadline_ms: float | None = None, top: int | Non
                   cancel, memory_mb)
 
 
-def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None) -> dict:
+# Comparing a lay's problem with the request's (unchanged) costs about a solve of this many candidate
+# routes: on a board of fewer, the lays are solved without it
+SAME_RUN_FROM_ROUTES = 1000
+
+
+def _same_run(request: dict):
+    """(the request with a lay, the request's own solve) -> whether the lay's board poses the solver the
+    request's problem (unchanged), so that its best run is the request's. False, unchecked, when the
+    request's solve met few routes."""
+    before: list = []
+
+    def same(changed: dict, base: dict) -> bool:
+        if int((base.get("stats") or {}).get("candidate_routes") or 0) < SAME_RUN_FROM_ROUTES:
+            return False
+        if not before:
+            problem = problem_of(request)
+            before.extend([None] if problem is None else problem_print(problem))
+        after = problem_of(changed)
+        return after is not None and same_problem(before, after)
+    return same
+
+
+def _lay_track(board, lay: dict) -> tuple:
+    """What a solve sees of the board a lay makes, beside the rest of the board: the hex, the tile and its
+    paths at the lay's rotation (each end a map edge or a node, with its lane, and the path's kind)."""
+    tile = parse_tile(board.data.manifest[lay["tile"]]["code"], f"tile {lay['tile']}")
+    rotation = lay["rotation"]
+
+    def end(e, lane: int) -> tuple:
+        return ("node", e.node, lane) if e.edge is None else ("edge", (e.edge + rotation) % 6, lane)
+    return lay["hex"], lay["tile"], frozenset(
+        (frozenset((end(p.a, p.a_lane), end(p.b, p.b_lane))), p.terminal, p.gauge, p.lanes) for p in tile.paths)
+
+
+def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None, same_run=None,
+           same_board=None) -> dict:
     from .. import solve
 
     started = time.perf_counter()
@@ -47,11 +86,19 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
     base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS),
                  cancel=cancel, memory_mb=memory_mb)
     valued = []
+    solved: dict = {}       # same_board(move) -> the solve of the board it makes
     for move in moves:
         left = _left(end)
         if (left is not None and left <= 0) or (cancel is not None and cancel.is_set()):
             break
-        result = solve(changed(move), deadline=left, cancel=cancel, memory_mb=memory_mb)
+        key = None if same_board is None else same_board(move)
+        result = solved.get(key)
+        if result is None:
+            move_request = changed(move)
+            result = base if same_run is not None and same_run(move_request, base) else \
+                solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb)
+            if key is not None:
+                solved[key] = result
         after = int(result.get("revenue") or 0)
         valued.append({**move, "revenue_after": after, "gain": after - int(base.get("revenue") or 0),
                        "optimal": bool(result.get("optimal"))})

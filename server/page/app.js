@@ -17,7 +17,7 @@ const page = {
   geometryKey: "",   // the board JSON the geometry is for
   controller: null,  // AbortController of the running call
   drawing: null,     // the board being drawn (a promise)
-  solved: null,      // the SolveRequest of the suggestion shown (lays.js values its lays)
+  solved: null,      // the SolveRequest of the suggestion shown (moves.js values its lays and tokens)
 };
 
 const game = {
