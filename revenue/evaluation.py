@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import budget as call_budgets
-from .budget import call_budget
+from .budget import call_budget, current as current_budget
 from .company import build_company
 from .errors import InputError, short_repr
 from .graph import Chain, Graph
@@ -58,7 +57,7 @@ def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]
     """Chain sequences satisfying the terminal rule (and, if asked, not reusing track), up to `limit`."""
     k = len(options)
     out: list[list[Chain]] = []
-    budget = call_budgets.current()
+    budget = current_budget()
 
     def ok_terminal(i: int, c: Chain) -> bool:
         u, v = nodes[i], nodes[i + 1]
@@ -177,7 +176,7 @@ def _reentered(graph, nodes: list[int], chains: list[Chain]) -> str | None:
 def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
     """One chain sequence per route such that no two routes share a track key."""
     picked: list[list[Chain]] = []
-    budget = call_budgets.current()
+    budget = current_budget()
 
     def go(i: int, used: set[int]) -> bool:
         if i == len(checks):

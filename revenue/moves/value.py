@@ -39,7 +39,7 @@ def value_tokens(request: dict, deadline_ms: float | None = None, top: int | Non
 
 
 def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None) -> dict:
-    from .. import solve
+    from ..optimizer import solve
 
     started = time.perf_counter()
     end = None if deadline_ms is None else started + deadline_ms / 1000.0

@@ -11,7 +11,7 @@ from revenue.bounds import MAX_NAME_CHARS
 from revenue.cache import STEAM_CACHE_BYTES, ByteLRU
 from revenue.errors import InputError, Interrupted
 
-from . import kernel
+from .kernel import colour_distances
 
 COLOURS = ("red", "blue", "yellow", "purple", "black", "gray")
 KINDS = ("city", "town")
@@ -307,7 +307,7 @@ def parse(request, stop: np.ndarray = NO_STOP) -> Problem:
         ruleset=ruleset, own_majority=own_majority, require_own_link=require_own_link,
         max_level=max_level, top_k=top_k, round=rnd, adj_ptr=adj_ptr, adj_to=dst, adj_link=lnk, adj_owner=lnk,
         groups=[(s, c, counts[(s, c)]) for s, c in sorted(counts)], edges=(src, dst, lnk),
-        dist=kernel.colour_distances(adj_ptr, dst[order], stop_colour, len(COLOURS))), player)
+        dist=colour_distances(adj_ptr, dst[order], stop_colour, len(COLOURS))), player)
 
 
 def memory_bytes(stops: int, links: int, cubes: int, top_k: int) -> dict[str, int]:
