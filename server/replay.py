@@ -99,7 +99,7 @@ def suggestion_message(result: dict) -> replay_pb2.SuggestResponse:
 
 
 class GameMethods:
-    """Replay (sync and async stream) and Suggest of a RouteService."""
+    """Replay (a stream: server/streams.py) and Suggest of a RouteService."""
 
     def __init__(self, service: "RouteService"):
         self.service = service
