@@ -17,9 +17,9 @@ from rich.table import Table
 
 from ..api import list_titles, load_request, to_json
 from ..errors import InputError, Interrupted
-from .games import lays, replay, suggest, tokens
 from .common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, console, deadline_option, locations, memory_option,
                      print_routes, reports_input_errors, subsidy)
+from .games import lays, replay, suggest, tokens
 from .warmup import compiled_first, warmup
 
 
