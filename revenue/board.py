@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import hexgrid
+from .hexgrid import neighbour_name
 from .core.track import NO_TOWN, least_town
 from .geometry import NODE_KINDS, tile_geometry
 from .tiles import Tile, icon_name, parse_tile
@@ -133,7 +133,7 @@ def neighbour_map(data: TitleData) -> dict[str, dict[int, str]]:
     """Hex name -> {edge: neighbouring hex on the map}; computed once per title data."""
     if data.neighbours is None:
         data.neighbours = {name: {edge: other for edge in range(6)
-                                  if (other := hexgrid.neighbour_name(name, edge, data.layout)) in data.hexes}
+                                  if (other := neighbour_name(name, edge, data.layout)) in data.hexes}
                            for name in data.hexes}
     return data.neighbours
 

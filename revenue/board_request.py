@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import hexgrid
+from .hexgrid import LAYOUTS, parse_name
 from .board import Board, BoardHex, neighbour_map, printed_hexes, printed_totals
 from .bounds import MAX_DISTANCE, MAX_MULTIPLIER, MAX_NAME_CHARS, MAX_PHASE_COLOURS, MAX_STOP_REVENUE, size_violations
 from .errors import InputError, short_repr
@@ -210,13 +210,13 @@ def _check_train(t: dict, where: str) -> None:
 
 def _custom_data(custom: dict) -> TitleData:
     layout = custom.get("layout") or "pointy"
-    if layout not in hexgrid.LAYOUTS:
+    if layout not in LAYOUTS:
         raise InputError("board.custom.layout", f"{short_repr(layout)} is not pointy or flat")
     hexes = {}
     for i, h in enumerate(custom.get("hexes") or ()):
         name = h.get("hex", "")
         try:
-            hexgrid.parse_name(name)
+            parse_name(name)
         except ValueError as exc:
             raise InputError(f"board.custom.hexes[{i}].hex", str(exc)) from None
         if name in hexes:

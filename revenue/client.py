@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import grpc
 from google.protobuf import json_format
 
-from . import api
+from .api import parse_request
 from .errors import InputError
 
 __all__ = ["BALANCED_OPTIONS", "RETRY_OPTIONS", "RouteClient", "ServiceError", "InputError"]
@@ -185,4 +185,4 @@ class RouteClient:
 
     @staticmethod
     def _message(request: dict, message_type):
-        return json_format.ParseDict(api.parse_request(request, message_type), message_type())
+        return json_format.ParseDict(parse_request(request, message_type), message_type())

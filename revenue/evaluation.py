@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import budget as call_budgets
-from .budget import call_budget
+from .budget import call_budget, current as current_budget
 from .company import build_company
 from .errors import InputError, short_repr
 from .graph import Chain, Graph
@@ -58,29 +57,47 @@ def _route_choices(problem: Problem, nodes: list[int], options: list[list[Chain]
     """Chain sequences satisfying the terminal rule (and, if asked, not reusing track), up to `limit`."""
     k = len(options)
     out: list[list[Chain]] = []
-    budget = call_budgets.current()
+    budget = current_budget()
 
     def ok_terminal(i: int, c: Chain) -> bool:
         u, v = nodes[i], nodes[i + 1]
         return not (c.terminal_inner or (c.terminal_at(u) and i > 0) or (c.terminal_at(v) and i < k - 1))
 
-    def go(i: int, used: set[int], seq: list[Chain]) -> None:
+    seq: list[Chain] = []
+
+    def enter(i: int) -> bool:
+        """Whether the search goes on to the options of entry i, seq holding a chain of each entry before."""
         if len(out) >= limit:
-            return
+            return False
         if i == k:
             out.append(list(seq))
-            return
+            return False
         budget.step("checking the track a route may take", "routes")
-        for c in options[i]:
+        return True
+
+    # Depth first with a stack, not recursion (a route may have a thousand connections): per entry entered,
+    # the track its chains before it use and how many of its options were tried.
+    stack = [[set(), 0]] if enter(0) else []
+    while stack:
+        i = len(stack) - 1
+        used, j = stack[i]
+        while j < len(options[i]):
+            c = options[i][j]
+            j += 1
             if need_terminal and not ok_terminal(i, c):
                 continue
             if need_disjoint and used.intersection(c.keys):
                 continue
+            stack[i][1] = j
             seq.append(c)
-            go(i + 1, used | set(c.keys), seq)
+            if enter(i + 1):
+                stack.append([used | set(c.keys), 0])
+                break
             seq.pop()
-
-    go(0, set(), [])
+        else:
+            stack.pop()
+            if seq:
+                seq.pop()
     return out
 
 
@@ -177,7 +194,7 @@ def _reentered(graph, nodes: list[int], chains: list[Chain]) -> str | None:
 def _joint_choice(checks: list[RouteCheck]) -> list[list[Chain]] | None:
     """One chain sequence per route such that no two routes share a track key."""
     picked: list[list[Chain]] = []
-    budget = call_budgets.current()
+    budget = current_budget()
 
     def go(i: int, used: set[int]) -> bool:
         if i == len(checks):

@@ -20,7 +20,7 @@ from itertools import compress
 
 import numpy as np
 
-from . import budget as call_budget
+from .budget import current as current_budget
 from .board import Board
 from .core.track import END_EDGE, build_track
 from .geometry import NODE_KINDS, TRACKS_PER_MAP, MapSides, TileGeometry, Track, current_registry
@@ -377,7 +377,7 @@ _TRACKS_LOCK = threading.Lock()     # (a title data's tracks by geometry ids, bu
 
 def _walk(registry, sides: MapSides, gids: np.ndarray, impassable: np.ndarray) -> Track:
     """The Track of these hexes, walked within the call's budget (revenue.budget: raises past it)."""
-    budget = call_budget.current()
+    budget = current_budget()
     track = Track(registry, sides, build_track(
         gids, impassable, registry.path_start, registry.node_start, registry.table, registry.node_table,
         sides.neighbour, sides.side, sides.n_sides, *budget.walk_args()))

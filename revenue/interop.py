@@ -69,31 +69,45 @@ def _join(graph: Graph, candidates: list[list[Chain]], hint: list[int]) -> ReadR
     Among chains that fit one entry, those whose ends are both named in `nodes` are tried first."""
     named = set(hint)
     ordered = [sorted(fits, key=lambda c: (c.a not in named) + (c.b not in named)) for fits in candidates]
-    k = len(ordered)
-
-    def extend(i: int, at: int, nodes: list[int], chains: list[Chain]) -> ReadRoute | None:
-        if i == k:
-            return ReadRoute(nodes, chains)
-        for c in ordered[i]:
-            if at in (c.a, c.b):
-                found = extend(i + 1, c.other(at), nodes + [c.other(at)], chains + [c])
-                if found:
-                    return found
-        return None
-
     # The route's first node is the end of the first chain that the second does not continue from; for a
     # one-chain route, the first of its ends named in `nodes` (else the chain's own first end).
     for first in ordered[0]:
         starts = [first.a, first.b]
-        if k == 1 and hint and hint[0] == first.b:
+        if len(ordered) == 1 and hint and hint[0] == first.b:
             starts.reverse()
         for start in starts:
-            found = extend(1, first.other(start), [start, first.other(start)], [first])
+            found = _extend(ordered, [start, first.other(start)], [first])
             if found:
                 return found
     names = ", ".join("/".join(c.ident) for c in ordered[0][:1] + [fits[0] for fits in ordered[1:]])
     return ReadRoute([c.a for c in ordered[0][:1]], None,
                      f"the connections do not join end to end into one route ({names})")
+
+
+def _extend(ordered: list[list[Chain]], nodes: list[int], chains: list[Chain]) -> ReadRoute | None:
+    """The route `nodes`, `chains` (one chain of each of the first entries) continued with one chain of each
+    entry after them, each joined at the route's last node: the first such route depth first, trying each
+    entry's chains in order; None when there is none. A loop with a stack, not recursion: a route may have
+    a thousand connections."""
+    tried = [0]      # per entry continued so far, and the one now: how many of its chains were tried
+    while True:
+        i = len(chains)
+        if i == len(ordered):
+            return ReadRoute(nodes, chains)
+        at, fits, j = nodes[-1], ordered[i], tried[-1]
+        while j < len(fits) and at not in (fits[j].a, fits[j].b):
+            j += 1
+        if j < len(fits):
+            tried[-1] = j + 1
+            nodes.append(fits[j].other(at))
+            chains.append(fits[j])
+            tried.append(0)
+            continue
+        tried.pop()
+        if not tried:
+            return None
+        nodes.pop()
+        chains.pop()
 
 
 def train_name(given: str, names: set[str], ids: dict[str, str]) -> str | None:

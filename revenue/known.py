@@ -13,7 +13,7 @@ from operator import itemgetter, methodcaller
 
 import numpy as np
 
-from . import budget as call_budget
+from .budget import current as current_budget
 from .board import Board, BoardHex, neighbour_map, printed_totals
 from .bounds import MAX_LIST, MAX_NAME_CHARS, size_violations
 from .core.track import place_board, place_tokens
@@ -227,7 +227,7 @@ def build_known(req) -> Board | None:
             return None
     else:
         sides = known.sides
-        budget = call_budget.current()
+        budget = current_budget()
         track = Track(registry, sides, place_board(
             lays, known.table, known.gids, known.masks, placed, known.token_table, registry.path_start,
             registry.node_start, registry.table, registry.node_table, registry.city_start, registry.city_table,

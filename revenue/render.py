@@ -5,7 +5,7 @@ import math
 
 import svgwrite
 
-from . import hexgrid
+from .hexgrid import OFFSETS, coordinates
 from .graph import Graph
 
 SIZE = 30.0
@@ -15,7 +15,7 @@ TILE_FILL = {"white": "#f4f1e8", "yellow": "#f6e27f", "green": "#9fd39a", "brown
 
 
 def _centre(name: str, layout: str) -> tuple[float, float]:
-    x, y = hexgrid.coordinates(name, layout)
+    x, y = coordinates(name, layout)
     if layout == "pointy":
         return x * SIZE * math.sqrt(3) / 2, y * SIZE * 1.5
     return x * SIZE * 1.5, y * SIZE * math.sqrt(3) / 2
@@ -23,7 +23,7 @@ def _centre(name: str, layout: str) -> tuple[float, float]:
 
 def _edge_point(name: str, edge: int, layout: str) -> tuple[float, float]:
     cx, cy = _centre(name, layout)
-    dx, dy = hexgrid.OFFSETS[layout][edge]
+    dx, dy = OFFSETS[layout][edge]
     if layout == "pointy":
         vx, vy = dx * SIZE * math.sqrt(3) / 2, dy * SIZE * 1.5
     else:

@@ -10,12 +10,9 @@ naming it under `export` (`export.actions[12]`), also when it comes after some t
 """
 from __future__ import annotations
 
-import asyncio
 import json
-import queue
 import time
-from concurrent import futures
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, Callable
 
 import grpc
 from google.protobuf import json_format
@@ -24,9 +21,10 @@ from revenue import api
 from revenue.errors import InputError, Interrupted, clip
 from revenue.v1 import replay_pb2, revenue_pb2
 
-from .calls import LOGGED_CHARS, Call, ServiceError, Work, remaining, report_unheard
+from .calls import LOGGED_CHARS, Call, ServiceError, Work, remaining
 from .moves import answer_message
 from .protojson import struct_dict
+from .streams import StreamWork
 
 
 def export_of(request, limits) -> dict:
@@ -101,7 +99,7 @@ def suggestion_message(result: dict) -> replay_pb2.SuggestResponse:
 
 
 class GameMethods:
-    """Replay (sync and async stream) and Suggest of a RouteService."""
+    """Replay (a stream: server/streams.py) and Suggest of a RouteService."""
 
     def __init__(self, service: "RouteService"):
         self.service = service
@@ -146,86 +144,12 @@ class GameMethods:
             raise _stopped(ends, f"after {count} turns") from None
         return count
 
-    def replay_stream(self, request, context) -> Iterator[replay_pb2.ReplayTurn]:
-        """Replay for the sync grpc.server: the turns come from a compute thread through a queue."""
-        call = Call("Replay", context, self.service.stopping)
-        final, heard = None, False     # heard: the work's outcome was taken (else a fault is logged later)
-        try:
-            export, ends = self._prepare(request, context, call)
-            events: queue.SimpleQueue = queue.SimpleQueue()
-            final = self.service.admission.submit(
-                lambda: self._replay(export, request.deadline_ms, ends, call, events.put), large=True)
-            final.add_done_callback(lambda _: events.put(None))     # also when withdrawn while waiting
-            call.cancel.then(final.cancel)
-            if call.cancel.is_set():
-                final.cancel()
-            while (turn := events.get()) is not None:
-                yield turn
-            heard = True
-            final.result()
-        except GeneratorExit:      # gRPC stopped reading: the call ended (the client, its deadline, the stop)
-            call.cancel.set()
-            if call.code == grpc.StatusCode.OK:
-                call.interrupted()
-            raise
-        except futures.CancelledError:     # withdrawn while waiting for its turn
-            if call.code == grpc.StatusCode.OK:
-                call.interrupted()
-            if not call.rpc_finished:
-                call.fail(ServiceError(call.code, call.error))
-        except Exception as exc:
-            call.fail(exc)
-        finally:
-            if final is not None and not final.done():
-                call.cancel.set()
-                final.cancel()
-            if final is not None and not heard:
-                report_unheard(final, call.method)
-            call.finish()
-
-    async def replay_stream_async(self, request, context) -> AsyncIterator[replay_pb2.ReplayTurn]:
-        """Replay as an asynchronous generator (HTTP): the event loop hands it the turns."""
-        call = Call("Replay", context, self.service.stopping)
-        cancel = call.cancel
-        try:
-            export, ends = self._prepare(request, context, call)
-            loop = asyncio.get_running_loop()
-            events: asyncio.Queue = asyncio.Queue()
-
-            def hand_on(value) -> None:
-                try:
-                    loop.call_soon_threadsafe(events.put_nowait, value)
-                except RuntimeError:      # the loop closed: the server stopped and cut the stream
-                    if not loop.is_closed():
-                        raise
-
-            def work() -> int:
-                try:
-                    return self._replay(export, request.deadline_ms, ends, call, hand_on)
-                finally:
-                    hand_on(None)
-
-            final = asyncio.ensure_future(self.service.admission.run(work, True, cancel, call.method))
-            heard = False
-            try:
-                while (turn := await events.get()) is not None:
-                    yield turn
-                heard = True
-                await final
-            finally:
-                if not final.done():
-                    cancel.set()
-                    final.cancel()
-                if not heard:
-                    report_unheard(final, call.method)
-        except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream
-            cancel.set()
-            call.interrupted()
-            raise
-        except Exception as exc:
-            call.fail(exc)
-        finally:
-            call.finish()
+    def replay_stream(self, request, context, call: Call,
+                      put: Callable[[replay_pb2.ReplayTurn], Any]) -> StreamWork:
+        """Replay: the compute thread hands each turn to `put` as its best run is found (one large call)."""
+        export, ends = self._prepare(request, context, call)
+        return StreamWork(lambda: self._replay(export, request.deadline_ms, ends, call, put), True,
+                          lambda turn: turn, lambda count: None)
 
     def suggest(self, request, context, call: Call) -> Work:
         export, ends = self._prepare(request, context, call)

@@ -8,11 +8,9 @@ to a gRPC status. Each call ends with one JSON log line.
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
 import time
-from concurrent import futures
-from typing import AsyncIterator, Callable, Iterator
+from typing import Callable
 
 import grpc
 
@@ -25,11 +23,12 @@ from revenue.v1 import moves_pb2, replay_pb2, revenue_pb2, service_pb2, steam_pb
 
 from .admission import Admission
 from .board_cache import Boards
-from .calls import BadRequest, Call, Margin, ServiceError, Work, remaining, report_unheard, safe_deserializer
+from .calls import BadRequest, Call, Margin, ServiceError, Work, remaining, safe_deserializer
 from .limits import Limits, check_limits
 from .protojson import request_dict
 from .moves import MoveMethods
 from .replay import GameMethods
+from .streams import StreamWork, stream_handler, stream_handler_async
 
 SERVICE_NAME = "revenue.v1.RouteService"
 
@@ -99,21 +98,23 @@ class RouteService:
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The methods for a (sync) grpc.server."""
-        return self._generic(self._unary, self._solve_stream, self.games.replay_stream)
+        return self._generic(self._unary, stream_handler)
 
     def async_handler(self) -> grpc.GenericRpcHandler:
         """The methods as coroutines (and SolveStream as an asynchronous generator), for an event loop."""
-        return self._generic(self._unary_async, self._solve_stream_async, self.games.replay_stream_async)
+        return self._generic(self._unary_async, stream_handler_async)
 
-    def _generic(self, unary, stream, replay) -> grpc.GenericRpcHandler:
+    def _generic(self, unary, stream) -> grpc.GenericRpcHandler:
         handlers = {name: grpc.unary_unary_rpc_method_handler(
             unary(name, getattr(self, attr)), request_deserializer=safe_deserializer(req),
             response_serializer=resp.SerializeToString) for name, attr, req, resp in self._METHODS}
         handlers["SolveStream"] = grpc.unary_stream_rpc_method_handler(
-            stream, request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
+            stream("SolveStream", self.stopping, self.admission, self._solve_stream),
+            request_deserializer=safe_deserializer(revenue_pb2.SolveRequest),
             response_serializer=revenue_pb2.SolveResponse.SerializeToString)
         handlers["Replay"] = grpc.unary_stream_rpc_method_handler(
-            replay, request_deserializer=safe_deserializer(replay_pb2.ReplayRequest),
+            stream("Replay", self.stopping, self.admission, self.games.replay_stream),
+            request_deserializer=safe_deserializer(replay_pb2.ReplayRequest),
             response_serializer=replay_pb2.ReplayTurn.SerializeToString)
         return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
@@ -262,106 +263,28 @@ class RouteService:
                             "routes": value["routes"], "upper_bound": value.get("upper_bound", 0)},
                            revenue_pb2.SolveResponse)
 
-    def _solve_stream(self, request, context) -> Iterator[revenue_pb2.SolveResponse]:
-        # The search runs on a compute thread and reports each improvement there; this generator, on the
-        # call's own thread, takes them from a queue and yields them as messages.
-        call = Call("SolveStream", context, self.stopping)
-        final, heard = None, False     # heard: the search's outcome was taken (else a fault is logged later)
-        try:
-            req, ends, key = self.prepare_solve(self._decode(request), context, call)
-            events: queue.SimpleQueue = queue.SimpleQueue()
+    def _solve_stream(self, request, context, call: Call, put: Callable[[dict], None]) -> StreamWork:
+        # The search reports each improvement on its compute thread, to `put`; the call sends those that
+        # beat the best sent so far, then the answer.
+        req, ends, key = self.prepare_solve(self._decode(request), context, call)
 
-            def work():
-                return _to_message(self.solve_work(request, req, ends, call, call.cancel, on_improve=events.put,
-                                                    key=key), revenue_pb2.SolveResponse)
+        def work():
+            return _to_message(self.solve_work(request, req, ends, call, call.cancel, on_improve=put, key=key),
+                               revenue_pb2.SolveResponse)
 
-            final = self.admission.submit(work, self.expect_large(request, key))
-            final.add_done_callback(lambda _: events.put(None))     # also when withdrawn while waiting
-            call.cancel.then(final.cancel)
-            if call.cancel.is_set():
-                final.cancel()
-            best = -1
-            while (value := events.get()) is not None:
-                if value["revenue"] > best:
-                    best = value["revenue"]
-                    yield self._improvement(value)
-            heard = True
-            answer = final.result()
+        best = -1
+
+        def improvement(value: dict) -> revenue_pb2.SolveResponse | None:
+            nonlocal best
+            if value["revenue"] <= best:
+                return None
+            best = value["revenue"]
+            return self._improvement(value)
+
+        def answer(message: revenue_pb2.SolveResponse) -> revenue_pb2.SolveResponse:
             self._measure(call)
-            yield answer
-        except GeneratorExit:      # gRPC stopped reading: the call ended (the client, its deadline, the stop)
-            call.cancel.set()
-            if call.code == grpc.StatusCode.OK:
-                call.interrupted()
-            raise
-        except futures.CancelledError:     # withdrawn while waiting for its turn
-            if call.code == grpc.StatusCode.OK:
-                call.interrupted()
-            if not call.rpc_finished:
-                call.fail(ServiceError(call.code, call.error))
-        except Exception as exc:
-            call.fail(exc)
-        finally:
-            if final is not None and not final.done():
-                call.cancel.set()
-                final.cancel()
-            if final is not None and not heard:
-                report_unheard(final, call.method)
-            call.finish()
-
-    async def _solve_stream_async(self, request, context) -> AsyncIterator[revenue_pb2.SolveResponse]:
-        # The search reports improvements on the compute thread that runs it; the event loop hands them
-        # to this generator, which alone may yield responses.
-        call = Call("SolveStream", context, self.stopping)
-        cancel = call.cancel
-        try:
-            req, ends, key = self.prepare_solve(self._decode(request), context, call)
-            loop = asyncio.get_running_loop()
-            events: asyncio.Queue = asyncio.Queue()
-
-            def hand_on(value: dict | None) -> None:
-                """`value` to this generator, unless the loop has closed meanwhile (the server stopped and
-                cut the stream: no one reads it any more)."""
-                try:
-                    loop.call_soon_threadsafe(events.put_nowait, value)
-                except RuntimeError:
-                    if not loop.is_closed():
-                        raise
-
-            def work():
-                try:
-                    return _to_message(self.solve_work(request, req, ends, call, cancel, on_improve=hand_on, key=key),
-                                       revenue_pb2.SolveResponse)
-                finally:
-                    hand_on(None)
-
-            final = asyncio.ensure_future(self.admission.run(work, self.expect_large(request, key), cancel,
-                                                             call.method))
-            heard = False      # the search's outcome was taken (else a fault is logged later)
-            try:
-                best = -1
-                while (value := await events.get()) is not None:
-                    if value["revenue"] > best:
-                        best = value["revenue"]
-                        yield self._improvement(value)
-                heard = True
-                answer = await final
-                self._measure(call)
-            finally:
-                if not final.done():
-                    cancel.set()
-                    final.cancel()
-                if not heard:
-                    report_unheard(final, call.method)
-            yield answer
-        except (asyncio.CancelledError, GeneratorExit):    # the client went away mid-stream
-            cancel.set()
-            call.interrupted()
-            raise
-        except Exception as exc:
-            call.fail(exc)
-        finally:
-            call.finish()
+            return message
+        return StreamWork(work, self.expect_large(request, key), improvement, answer)
 
     def _evaluate(self, request, context, call) -> Work:
         from revenue.evaluation import evaluate

@@ -9,6 +9,7 @@ import pathlib
 import threading
 
 import grpc
+import httpx
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
@@ -82,6 +83,20 @@ def rpc(server):
     service, channel = stub(server)
     yield service
     channel.close()
+
+
+# The fixtures of the modules that call one server over gRPC and HTTP (`from .server_helpers import http,
+# http_server, rpc`): `server` serves both, `http` is an HTTP client of it.
+@pytest.fixture(scope="module", name="server")
+def http_server():
+    with running(workers=2, max_queue=8, max_compute_ms=10_000, http_port=0) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def http(server):
+    with httpx.Client(base_url=f"http://127.0.0.1:{server.http_port}", timeout=120) as client:
+        yield client
 
 
 def violations(error: grpc.RpcError) -> list[tuple[str, str]]:

@@ -23,18 +23,13 @@ from revenue.v1 import revenue_pb2, steam_pb2
 
 from .test_server import certificate  # noqa: F401  (the fixture: a self-signed localhost certificate)
 from .server_helpers import CALL_LOG, EXAMPLES, heavy_request, running, stream_request, stub
+from .server_helpers import http_server  # noqa: F401  (the module's server, gRPC and HTTP: a fixture)
 
 SCENARIOS = title_scenarios()
 SOLVE_1830 = json.loads((EXAMPLES / "solve_1830.json").read_text())
 TOKEN = "s3cret"
 ALLOWED = "https://allowed.example"
 JSON = {"content-type": "application/json"}
-
-
-@pytest.fixture(scope="module")
-def server():
-    with running(workers=2, max_queue=8, max_compute_ms=10_000, http_port=0) as s:
-        yield s
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import pathlib
 import random
+import sys
 
 import pytest
 
@@ -181,6 +182,19 @@ def test_connections_that_do_not_join_are_not_connected():
     route = {"train": "D", "connections": [{"hexes": D_CONNECTIONS[0]}, {"hexes": D_CONNECTIONS[2]}]}
     result = evaluate_one(B1830, company, route)
     assert not result["legal"] and result["routes"][0]["error"]["rule"] == "not_connected"
+
+
+def test_a_route_of_a_thousand_connections_is_read_and_checked_without_recursion():
+    # One connection walked there and back again a thousand times (the most a list may hold): its entries
+    # join end to end, each one deeper than the one before, beyond Python's recursion limit.
+    there = D_CONNECTIONS[3]
+    connections = [there if i % 2 == 0 else there[::-1] for i in range(1000)]
+    assert len(connections) >= sys.getrecursionlimit()
+    action = {"type": "run_routes", "entity": "PRR", "routes": [{"train": "D-0", "connections": connections}]}
+    result = evaluate(parse_request({"board": B1830, "run_routes": action}, revenue_pb2.EvaluateRequest))
+    route = result["routes"][0]
+    assert not result["legal"] and route["error"]["rule"] == "node_twice"
+    assert len(route["nodes"]) == 1001 and set(route["nodes"]) == {"H10-0", "H12-0"}
 
 
 def test_a_connection_that_is_no_chain_names_the_entry():

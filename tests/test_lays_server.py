@@ -7,14 +7,14 @@ import json
 import pathlib
 
 import grpc
-import httpx
 import pytest
 from google.protobuf import json_format
 
 import revenue
 from revenue.v1 import moves_pb2
 
-from .server_helpers import CALL_LOG, running, stub, violations, wait_until
+from .server_helpers import CALL_LOG, violations, wait_until
+from .server_helpers import http, http_server, rpc  # noqa: F401  (gRPC and HTTP on one server: fixtures)
 from .test_lays import _export, player_privates
 
 GAMES = pathlib.Path(__file__).resolve().parent / "data" / "games" / "exports"
@@ -22,25 +22,6 @@ ROWS = [json.loads(line) for line in (GAMES / "1830_29133.lays.jsonl").read_text
 LAY = next(r for r in ROWS if r["action_id"] == 119)       # PRR, 2+2+3 trains, 23 legal lays
 TOKEN = next(r for r in ROWS if r["action_id"] == 396)     # B&O, a 4 train, 6 legal tokens
 PRIVATES = sorted(player_privates(_export("1830_29133"), LAY["action_id"]))
-
-
-@pytest.fixture(scope="module")
-def server():
-    with running(workers=2, max_queue=8, max_compute_ms=10_000, http_port=0) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def rpc(server):
-    service, channel = stub(server)
-    yield service
-    channel.close()
-
-
-@pytest.fixture(scope="module")
-def http(server):
-    with httpx.Client(base_url=f"http://127.0.0.1:{server.http_port}", timeout=120) as client:
-        yield client
 
 
 def body(row: dict, **extra) -> dict:

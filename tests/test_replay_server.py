@@ -15,31 +15,13 @@ from google.protobuf import json_format, struct_pb2
 
 from revenue.v1 import replay_pb2
 
-from .server_helpers import CALL_LOG, running, stub, violations, wait_until
+from .server_helpers import CALL_LOG, violations, wait_until
+from .server_helpers import http, http_server, rpc  # noqa: F401  (gRPC and HTTP on one server: fixtures)
 from .test_game_analysis import long_turn
 
 GAMES = pathlib.Path(__file__).resolve().parent / "data" / "games" / "exports"
 EXPORT = json.loads((GAMES / "1830_29133.json").read_text())
 TURNS = [json.loads(line) for line in (GAMES / "1830_29133.turns.jsonl").read_text().splitlines()]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with running(workers=2, max_queue=8, max_compute_ms=10_000, http_port=0) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def rpc(server):
-    service, channel = stub(server)
-    yield service
-    channel.close()
-
-
-@pytest.fixture(scope="module")
-def http(server):
-    with httpx.Client(base_url=f"http://127.0.0.1:{server.http_port}", timeout=120) as client:
-        yield client
 
 
 def struct(export: dict) -> struct_pb2.Struct:

@@ -8,14 +8,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .. import api
+from ..api import read_json
 from ..errors import InputError
 from .common import EXIT_BAD_INPUT, console, print_routes, reports_input_errors, request_sources, subsidy
 from .warmup import compiled_first
 
 
 def _export(file: str) -> dict:
-    return api.read_json(sys.stdin.read() if file == "-" else file)
+    return read_json(sys.stdin.read() if file == "-" else file)
 
 
 def _replayed(export: dict, deadline_ms: int | None) -> list[dict]:
@@ -100,20 +100,20 @@ def replay(files: tuple[str, ...], as_json: bool, html_path: str | None, deadlin
     import json
     import pathlib
 
-    from . import archive
     from ..game.report import html_report
+    from .archive import is_address, run as run_archive, sources_of
 
-    if dask and dask != "local" and not archive.is_address(dask):
+    if dask and dask != "local" and not is_address(dask):
         files, dask = (*files, dask), "local"        # `--dask games/`: the folder is a source
     if not files:
         raise click.UsageError("Missing argument 'FILES...'.")
-    sources = archive.sources_of(files)
+    sources = sources_of(files)
     compiled_first("solve")
     single = len(sources) == 1 and (isinstance(sources[0], dict) or pathlib.Path(sources[0]).is_file())
     if dask or out_path or resume or not single:
         if html_path:
             raise InputError("--html", "takes one game")
-        archive.run(sources, dask, workers, out_path, resume, deadline_ms)
+        run_archive(sources, dask, workers, out_path, resume, deadline_ms)
         return
     export = sources[0] if isinstance(sources[0], dict) else _export(sources[0])
     replayed = _replayed(export, deadline_ms)
@@ -184,7 +184,7 @@ def _print_next_moves(result: dict, out) -> None:
 def _moves_request(source: str, cash: int | None) -> dict:
     """A SolveRequest as plain JSON from a path or the text itself (its company may carry `cash`, which
     revenue.v1 has no field for)."""
-    request = api.read_json(source)
+    request = read_json(source)
     if not isinstance(request, dict):
         raise InputError("", "the request is not a JSON object")
     if cash is not None:

@@ -15,11 +15,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .. import api
+from ..api import list_titles, load_request, to_json
 from ..errors import InputError, Interrupted
-from . import games
 from .common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, console, deadline_option, locations, memory_option,
                      print_routes, reports_input_errors, request_sources, subsidy)
+from .games import lays, replay, suggest, tokens
 from .warmup import compiled_first, warmup
 
 
@@ -41,9 +41,9 @@ def titles(as_json: bool) -> None:
     """List the titles with their trains, phases and options."""
     from ..v1 import revenue_pb2
 
-    result = api.list_titles()
+    result = list_titles()
     if as_json:
-        click.echo(api.to_json(result, revenue_pb2.ListTitlesResponse))
+        click.echo(to_json(result, revenue_pb2.ListTitlesResponse))
         return
     out = console()
     for t in result["titles"]:
@@ -90,11 +90,11 @@ def evaluate(file: str, as_json: bool, deadline_ms: int | None = None, memory_mb
     from ..evaluation import evaluate as run
     from ..v1 import revenue_pb2
 
-    request = api.load_request(file, revenue_pb2.EvaluateRequest)
+    request = load_request(file, revenue_pb2.EvaluateRequest)
     compiled_first("evaluate")
     result = run(request, deadline=deadline_ms / 1000 if deadline_ms else None, memory_mb=memory_mb)
     if as_json:
-        click.echo(api.to_json(result, revenue_pb2.EvaluateResponse))
+        click.echo(to_json(result, revenue_pb2.EvaluateResponse))
         return
     out = console()
     board = request.get("board") or {}
@@ -107,7 +107,7 @@ def evaluate(file: str, as_json: bool, deadline_ms: int | None = None, memory_mb
         out.print("[bold red]illegal run[/bold red]: total 0")
 
 
-for command in (warmup, games.replay, games.suggest, games.lays, games.tokens):
+for command in (warmup, replay, suggest, lays, tokens):
     main.add_command(command)
 
 
@@ -180,7 +180,7 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
     out = console()
     for index, (label, source) in enumerate(items if items is not None else request_sources(files), 1):
         try:
-            request = api.load_request(source, revenue_pb2.SolveRequest)
+            request = load_request(source, revenue_pb2.SolveRequest)
             deadline = deadline_ms / 1000 if deadline_ms else None
             result = run(request, deadline=deadline, memory_mb=memory_mb)
         except InputError as exc:
@@ -196,7 +196,7 @@ def solve(files: tuple[str, ...], deadline_ms: int | None, memory_mb: float | No
             continue
         if as_json:
             one_line = stream or len(items) > 1
-            click.echo(api.to_json(result, revenue_pb2.SolveResponse, indent=None if one_line else 2))
+            click.echo(to_json(result, revenue_pb2.SolveResponse, indent=None if one_line else 2))
         else:
             if stream or len(items) > 1:
                 out.print(f"[bold]== {label}[/bold]")
@@ -262,11 +262,11 @@ def dividends(file: str, as_json: bool, deadline_ms: int | None = None, memory_m
     from ..payout import dividends as run
     from ..v1 import revenue_pb2
 
-    request = api.load_request(sys.stdin.read() if file == "-" else file, revenue_pb2.DividendsRequest)
+    request = load_request(sys.stdin.read() if file == "-" else file, revenue_pb2.DividendsRequest)
     compiled_first("evaluate")
     result = run(request, deadline=deadline_ms / 1000 if deadline_ms else None, memory_mb=memory_mb)
     if as_json:
-        click.echo(api.to_json(result, revenue_pb2.DividendsResponse))
+        click.echo(to_json(result, revenue_pb2.DividendsResponse))
         return
     out = console()
     out.print(f"{result['title']}, company {result['company']}, revenue {result['revenue']}"
@@ -292,11 +292,11 @@ def deliveries(file: str, as_json: bool) -> None:
     from ..steam import deliveries as run, format_text
     from ..v1 import steam_pb2
 
-    request = api.load_request(sys.stdin.read() if file == "-" else file, steam_pb2.DeliveriesRequest)
+    request = load_request(sys.stdin.read() if file == "-" else file, steam_pb2.DeliveriesRequest)
     compiled_first("deliveries")
     result = run(request)
     if as_json:
-        click.echo(api.to_json(result, steam_pb2.DeliveriesResponse))
+        click.echo(to_json(result, steam_pb2.DeliveriesResponse))
     else:
         click.echo(format_text(result))
 

@@ -13,13 +13,13 @@ def compiled_first(command: str) -> None:
     """On an install that has not compiled them yet: compile the kernels `command`'s first call needs
     (revenue.compiling.FIRST_CALLS: "solve", "evaluate" or "deliveries"), several at a time, saying so once
     on standard error; any other kernel compiles at its first call, said once too."""
-    from .. import compiling
+    from ..compiling import FIRST_CALLS, announce, defer
 
     err = _stderr()
-    compiling.announce(lambda text: err.print(text, markup=False))
+    announce(lambda text: err.print(text, markup=False))
     if command == "solve":
-        compiling.defer("walk_and_combine")
-    _compile_ahead(compiling.FIRST_CALLS[command], None, err)
+        defer("walk_and_combine")
+    _compile_ahead(FIRST_CALLS[command], None, err)
 
 
 def _stderr() -> Console:
@@ -29,14 +29,14 @@ def _stderr() -> Console:
 def _compile_ahead(names, jobs: int | None, err: Console):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .. import compiling
+    from ..compiling import compile_ahead
 
     if not err.is_terminal:
-        return compiling.compile_ahead(names, jobs)
+        return compile_ahead(names, jobs)
     with Progress(TextColumn("compiling"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
         task = bar.add_task("compiling", total=None)
-        return compiling.compile_ahead(names, jobs, on_progress=lambda done, total: bar.update(
+        return compile_ahead(names, jobs, on_progress=lambda done, total: bar.update(
             task, completed=done, total=total))
 
 
@@ -48,11 +48,11 @@ def warmup(jobs: int | None) -> None:
 
     The kernels are cached per user and version (~/.cache/revenue, or $NUMBA_CACHE_DIR): every
     environment of this version finds them. Exit status 1 if one failed to compile."""
-    from .. import compiling
+    from ..compiling import announce
     from ..core.kernel_cache import kernels_dir
 
     err = _stderr()
-    compiling.announce(lambda text: err.print(text, markup=False))
+    announce(lambda text: err.print(text, markup=False))
     report = _compile_ahead(None, jobs, err)
     where = kernels_dir()
     for name, error in report.failed.items():

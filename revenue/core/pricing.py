@@ -38,7 +38,7 @@ def _best_of_row(r, pay, nodes, n, worth, by_node, row, token, check_token, scra
     """Of the stops nodes[:n] in distance row r, which holds more than the `pay` (> 0) it pays: the sum of
     the best `pay` worths (worth[v] by node when by_node, else worth[i] by position), and with
     check_token whether a tokened city is among them (one worth no less than the lowest paid value
-    counts: equal worths may be paid either way). price() and best_rows_revenue share it."""
+    counts: equal worths may be paid either way)."""
     k = 0
     for i in range(n):
         v = nodes[i]
@@ -56,6 +56,29 @@ def _best_of_row(r, pay, nodes, n, worth, by_node, row, token, check_token, scra
             v = nodes[i]
             if row[v] == r and token[v] and (worth[v] if by_node else worth[i]) >= threshold:
                 tokened = True
+    return paid, tokened
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _paid_rows(nodes, n, worth, by_node, row, token, count, total, has_token, row_pay, spill_to, spill_next, spare,
+               spare_next, scratch):
+    """What the distance rows of the stops nodes[:n] pay, from each row's stop count, worth sum and tokens
+    (count, total, has_token) and what spill_to and spill_next are lent (spares()): a row holding more
+    stops than it pays pays its best ones (_best_of_row; worth as there); and whether a paid stop is a
+    tokened city. price() and best_rows_revenue share it."""
+    paid, tokened = 0, False
+    for r in range(row_pay.shape[0]):
+        pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
+        if count[r] <= pay:
+            paid += total[r]
+            tokened = tokened or has_token[r]
+            continue
+        if pay == 0:
+            continue
+        best, tokened_here = _best_of_row(r, pay, nodes, n, worth, by_node, row, token, has_token[r] and not tokened,
+                                          scratch)
+        paid += best
+        tokened = tokened or tokened_here
     return paid, tokened
 
 
@@ -123,20 +146,8 @@ def price(path, length, token, cost, spec, worth, kept, scratch, row_count, row_
             if used[r] > limit:
                 return -1
     spare, spare_next = spares(row_count, row_pay, spill_from, spill_to, spill_next)
-    total = 0
-    has_token = False
-    for r in range(row_pay.shape[0]):
-        pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
-        if row_count[r] <= pay:
-            total += row_sum[r]
-            has_token = has_token or row_token[r]
-            continue
-        if pay == 0:
-            continue
-        paid, tokened = _best_of_row(r, pay, kept, nk, worth, False, row, token, row_token[r] and not has_token,
-                                     scratch)
-        total += paid
-        has_token = has_token or tokened
+    total, has_token = _paid_rows(kept, nk, worth, False, row, token, row_count, row_sum, row_token, row_pay,
+                                  spill_to, spill_next, spare, spare_next, scratch)
     if not has_token and token_paid:
         # Swap a tokened city in for the weakest paid stop of its row.
         best = -1
@@ -253,19 +264,8 @@ def best_rows_revenue(path, length, row, value, token, count, total, has_token, 
     among path[:length]). -1 when no paid stop holds a token city and one must: then price() decides
     (it swaps one in). Cheaper than price(), which walks the whole route again."""
     spare, spare_next = spares(count, row_pay, spill_from, spill_to, spill_next)
-    paid, tokened = 0, False
-    for r in range(row_pay.shape[0]):
-        pay = row_pay[r] + (spare if r == spill_to else 0) + (spare_next if r == spill_next else 0)
-        if count[r] <= pay:
-            paid += total[r]
-            tokened = tokened or has_token[r]
-            continue
-        if pay == 0:
-            continue
-        best, tokened_here = _best_of_row(r, pay, path, length, value, True, row, token, has_token[r] and not tokened,
-                                          scratch)
-        paid += best
-        tokened = tokened or tokened_here
+    paid, tokened = _paid_rows(path, length, value, True, row, token, count, total, has_token, row_pay, spill_to,
+                               spill_next, spare, spare_next, scratch)
     return paid if tokened or not token_paid else -1
 
 

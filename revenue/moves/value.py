@@ -78,7 +78,7 @@ def _lay_track(board, lay: dict) -> tuple:
 
 def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory_mb=None, same_run=None,
            same_board=None) -> dict:
-    from .. import solve
+    from ..optimizer import solve
 
     started = time.perf_counter()
     end = None if deadline_ms is None else started + deadline_ms / 1000.0

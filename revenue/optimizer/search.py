@@ -15,11 +15,16 @@ import time
 
 import numpy as np
 
+# By their full names: `from . import` would read as this module importing its package, whose __init__
+# imports it. Modules, not names: tests set combination.INDEX_MIN and routeset.ROUTE_CAPACITY.
+import revenue.optimizer.bounded as bounded
+import revenue.optimizer.combination as combination
+import revenue.optimizer.routeset as routeset
+
 from ..compiling import deferred
 from ..core.probe import (COMBINED, HEAD, SCRATCH_NODES_PER_ROUTE, STOPPED, TYPE_FIELDS, UNFINISHED, WALK_SLOTS,
                           meta_size, walk_and_combine)
 from ..problem import objective_weights, split_score
-from . import bounded, combination, routeset
 from .adjacency import adjacency, reachable
 from .combination import Combination, flag_lists
 from .heuristic import first_run, improve_run

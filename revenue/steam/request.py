@@ -11,7 +11,7 @@ from revenue.bounds import MAX_NAME_CHARS
 from revenue.cache import STEAM_CACHE_BYTES, ByteLRU
 from revenue.errors import InputError, Interrupted
 
-from . import kernel
+from .kernel import colour_distances
 
 COLOURS = ("red", "blue", "yellow", "purple", "black", "gray")
 KINDS = ("city", "town")
@@ -145,6 +145,16 @@ class _Checker:
             return default
         return value
 
+    def unique_id(self, d: dict, path: str, section: str, ids: list[str], index: dict[str, int]) -> None:
+        """d's required "id", appended to ids, the ids of `section` so far; index: the position of each
+        id's first entry (a later one duplicates it)."""
+        value = self.string(d, "id", f"{path}.id", required=True)
+        if value in index:
+            self.add(f"{path}.id", f"{value!r} duplicates {section}[{index[value]}].id")
+        elif value:
+            index[value] = len(ids)
+        ids.append(value)
+
     def items(self, d: dict, key: str, path: str, limit: int) -> list:
         value = d.get(key)
         if value is None:
@@ -191,12 +201,7 @@ def parse(request, stop: np.ndarray = NO_STOP) -> Problem:
     for i, raw in enumerate(ck.items(req, "players", "players", MAX_PLAYERS)):
         path = f"players[{i}]"
         p = ck.obj(raw, path, "players")
-        pid = ck.string(p, "id", f"{path}.id", required=True)
-        if pid in player_index:
-            ck.add(f"{path}.id", f"{pid!r} duplicates players[{player_index[pid]}].id")
-        elif pid:
-            player_index[pid] = len(player_ids)
-        player_ids.append(pid)
+        ck.unique_id(p, path, "players", player_ids, player_index)
         if p.get("level") is None:
             ck.add(f"{path}.level", "is required")
             levels.append(1)
@@ -216,12 +221,7 @@ def parse(request, stop: np.ndarray = NO_STOP) -> Problem:
         _poll(i, stop)
         path = f"stops[{i}]"
         s = ck.obj(raw, path, "stops")
-        sid = ck.string(s, "id", f"{path}.id", required=True)
-        if sid in stop_index:
-            ck.add(f"{path}.id", f"{sid!r} duplicates stops[{stop_index[sid]}].id")
-        elif sid:
-            stop_index[sid] = len(stop_ids)
-        stop_ids.append(sid)
+        ck.unique_id(s, path, "stops", stop_ids, stop_index)
         kind = ck.string(s, "kind", f"{path}.kind")
         colour = ck.string(s, "colour", f"{path}.colour")
         ck.string(s, "hex", f"{path}.hex")
@@ -251,12 +251,7 @@ def parse(request, stop: np.ndarray = NO_STOP) -> Problem:
         _poll(i, stop)
         path = f"links[{i}]"
         lk = ck.obj(raw, path, "links")
-        lid = ck.string(lk, "id", f"{path}.id", required=True)
-        if lid in link_index:
-            ck.add(f"{path}.id", f"{lid!r} duplicates links[{link_index[lid]}].id")
-        elif lid:
-            link_index[lid] = len(link_ids)
-        link_ids.append(lid)
+        ck.unique_id(lk, path, "links", link_ids, link_index)
         ends = []
         for end in ("a", "b"):
             sid = ck.string(lk, end, f"{path}.{end}", required=True)
@@ -312,7 +307,7 @@ def parse(request, stop: np.ndarray = NO_STOP) -> Problem:
         ruleset=ruleset, own_majority=own_majority, require_own_link=require_own_link,
         max_level=max_level, top_k=top_k, round=rnd, adj_ptr=adj_ptr, adj_to=dst, adj_link=lnk, adj_owner=lnk,
         groups=[(s, c, counts[(s, c)]) for s, c in sorted(counts)], edges=(src, dst, lnk),
-        dist=kernel.colour_distances(adj_ptr, dst[order], stop_colour, len(COLOURS))), player)
+        dist=colour_distances(adj_ptr, dst[order], stop_colour, len(COLOURS))), player)
 
 
 def memory_bytes(stops: int, links: int, cubes: int, top_k: int) -> dict[str, int]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from revenue.errors import InputError, Interrupted
 
-from . import kernel
+from .kernel import search as kernel_search
 from .request import COLOURS, MEMORY_MB, NO_STOP, Problem, check_memory, parse_cached
 
 @dataclass
@@ -41,7 +41,7 @@ def _run(pb: Problem, level: int, top_k: int, dist: np.ndarray, require_own_link
     for g, (s, c, _) in enumerate(pb.groups):
         if only_groups is None or g in only_groups:
             origin_groups[pos[s], c] = g
-    out = kernel.search(pb.adj_ptr, pb.adj_to, pb.adj_link, pb.adj_owner, pb.stop_colour, dist,
+    out = kernel_search(pb.adj_ptr, pb.adj_to, pb.adj_link, pb.adj_owner, pb.stop_colour, dist,
                         np.array(origins, np.int32), origin_groups, len(pb.groups), pb.player,
                         len(pb.player_ids), level, pb.own_majority, require_own_link, top_k, stop)
     if stop[0]:
