@@ -5,7 +5,7 @@ reaches (the engine's G1860::Step::Track reachable_* checks), which these distan
 """
 from __future__ import annotations
 
-from .network import city_blocks
+from .network import city_blocks, path_walk, run
 from .shapes import walk_index
 
 
@@ -29,25 +29,6 @@ def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tupl
         if got is None:
             got = index[name] = walk_index(*tiles[name])
         return got
-
-    def walk_path(name, i, skip, trail, on_path):
-        exits = info(name).exits[i]
-        if (name, i) in trail or any(crossing.get((name, e)) for e in exits):
-            return
-        trail.add((name, i))
-        on_path(name, i)
-        for e in exits:
-            if e == skip:
-                continue
-            other = neighbours[name].get(e)
-            if other is None or other not in tiles:
-                continue
-            crossing[(name, e)] = crossing.get((name, e), 0) + 1
-            back = (e + 3) % 6
-            for j in info(other).by_edge.get(back, ()):
-                walk_path(other, j, back, trail, on_path)
-            crossing[(name, e)] -= 1
-        trail.discard((name, i))
 
     def node_walk(name, ordinal, distance):
         key = (name, ordinal)
@@ -74,16 +55,16 @@ def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tupl
                 return
             for end in info(hname).shape.paths[i]:
                 if end[0] != "edge" and (hname, end[1]) != key:
-                    node_walk(hname, end[1], step)
+                    yield node_walk(hname, end[1], step)
 
         for i in found.by_node.get(ordinal, ()):
             if _within(path_d.get((name, i)), step):
                 continue
-            walk_path(name, i, None, set(), on_path)
+            yield path_walk(tiles, neighbours, info, crossing, set(), name, i, None, on_path)
 
     for (name, city), placed in tokens.items():
         if company in placed and name in tiles and city < len(tiles[name][0].cities):
-            node_walk(name, tiles[name][0].cities[city].ordinal, [0, 0])
+            run(node_walk(name, tiles[name][0].cities[city].ordinal, [0, 0]))
     return node_d, path_d
 
 

@@ -7,15 +7,12 @@ The board is read as hex name -> (Tile, rotation), so a lay can be tried by chan
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 from ..board import printed_hexes
 from .shapes import WalkIndex, shape, walk_index
 
 IMPASSABLE_COLOURS = ("blue", "gray", "red")
-# a walk recurses once per path of its trail
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
 
 
 @dataclass
@@ -96,31 +93,12 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
     trail: set[tuple[str, int]] = set()          # the trail's paths (Path#walk's visited)
     crossing: dict[tuple[str, int], int] = {}    # hex sides the trail left by (Path#walk's counter)
 
-    def walk_path(hname: str, i: int, skip: int | None, on_path) -> None:
-        exits = paths_of(hname).exits[i]
-        if (hname, i) in trail or any(crossing.get((hname, e)) for e in exits):
-            return
-        trail.add((hname, i))
-        on_path(hname, i)
-        for e in exits:
-            if e == skip:
-                continue
-            other = neighbours[hname].get(e)
-            if other is None or other not in tiles:
-                continue
-            crossing[(hname, e)] = crossing.get((hname, e), 0) + 1
-            back = (e + 3) % 6
-            for j in paths_of(other).by_edge.get(back, ()):
-                walk_path(other, j, back, on_path)
-            crossing[(hname, e)] -= 1
-        trail.discard((hname, i))
-
-    def walk_node(name: str, ordinal: int) -> None:
+    def walk_node(name: str, ordinal: int):
         if (name, ordinal) in walked_nodes:
             return
         walked_nodes.add((name, ordinal))
 
-        def on_path(hname: str, i: int) -> None:
+        def on_path(hname: str, i: int):
             found = paths_of(hname)
             path = found.shape.paths[i]
             reach.paths.add((hname, i))
@@ -149,10 +127,10 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
                     c = found.city_of.get(end[1], -1)
                     if c >= 0 and city_blocks(tiles, tokens, hname, c, company):
                         continue
-                walk_node(hname, end[1])
+                yield walk_node(hname, end[1])
 
         for i in paths_of(name).by_node.get(ordinal, ()):
-            walk_path(name, i, None, on_path)
+            yield path_walk(tiles, neighbours, paths_of, crossing, trail, name, i, None, on_path)
         walked_nodes.discard((name, ordinal))
 
     try:
@@ -161,7 +139,44 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
             walked_nodes.clear()
             walked_nodes.update(s for s in starts if s != start)
             reach.nodes.add(start)
-            walk_node(*start)
+            run(walk_node(*start))
     except _Found:
         pass
     return reach
+
+
+# The walks go as deep as their trails are long: they are generators that yield each walk they go into, and
+# run() steps them on a stack of its own, not Python's.
+
+def path_walk(tiles: dict, neighbours: dict, paths_of, crossing: dict, trail: set, hname: str, i: int,
+              skip: int | None, on_path):
+    """Path#walk from path i of hex `hname` (entered at edge `skip`): on_path(hex, path) (a walk too) for
+    each path of the trail, never a path twice in the trail nor out by a hex side the trail left by."""
+    exits = paths_of(hname).exits[i]
+    if (hname, i) in trail or any(crossing.get((hname, e)) for e in exits):
+        return
+    trail.add((hname, i))
+    yield from on_path(hname, i)
+    for e in exits:
+        if e == skip:
+            continue
+        other = neighbours[hname].get(e)
+        if other is None or other not in tiles:
+            continue
+        crossing[(hname, e)] = crossing.get((hname, e), 0) + 1
+        back = (e + 3) % 6
+        for j in paths_of(other).by_edge.get(back, ()):
+            yield path_walk(tiles, neighbours, paths_of, crossing, trail, other, j, back, on_path)
+        crossing[(hname, e)] -= 1
+    trail.discard((hname, i))
+
+
+def run(walk) -> None:
+    """Step a walk and every walk it yields, depth first, as calls would."""
+    stack = [walk]
+    while stack:
+        inner = next(stack[-1], None)
+        if inner is None:
+            stack.pop()
+        else:
+            stack.append(inner)
