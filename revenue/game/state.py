@@ -13,9 +13,11 @@ An action the replay cannot rebuild exactly raises ReplayError naming it.
 from __future__ import annotations
 
 from ..errors import InputError
+from ..evaluation import evaluate
 from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
+from .market import StockMarket
 from .shapes import export_problem
 from .titles import FLOAT, OPERATING_ROUND, game_rules
 
@@ -29,9 +31,9 @@ SHARE_ACTIONS = {"buy_shares", "par"}
 # actions that change nothing routes depend on, nor the round (and standing orders, `program_*`)
 IGNORED = {"message", "end_game"}
 # actions that move the round and the operator on, and change nothing else the replay keeps
-ROUND_ONLY = {"run_routes", "dividend", "pass", "bid", "sell_shares"}
+ROUND_ONLY = {"pass", "bid"}
 HANDLED = ROUND_ONLY | {"lay_tile", "place_token", "buy_train", "discard_train", "buy_company", "buy_shares",
-                        "par", "bankrupt"}
+                        "par", "bankrupt", "run_routes", "dividend", "sell_shares"}
 
 
 def title_name(export: dict) -> str:
@@ -104,6 +106,11 @@ class GameState:
         self.or_operated: set[str] = set()
         self.last_rank = 0
         self.ended: str | None = None
+        # share prices, for the order of operation; whether the operating corporation's turn paid a
+        # dividend (a turn that ends without one withholds) and the run it made
+        self.market = StockMarket(self.name, raw.get("stock_market"))
+        self.turn_paid = False
+        self.turn_run: dict | None = None
         # 1860
         self.southern_forms = False
         self.southern_formed = False
@@ -148,6 +155,17 @@ class GameState:
     def request(self, corporation: str, running: bool = False) -> dict:
         """The SolveRequest of `corporation` now (`running`: at its run)."""
         return {"board": self.board_request(), "company": self.company_request(corporation, running)}
+
+    def next_operator(self, next_round: bool) -> str | None:
+        """The corporation that operates next once the operating corporation's turn (or the stock round) is
+        over: the first of those yet to operate in this operating round or, with `next_round`, in the next
+        one. None when the market model cannot tell."""
+        market = self.market.copy()
+        if self.round_kind == "operating" and self.operator is not None and not self.turn_paid:
+            market.dividend(self.operator, False, 0)
+        if self.round_kind == "stock" and next_round:
+            market.end_stock_round(self.floated)
+        return market.first([c for c in self.floated if next_round or c not in self.or_operated])
 
     def cheapest_depot_train(self) -> str | None:
         """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
@@ -251,6 +269,7 @@ class GameState:
 
     def _start_stock_round(self) -> None:
         if self.round_kind == "operating":
+            self._end_turn()
             self.turn += 1
         self.round_kind = "stock"
         self.operator = None
@@ -259,6 +278,10 @@ class GameState:
         self._check_nationalization()
 
     def _start_operating_round(self) -> None:
+        if self.round_kind == "operating":
+            self._end_turn()
+        elif self.round_kind == "stock":
+            self.market.end_stock_round(self.floated)
         self.or_number = self.or_number + 1 if self.round_kind == "operating" else 1
         self.round_kind = "operating"
         self.or_operated = set()
@@ -269,12 +292,20 @@ class GameState:
                 self._place_home(corporation)
 
     def _start_turn(self, corporation: str) -> None:
+        self._end_turn()
         self.operator = corporation
         self.or_operated.add(corporation)
         self.last_rank = 0
         if corporation not in self.operated:
             self.operated.add(corporation)
             self._place_home(corporation)
+
+    def _end_turn(self) -> None:
+        """The operating corporation's turn ends: without a dividend (no run, or 1860's insolvent run) it
+        withholds."""
+        if self.operator is not None and not self.turn_paid:
+            self.market.dividend(self.operator, False, 0)
+        self.operator, self.turn_paid, self.turn_run = None, False, None
 
     def _check_nationalization(self) -> None:
         """1860: nationalization begins at a round's change once the Southern has formed and every
@@ -385,6 +416,8 @@ class GameState:
             self.closed.update(self.companies)
         elif kind == "southern_forms":
             self.southern_forms = True
+        elif kind == "relax_cert_limit":
+            self.market.sales_drop = False
 
     def _take_train(self, train: str) -> None:
         owner = self.train_owner.pop(train, None)
@@ -411,6 +444,8 @@ class GameState:
         corporation = action.get("corporation")
         if corporation not in self.corporations:
             raise BoardError(f"{corporation!r} is no corporation of the title")
+        self.market.par(corporation, action.get("share_price"))
+        self.market.bought(corporation, self.rules.president_percent)
         self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
 
     def _buy_shares(self, action: dict) -> None:
@@ -422,6 +457,7 @@ class GameState:
             corporation = share.rpartition("_")[0]
             if corporation not in self.corporations:
                 raise BoardError(f"share {share!r} is of no corporation of the title")
+            self.market.bought(corporation, each)
             self._sell_from_ipo(corporation, share, each)
         kind, entity = self._entity(action)
         if kind == "company" and entity in self.companies:
@@ -435,8 +471,44 @@ class GameState:
         self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
         if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
             self.floated.append(corporation)
+            self.market.floated(corporation)
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
+
+    def _sell_shares(self, action: dict) -> None:
+        shares = [str(s) for s in action.get("shares") or ()]
+        corporation = shares[0].rpartition("_")[0] if shares else None
+        if corporation not in self.corporations:
+            raise BoardError(f"shares {shares!r} are of no corporation of the title")
+        percent = int(action.get("percent") or 10 * len(shares))
+        self.market.sold(corporation, percent, corporation in self.operated)
+
+    def _run_routes(self, action: dict) -> None:
+        corporation = action.get("entity")
+        self.turn_run = {**self.request(corporation, running=True), "run_routes": action}
+        if self.nationalization:               # 1860's nationalization pays at once
+            self.turn_paid = True
+            self.market.dividend(corporation, True, self.run_revenue())
+
+    def _dividend(self, action: dict) -> None:
+        corporation = action.get("entity")
+        if corporation != self.operator:
+            raise BoardError(f"{corporation} pays a dividend out of its turn")
+        self.turn_paid = True
+        paid = action.get("kind") == "payout"
+        self.market.dividend(corporation, paid, self.run_revenue() if paid else 0)
+
+    def run_revenue(self) -> int | None:
+        """The revenue of the operating corporation's run this turn (0 without one; None when the run
+        cannot be priced), priced only where the title's price move depends on it."""
+        if self.turn_run is None:
+            return 0
+        if not self.market.needs_revenue:
+            return None
+        try:
+            return evaluate(self.turn_run)["revenue"]
+        except InputError:
+            return None
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:
