@@ -38,7 +38,7 @@ class MarketRules:
 
 
 RULES = {"1830": MarketRules(), "1889": MarketRules(),
-         "1860": MarketRules(sale_moves="left", ignore_one_sale=True, sale_needs_operated=True,
+         "1860": MarketRules(sale_moves="down", ignore_one_sale=True, sale_needs_operated=True,
                              sold_out_rises=False, payout_by_multiple=True, float_to_bottom=True)}
 SHARE_PERCENT = 10
 

@@ -244,6 +244,7 @@ class GameState:
                 self._start_stock_round()
             elif atype in SHARE_ACTIONS and self.round_kind == "auction":
                 self.round_kind = "stock"
+                self._give_private_shares()
             return
         if kind == "company":
             owner = self.company_owner.get(entity)
@@ -462,6 +463,13 @@ class GameState:
         kind, entity = self._entity(action)
         if kind == "company" and entity in self.companies:
             self.closed.add(entity)            # a private exchanged for a share
+
+    def _give_private_shares(self) -> None:
+        """The shares that come with privates, theirs since the auction (which sells every private)."""
+        for share in self.rules.private_shares.values():
+            corporation = share.rpartition("_")[0]
+            self.market.bought(corporation, 10)
+            self._sell_from_ipo(corporation, share, 10)
 
     def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
         sold = self.ipo_sold.setdefault(corporation, set())

@@ -33,6 +33,8 @@ class GameRules:
     # bankrupt president's corporations run on in receivership); elsewhere the replay stops there (1830 and
     # 1889 end the game; 1860 flips the tokens, which no request can say)
     bankruptcy_continues: bool = False
+    # a private that comes with a share, given at its purchase in the auction (1830's CA: a PRR share)
+    private_shares: dict[str, str] = field(default_factory=dict)
     # 18Rhl: corporation -> the city of a green Rhine metropolis its home token goes to
     metropolis_homes: dict[str, int] = field(default_factory=dict)
 
@@ -91,7 +93,7 @@ def game_rules(title: str) -> GameRules:
     if rules is None:
         common = dict(title=title, train_counts=_counts(title))
         if title == "1830":
-            rules = GameRules(**common, home_timing=OPERATE, float_percent=60)
+            rules = GameRules(**common, home_timing=OPERATE, float_percent=60, private_shares={"CA": "PRR_1"})
         elif title == "1889":
             # Uno-Takamatsu Ferry stays open while a player owns it (its text; a corporation's closes)
             rules = GameRules(**common, home_timing=OPERATING_ROUND, float_percent=50)
