@@ -13,11 +13,10 @@ An action the replay cannot rebuild exactly raises ReplayError naming it.
 from __future__ import annotations
 
 from ..errors import InputError
-from ..evaluation import evaluate
 from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
-from .market import StockMarket
+from .operating_order import OperatingOrder
 from .shapes import export_problem
 from .titles import FLOAT, OPERATING_ROUND, game_rules
 
@@ -106,11 +105,9 @@ class GameState:
         self.or_operated: set[str] = set()
         self.last_rank = 0
         self.ended: str | None = None
-        # share prices, for the order of operation; whether the operating corporation's turn paid a
-        # dividend (a turn that ends without one withholds) and the run it made
-        self.market = StockMarket(self.name, raw.get("stock_market"))
-        self.turn_paid = False
-        self.turn_run: dict | None = None
+        # share prices and dividends, for the order of operation
+        self.order = OperatingOrder(self.name, raw.get("stock_market"))
+        self.market = self.order.market
         # 1860
         self.southern_forms = False
         self.southern_formed = False
@@ -156,16 +153,17 @@ class GameState:
         """The SolveRequest of `corporation` now (`running`: at its run)."""
         return {"board": self.board_request(), "company": self.company_request(corporation, running)}
 
+    @property
+    def operating(self) -> list[str]:
+        """The floated corporations that operate (1860's nationalized ones no longer do)."""
+        return self.order.operating(self.floated)
+
     def next_operator(self, next_round: bool) -> str | None:
         """The corporation that operates next once the operating corporation's turn (or the stock round) is
         over: the first of those yet to operate in this operating round or, with `next_round`, in the next
         one. None when the market model cannot tell."""
-        market = self.market.copy()
-        if self.round_kind == "operating" and self.operator is not None and not self.turn_paid:
-            market.dividend(self.operator, False, 0)
-        if self.round_kind == "stock" and next_round:
-            market.end_stock_round(self.floated)
-        return market.first([c for c in self.floated if next_round or c not in self.or_operated])
+        return self.order.next(self.floated, self.or_operated, self.operator, self.round_kind, next_round,
+                               self.nationalization)
 
     def cheapest_depot_train(self) -> str | None:
         """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
@@ -270,7 +268,7 @@ class GameState:
 
     def _start_stock_round(self) -> None:
         if self.round_kind == "operating":
-            self._end_turn()
+            self._end_operating_round()
             self.turn += 1
         self.round_kind = "stock"
         self.operator = None
@@ -280,7 +278,7 @@ class GameState:
 
     def _start_operating_round(self) -> None:
         if self.round_kind == "operating":
-            self._end_turn()
+            self._end_operating_round()
         elif self.round_kind == "stock":
             self.market.end_stock_round(self.floated)
         self.or_number = self.or_number + 1 if self.round_kind == "operating" else 1
@@ -302,11 +300,12 @@ class GameState:
             self._place_home(corporation)
 
     def _end_turn(self) -> None:
-        """The operating corporation's turn ends: without a dividend (no run, or 1860's insolvent run) it
-        withholds."""
-        if self.operator is not None and not self.turn_paid:
-            self.market.dividend(self.operator, False, 0)
-        self.operator, self.turn_paid, self.turn_run = None, False, None
+        self.order.end_turn(self.operator)
+        self.operator = None
+
+    def _end_operating_round(self) -> None:
+        self._end_turn()
+        self.order.end_operating_round(self.floated, self.nationalization)
 
     def _check_nationalization(self) -> None:
         """1860: nationalization begins at a round's change once the Southern has formed and every
@@ -493,30 +492,15 @@ class GameState:
 
     def _run_routes(self, action: dict) -> None:
         corporation = action.get("entity")
-        self.turn_run = {**self.request(corporation, running=True), "run_routes": action}
-        if self.nationalization:               # 1860's nationalization pays at once
-            self.turn_paid = True
-            self.market.dividend(corporation, True, self.run_revenue())
+        # 1860's nationalization pays out at once, but for an insolvent corporation (it runs a leased train)
+        pays_at_once = self.nationalization and bool(self.trains.get(corporation))
+        self.order.ran(corporation, {**self.request(corporation, running=True), "run_routes": action}, pays_at_once)
 
     def _dividend(self, action: dict) -> None:
         corporation = action.get("entity")
         if corporation != self.operator:
             raise BoardError(f"{corporation} pays a dividend out of its turn")
-        self.turn_paid = True
-        paid = action.get("kind") == "payout"
-        self.market.dividend(corporation, paid, self.run_revenue() if paid else 0)
-
-    def run_revenue(self) -> int | None:
-        """The revenue of the operating corporation's run this turn (0 without one; None when the run
-        cannot be priced), priced only where the title's price move depends on it."""
-        if self.turn_run is None:
-            return 0
-        if not self.market.needs_revenue:
-            return None
-        try:
-            return evaluate(self.turn_run)["revenue"]
-        except InputError:
-            return None
+        self.order.dividend(corporation, action.get("kind") == "payout")
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:
