@@ -52,7 +52,7 @@ class StockMarket:
         self.cells = (spec or {}).get("market") or []
         self.cell_of: dict[str, tuple[int, int]] = {}
         self.queue: dict[tuple[int, int], list[str]] = {}
-        self.player_percent: dict[str, int] = {}
+        self.held: dict[str, dict] = {}       # corporation -> holder (a player) -> percent
         self.sales_drop = True                 # 1860 stops the drops at its first 8+4 train
 
     @property
@@ -64,7 +64,7 @@ class StockMarket:
         other = copy.copy(self)
         other.cell_of = dict(self.cell_of)
         other.queue = {at: list(q) for at, q in self.queue.items()}
-        other.player_percent = dict(self.player_percent)
+        other.held = {c: dict(h) for c, h in self.held.items()}
         return other
 
     # ---- reading ------------------------------------------------------------------------------------
@@ -128,11 +128,15 @@ class StockMarket:
             self.move(corporation, "left")
             self.move(corporation, "right")
 
-    def bought(self, corporation: str, percent: int) -> None:
-        self.player_percent[corporation] = self.player_percent.get(corporation, 0) + percent
+    def holding(self, corporation: str, holder) -> int:
+        return self.held.get(corporation, {}).get(holder, 0)
 
-    def sold(self, corporation: str, percent: int, operated: bool) -> None:
-        self.player_percent[corporation] = self.player_percent.get(corporation, 0) - percent
+    def bought(self, corporation: str, percent: int, holder) -> None:
+        held = self.held.setdefault(corporation, {})
+        held[holder] = held.get(holder, 0) + percent
+
+    def sold(self, corporation: str, percent: int, operated: bool, holder) -> None:
+        self.bought(corporation, -percent, holder)
         rules = self.rules
         if rules is None or corporation not in self.cell_of:
             return
@@ -160,6 +164,6 @@ class StockMarket:
     def end_stock_round(self, floated: list[str]) -> None:
         if self.rules is None or not self.rules.sold_out_rises:
             return
-        rising = [c for c in floated if c in self.cell_of and self.player_percent.get(c, 0) >= 100]
+        rising = [c for c in floated if c in self.cell_of and sum(self.held.get(c, {}).values()) >= 100]
         for corporation in self.order(rising) if self.known else rising:
             self.move(corporation, "up")

@@ -96,11 +96,13 @@ class GameState:
         self.ipo_percent: dict[str, int] = {}
         self.floated: list[str] = []
         self.operated: set[str] = set()            # corporations that have had a turn
+        self.receivership: set[str] = set()        # 1860: the president's certificate is in the market
         self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
         # rounds
         self.round_kind = "auction"
         self.turn = 1
         self.or_number = 0
+        self.set_rounds: int | None = None          # operating rounds in this set (the phase's at its start)
         self.operator: str | None = None
         self.or_operated: set[str] = set()
         self.last_rank = 0
@@ -164,6 +166,26 @@ class GameState:
         one. None when the market model cannot tell."""
         return self.order.next(self.floated, self.or_operated, self.operator, self.round_kind, next_round,
                                self.nationalization)
+
+    def may_buy_train(self, corporation: str) -> bool:
+        """Whether the corporation's turn may still buy a train, its cash aside: not at its train limit
+        unless a depot train takes one of its own in exchange (1830's D)."""
+        owned = self.trains.get(corporation) or []
+        limit = self.phase.train_limit
+        if limit is None or len(owned) < limit:
+            return True
+        held = {_train_type(t) for t in owned}
+        return any(held & set(spec.get("discount") or ()) for name, spec in self.train_specs.items()
+                   if name not in self.rusted_types)
+
+    def operating_round_follows(self) -> bool | None:
+        """Whether another operating round follows this one (else the stock round); None when unknown.
+        1860's nationalization goes on with operating rounds."""
+        if self.nationalization or (self.southern_forms and self._all_own_trains()):
+            return True
+        if self.set_rounds is None:
+            return None
+        return self.or_number < self.set_rounds
 
     def cheapest_depot_train(self) -> str | None:
         """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
@@ -281,6 +303,7 @@ class GameState:
             self._end_operating_round()
         elif self.round_kind == "stock":
             self.market.end_stock_round(self.floated)
+            self.set_rounds = self.title.raw()["phases"][self.phase_index].get("operating_rounds")
         self.or_number = self.or_number + 1 if self.round_kind == "operating" else 1
         self.round_kind = "operating"
         self.or_operated = set()
@@ -311,8 +334,11 @@ class GameState:
         """1860: nationalization begins at a round's change once the Southern has formed and every
         floated corporation owns a train."""
         if self.southern_formed and not self.nationalization:
-            if all(self.trains.get(c) for c in self.floated):
+            if self._all_own_trains():
                 self.nationalization = True
+
+    def _all_own_trains(self) -> bool:
+        return all(self.trains.get(c) for c in self.floated if c not in self.receivership)
 
     def _home_hexes(self, corporation: str) -> list[str]:
         coordinates = self.corporations[corporation].get("coordinates")
@@ -445,7 +471,7 @@ class GameState:
         if corporation not in self.corporations:
             raise BoardError(f"{corporation!r} is no corporation of the title")
         self.market.par(corporation, action.get("share_price"))
-        self.market.bought(corporation, self.rules.president_percent)
+        self.market.bought(corporation, self.rules.president_percent, action.get("entity"))
         self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
 
     def _buy_shares(self, action: dict) -> None:
@@ -453,13 +479,15 @@ class GameState:
         if not shares:
             return
         each = int(action.get("percent") or 10 * len(shares)) // len(shares)
+        kind, entity = self._entity(action)
         for share in shares:
             corporation = share.rpartition("_")[0]
             if corporation not in self.corporations:
                 raise BoardError(f"share {share!r} is of no corporation of the title")
-            self.market.bought(corporation, each)
+            self.market.bought(corporation, each, entity)
+            if self.market.holding(corporation, entity) >= self.rules.president_percent:
+                self.receivership.discard(corporation)     # a president again
             self._sell_from_ipo(corporation, share, each)
-        kind, entity = self._entity(action)
         if kind == "company" and entity in self.companies:
             self.closed.add(entity)            # a private exchanged for a share
 
@@ -467,7 +495,7 @@ class GameState:
         """The shares that come with privates, theirs since the auction (which sells every private)."""
         for share in self.rules.private_shares.values():
             corporation = share.rpartition("_")[0]
-            self.market.bought(corporation, 10)
+            self.market.bought(corporation, 10, "private")
             self._sell_from_ipo(corporation, share, 10)
 
     def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
@@ -488,12 +516,16 @@ class GameState:
         if corporation not in self.corporations:
             raise BoardError(f"shares {shares!r} are of no corporation of the title")
         percent = int(action.get("percent") or 10 * len(shares))
-        self.market.sold(corporation, percent, corporation in self.operated)
+        self.market.sold(corporation, percent, corporation in self.operated, action.get("entity"))
+        if f"{corporation}_0" in shares and self.rules.leases_trains:
+            self.receivership.add(corporation)
 
     def _run_routes(self, action: dict) -> None:
         corporation = action.get("entity")
-        # 1860's nationalization pays out at once, but for an insolvent corporation (it runs a leased train)
-        pays_at_once = self.nationalization and bool(self.trains.get(corporation))
+        # 1860's nationalization pays out at once, but for an insolvent corporation (it runs a leased
+        # train) and one in receivership
+        pays_at_once = (self.nationalization and bool(self.trains.get(corporation))
+                        and corporation not in self.receivership)
         self.order.ran(corporation, {**self.request(corporation, running=True), "run_routes": action}, pays_at_once)
 
     def _dividend(self, action: dict) -> None:
