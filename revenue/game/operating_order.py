@@ -15,7 +15,6 @@ or fewer corporations left, all of them.
 from __future__ import annotations
 
 from ..errors import InputError
-from ..evaluation import evaluate
 from .market import StockMarket
 
 
@@ -45,6 +44,7 @@ class OperatingOrder:
         """The revenue of this turn's run (0 without one, None when it cannot be priced)."""
         if self.run is None:
             return 0
+        from ..evaluation import evaluate     # the route kernels: loaded only for a title that prices runs
         try:
             return evaluate(self.run)["revenue"]
         except InputError:

@@ -1,7 +1,8 @@
 """The state of play of an 18xx.games game, rebuilt one standing action at a time: what routes and revenue
 depend on (the board's tiles and tokens, the phase, each corporation's trains and privates, the game's
 options and 1860's late-game flags), and enough of the rest to get those right (shares bought from the
-initial offering, for floating; the round; which corporation operates).
+initial offering, for floating; the round; which corporation operates), and what decides which
+corporation operates next (share prices and dividends: revenue.game.operating_order; 1860's receivership).
 
 Rounds are read from who acts: a player buying, selling or passing in a stock round, corporations in
 operating rounds. A corporation starts a new turn when it acts after another corporation did, or when it
