@@ -113,7 +113,10 @@ class StockMarket:
             self._enter(corporation, tuple(target))
 
     def par(self, corporation: str, share_price) -> None:
-        """The corporation enters the cell of `share_price`, as the engine writes it: 'price,row,column'."""
+        """The corporation enters the cell of `share_price`, as the engine writes it: 'price,row,column'
+        (none given: the corporation has no place the order could be read from)."""
+        if share_price is None:
+            return
         try:
             price, row, column = (int(p) for p in str(share_price).split(","))
         except ValueError:

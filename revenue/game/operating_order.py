@@ -14,6 +14,8 @@ or fewer corporations left, all of them.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from ..errors import InputError
 from .market import StockMarket
 
@@ -23,14 +25,15 @@ class OperatingOrder:
         self.market = StockMarket(title, market_spec)
         self.paid = False                       # the operating corporation's turn chose its dividend
         self.revenue = 0                        # what it paid out
-        self.run: dict | None = None            # its run: a SolveRequest with the run_routes action
+        self.run: Callable[[], dict] | None = None    # its run: a SolveRequest with the run_routes action
         self.last_paid: dict[str, int] = {}     # per corporation, what its last turn paid out
         self.nationalized: set[str] = set()
 
     # ---- a turn ---------------------------------------------------------------------------------------
-    def ran(self, corporation: str, run: dict, pays_at_once: bool) -> None:
-        """`corporation` runs (`run`: its request with the run_routes action); `pays_at_once`: 1860's
-        nationalization pays out without a dividend action."""
+    def ran(self, corporation: str, run: Callable[[], dict], pays_at_once: bool) -> None:
+        """`corporation` runs (`run()`: its request with the run_routes action, made when the run is priced,
+        before the board changes); `pays_at_once`: 1860's nationalization pays out without a dividend
+        action."""
         self.run = run
         if pays_at_once:
             self.dividend(corporation, True)
@@ -46,7 +49,7 @@ class OperatingOrder:
             return 0
         from ..evaluation import evaluate     # the route kernels: loaded only for a title that prices runs
         try:
-            return evaluate(self.run)["revenue"]
+            return evaluate(self.run())["revenue"]
         except InputError:
             return None
 

@@ -513,7 +513,9 @@ class GameState:
 
     def _sell_shares(self, action: dict) -> None:
         shares = [str(s) for s in action.get("shares") or ()]
-        corporation = shares[0].rpartition("_")[0] if shares else None
+        if not shares:
+            return
+        corporation = shares[0].rpartition("_")[0]
         if corporation not in self.corporations:
             raise BoardError(f"shares {shares!r} are of no corporation of the title")
         percent = int(action.get("percent") or 10 * len(shares))
@@ -527,7 +529,8 @@ class GameState:
         # train) and one in receivership
         pays_at_once = (self.nationalization and bool(self.trains.get(corporation))
                         and corporation not in self.receivership)
-        self.order.ran(corporation, {**self.request(corporation, running=True), "run_routes": action}, pays_at_once)
+        self.order.ran(corporation, lambda: {**self.request(corporation, running=True), "run_routes": action},
+                       pays_at_once)
 
     def _dividend(self, action: dict) -> None:
         corporation = action.get("entity")
