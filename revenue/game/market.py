@@ -9,9 +9,9 @@ leaves the marker where it is):
   right, to the end of its cell's queue (the engine's move_marker_to_bottom!).
 - a dividend: paid, right (1860: right once per multiple of the price the run earned, not at all below
   it); withheld or not run, left. A corporation whose turn ends without a dividend did not run.
-- a sale by a player: down one row per share sold (1830, 1889); in 1860 left per share but for the
-  first one on an 'ignore_one_sale' cell, only once the corporation has operated and not after the
-  first 8+4 train. The sold shares go to the market pool.
+- a sale by a player: down per share sold (a row in 1830 and 1889; a cell in 1860's one-row market,
+  where a dividend's step is two cells), in 1860 but for the first share on an 'ignore_one_sale' cell,
+  only once the corporation has operated and not after the first 8+4 train.
 - the end of a stock round: each corporation whose shares the players hold all moves up (not in 1860),
   in operating order.
 
@@ -29,7 +29,8 @@ from .board_state import BoardError
 
 @dataclass(frozen=True)
 class MarketRules:
-    sale_moves: str = "down"                # the move per share sold
+    """Where a title's moves differ. 1860's ignore_one_sale, sale_needs_operated and float_to_bottom follow
+    the engine's code; no move of the real games tested depends on them."""
     ignore_one_sale: bool = False           # 1860: the first share sold on such a cell does not move it
     sale_needs_operated: bool = False       # 1860: no drop before the corporation first operated
     sold_out_rises: bool = True
@@ -38,7 +39,7 @@ class MarketRules:
 
 
 RULES = {"1830": MarketRules(), "1889": MarketRules(),
-         "1860": MarketRules(sale_moves="down", ignore_one_sale=True, sale_needs_operated=True,
+         "1860": MarketRules(ignore_one_sale=True, sale_needs_operated=True,
                              sold_out_rises=False, payout_by_multiple=True, float_to_bottom=True)}
 SHARE_PERCENT = 10
 
@@ -148,7 +149,7 @@ class StockMarket:
             shares -= 1
         if rules.sale_needs_operated and (not operated or not self.sales_drop):
             return
-        self.move(corporation, rules.sale_moves, max(shares, 0))
+        self.move(corporation, "down", max(shares, 0))
 
     def dividend(self, corporation: str, paid: bool, revenue: int | None) -> None:
         """A dividend: `paid` with the run's `revenue` (None when unknown: the model is then unsure where
