@@ -4,13 +4,16 @@ operates next (GameState.next_operator, asked before the action that begins the 
 did; and the market's rules on small cases."""
 from __future__ import annotations
 
+import collections
 import json
 import pathlib
 
 import pytest
 
 from revenue.game.actions import standing_actions
+from revenue.game.analysis import played_run
 from revenue.game.market import StockMarket
+from revenue.game.replay import turns
 from revenue.game.state import GameState
 from revenue.titles import get_title
 
@@ -98,3 +101,47 @@ def test_a_title_without_a_model_names_no_one():
     market.par("A", "100,0,3")
     market.par("B", "75,0,0")
     assert market.first(["A", "B"]) is None
+
+
+def _counting_evaluations(monkeypatch) -> collections.Counter:
+    """The evaluations of runs from now on, by run_routes action id."""
+    import revenue.evaluation
+
+    counts: collections.Counter = collections.Counter()
+    evaluate = revenue.evaluation.evaluate
+
+    def counting(request, *args, **kwargs):
+        counts[request["run_routes"].get("id")] += 1
+        return evaluate(request, *args, **kwargs)
+    monkeypatch.setattr(revenue.evaluation, "evaluate", counting)
+    return counts
+
+
+def test_the_rebuild_prices_runs_only_when_the_order_is_read_and_each_once(monkeypatch):
+    """1860's payouts move prices by the run's revenue: the turns' requests price no run; a state read
+    halfway, then extended, prices each paid run once; the replay's played runs are those the market reads."""
+    export = json.loads((EXPORTS / "1860_19354.json").read_text())
+    counts = _counting_evaluations(monkeypatch)
+    assert len(list(turns(export))) == 75 and not counts
+    actions = list(standing_actions(export["actions"]))
+    state = GameState(export)
+    for number, (index, action) in enumerate(actions):
+        state.enter(index, action)
+        if number == len(actions) // 2:
+            assert state.next_operator(False) is not None and counts
+        state.apply(index, action)
+    state.next_operator(True)
+    assert counts and set(counts.values()) == {1}
+    state.next_operator(True)
+    assert set(counts.values()) == {1}
+
+    counts.clear()
+    state = GameState(export)
+    for index, action in actions:
+        state.enter(index, action)
+        if action["type"] == "run_routes":
+            played_run(state.run_request(action), action, state.evaluations)
+        state.apply(index, action)
+    played = dict(counts)
+    state.next_operator(True)
+    assert counts == played and set(played.values()) == {1}

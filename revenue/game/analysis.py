@@ -14,11 +14,11 @@ import time
 from typing import Iterator
 
 from ..errors import InputError, Interrupted
-from ..evaluation import evaluate
 from ..optimizer import solve
 from .actions import MESSAGE
 from .next_moves import next_moves
 from .replay import steps, turns
+from .runs import RunEvaluations
 from .state import GameState
 
 DEADLINE_MS = 10_000          # per turn: real boards prove in milliseconds, this bounds a pathological one
@@ -39,7 +39,7 @@ def replay_game(export: dict, deadline_ms: int | None = None,
     deadline = _seconds(deadline_ms)
     for turn in turns(export):
         _check(cancel)
-        played = played_run(turn.request, turn.run_routes)
+        played = played_run(turn.request, turn.run_routes, turn.evaluations)
         best = solve(turn.request, deadline=deadline, cancel=cancel)
         _check(cancel)
         yield {"action_id": turn.action_id, "round": turn.round, "company": turn.company,
@@ -48,15 +48,13 @@ def replay_game(export: dict, deadline_ms: int | None = None,
                "dividend": turn.dividend}
 
 
-def played_run(request: dict, run_routes: dict) -> dict | None:
-    """The EvaluateResponse of a stored run_routes action on `request`, or None when it cannot be read."""
+def played_run(request: dict, run_routes: dict, evaluations: RunEvaluations | None = None) -> dict | None:
+    """The EvaluateResponse of a stored run_routes action on `request`, or None when it cannot be read
+    (`evaluations`: the game's, where the run may have been evaluated already)."""
     routes = run_routes.get("routes") or ()
     if any(not (r.get("nodes") or r.get("connections")) for r in routes):
         return None
-    try:
-        return evaluate({**request, "run_routes": run_routes})
-    except InputError:
-        return None
+    return (evaluations or RunEvaluations()).evaluate(request, run_routes)
 
 
 def suggest(export: dict, deadline_ms: int | None = None, cancel: threading.Event | None = None) -> dict:

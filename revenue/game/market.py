@@ -18,6 +18,9 @@ leaves the marker where it is):
 Inside an operating round, prices only change for the corporations still to operate through sales, and
 the engine sorts those again after a sale: the next to operate is the first of those left, by the order
 of now. Titles without a model here (18Rhl, Steam Over Holland) say so by `known` False.
+
+Who holds the shares (`held`, `sold_out`) is read as it changes, where the markers stand may be moved
+later: revenue.game.operating_order applies the moves when the order is read.
 """
 from __future__ import annotations
 
@@ -49,7 +52,8 @@ class StockMarket:
 
     def __init__(self, title: str, spec: dict | None):
         self.rules = RULES.get(title)
-        self.known = self.rules is not None and bool(spec)
+        self.modelled = self.rules is not None and bool(spec)
+        self.known = self.modelled               # False too once a move could not be priced
         self.cells = (spec or {}).get("market") or []
         self.cell_of: dict[str, tuple[int, int]] = {}
         self.queue: dict[tuple[int, int], list[str]] = {}
@@ -116,16 +120,24 @@ class StockMarket:
     def par(self, corporation: str, share_price) -> None:
         """The corporation enters the cell of `share_price`, as the engine writes it: 'price,row,column'
         (none given: the corporation has no place the order could be read from)."""
+        self.enter_cell(corporation, self.par_cell(share_price))
+
+    def par_cell(self, share_price) -> tuple[int, int] | None:
+        """The cell of a par's `share_price` (BoardError when it names no cell of a modelled market)."""
         if share_price is None:
-            return
+            return None
         try:
             price, row, column = (int(p) for p in str(share_price).split(","))
         except ValueError:
             raise BoardError(f"share_price {share_price!r} is not 'price,row,column'") from None
         cell = self._cell((row, column))
-        if self.known and (cell is None or cell["price"] != price):
+        if self.modelled and (cell is None or cell["price"] != price):
             raise BoardError(f"share_price {share_price!r} is no cell of the title's market")
-        self._enter(corporation, (row, column))
+        return row, column
+
+    def enter_cell(self, corporation: str, at: tuple[int, int] | None) -> None:
+        if at is not None:
+            self._enter(corporation, at)
 
     def floated(self, corporation: str) -> None:
         if self.rules is not None and self.rules.float_to_bottom:
@@ -141,6 +153,10 @@ class StockMarket:
 
     def sold(self, corporation: str, percent: int, operated: bool, holder) -> None:
         self.bought(corporation, -percent, holder)
+        self.drop(corporation, percent, operated)
+
+    def drop(self, corporation: str, percent: int, operated: bool) -> None:
+        """The move of a sale of `percent` by a player (`operated`: the corporation had operated then)."""
         rules = self.rules
         if rules is None or corporation not in self.cell_of:
             return
@@ -150,6 +166,9 @@ class StockMarket:
         if rules.sale_needs_operated and (not operated or not self.sales_drop):
             return
         self.move(corporation, "down", max(shares, 0))
+
+    def stop_sale_drops(self) -> None:
+        self.sales_drop = False
 
     def dividend(self, corporation: str, paid: bool, revenue: int | None) -> None:
         """A dividend: `paid` with the run's `revenue` (None when unknown: the model is then unsure where
@@ -166,8 +185,16 @@ class StockMarket:
             self.move(corporation, "right", min(revenue // self.price(corporation), 4))
 
     def end_stock_round(self, floated: list[str]) -> None:
+        self.rise(self.sold_out(floated))
+
+    def sold_out(self, floated: list[str]) -> list[str]:
+        """The corporations of `floated` whose shares the players hold all (those that rise at the end of
+        a stock round, where the title moves them)."""
         if self.rules is None or not self.rules.sold_out_rises:
-            return
-        rising = [c for c in floated if c in self.cell_of and sum(self.held.get(c, {}).values()) >= 100]
+            return []
+        return [c for c in floated if sum(self.held.get(c, {}).values()) >= 100]
+
+    def rise(self, sold_out: list[str]) -> None:
+        rising = [c for c in sold_out if c in self.cell_of]
         for corporation in self.order(rising) if self.known else rising:
             self.move(corporation, "up")

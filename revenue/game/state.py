@@ -18,6 +18,7 @@ from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
 from .operating_order import OperatingOrder
+from .runs import RunEvaluations
 from .shapes import export_problem
 from .titles import FLOAT, OPERATING_ROUND, game_rules
 
@@ -109,8 +110,9 @@ class GameState:
         self.last_rank = 0
         self.ended: str | None = None
         # share prices and dividends, for the order of operation
-        self.order = OperatingOrder(self.name, raw.get("stock_market"))
-        self.market = self.order.market
+        self.evaluations = RunEvaluations()         # the played runs evaluated, shared with the replay
+        self.order = OperatingOrder(self.name, raw.get("stock_market"), self.evaluations)
+        self._run_request: tuple[dict, dict] | None = None   # (a run_routes action, its request)
         # 1860
         self.southern_forms = False
         self.southern_formed = False
@@ -155,6 +157,13 @@ class GameState:
     def request(self, corporation: str, running: bool = False) -> dict:
         """The SolveRequest of `corporation` now (`running`: at its run)."""
         return {"board": self.board_request(), "company": self.company_request(corporation, running)}
+
+    def run_request(self, action: dict) -> dict:
+        """The request of the corporation that runs `action` (a run_routes), as it runs: made once, from the
+        action's turn until another action changes the state."""
+        if self._run_request is None or self._run_request[0] is not action:
+            self._run_request = (action, self.request(action.get("entity"), running=True))
+        return self._run_request[1]
 
     @property
     def operating(self) -> list[str]:
@@ -239,6 +248,8 @@ class GameState:
         if not self.enter(index, action):
             return
         kind = action["type"]
+        if kind not in ("run_routes", "dividend"):
+            self._run_request = None          # the state changes: the run's request is made again
         if kind not in ROUND_ONLY:
             try:
                 getattr(self, "_" + kind)(action)
@@ -303,7 +314,7 @@ class GameState:
         if self.round_kind == "operating":
             self._end_operating_round()
         elif self.round_kind == "stock":
-            self.market.end_stock_round(self.floated)
+            self.order.end_stock_round(self.floated)
             self.set_rounds = self.title.raw()["phases"][self.phase_index].get("operating_rounds")
         self.or_number = self.or_number + 1 if self.round_kind == "operating" else 1
         self.round_kind = "operating"
@@ -444,7 +455,7 @@ class GameState:
         elif kind == "southern_forms":
             self.southern_forms = True
         elif kind == "relax_cert_limit":
-            self.market.sales_drop = False
+            self.order.stop_sale_drops()
 
     def _take_train(self, train: str) -> None:
         owner = self.train_owner.pop(train, None)
@@ -471,8 +482,7 @@ class GameState:
         corporation = action.get("corporation")
         if corporation not in self.corporations:
             raise BoardError(f"{corporation!r} is no corporation of the title")
-        self.market.par(corporation, action.get("share_price"))
-        self.market.bought(corporation, self.rules.president_percent, action.get("entity"))
+        self.order.par(corporation, action.get("share_price"), action.get("entity"), self.rules.president_percent)
         self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
 
     def _buy_shares(self, action: dict) -> None:
@@ -485,8 +495,8 @@ class GameState:
             corporation = share.rpartition("_")[0]
             if corporation not in self.corporations:
                 raise BoardError(f"share {share!r} is of no corporation of the title")
-            self.market.bought(corporation, each, entity)
-            if self.market.holding(corporation, entity) >= self.rules.president_percent:
+            self.order.bought(corporation, each, entity)
+            if self.order.holding(corporation, entity) >= self.rules.president_percent:
                 self.receivership.discard(corporation)     # a president again
             self._sell_from_ipo(corporation, share, each)
         if kind == "company" and entity in self.companies:
@@ -496,7 +506,7 @@ class GameState:
         """The shares that come with privates, theirs since the auction (which sells every private)."""
         for share in self.rules.private_shares.values():
             corporation = share.rpartition("_")[0]
-            self.market.bought(corporation, 10, "private")
+            self.order.bought(corporation, 10, "private")
             self._sell_from_ipo(corporation, share, 10)
 
     def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
@@ -507,7 +517,7 @@ class GameState:
         self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
         if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
             self.floated.append(corporation)
-            self.market.floated(corporation)
+            self.order.floated(corporation)
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
 
@@ -519,7 +529,7 @@ class GameState:
         if corporation not in self.corporations:
             raise BoardError(f"shares {shares!r} are of no corporation of the title")
         percent = int(action.get("percent") or 10 * len(shares))
-        self.market.sold(corporation, percent, corporation in self.operated, action.get("entity"))
+        self.order.sold(corporation, percent, corporation in self.operated, action.get("entity"))
         if f"{corporation}_0" in shares and self.rules.leases_trains:
             self.receivership.add(corporation)
 
@@ -529,8 +539,7 @@ class GameState:
         # train) and one in receivership
         pays_at_once = (self.nationalization and bool(self.trains.get(corporation))
                         and corporation not in self.receivership)
-        self.order.ran(corporation, lambda: {**self.request(corporation, running=True), "run_routes": action},
-                       pays_at_once)
+        self.order.ran(corporation, lambda: self.run_request(action), action, pays_at_once)
 
     def _dividend(self, action: dict) -> None:
         corporation = action.get("entity")
