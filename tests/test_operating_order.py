@@ -10,8 +10,9 @@ import pathlib
 
 import pytest
 
+from revenue.cache import RUN_CACHE_BYTES, ByteLRU
 from revenue.game.actions import standing_actions
-from revenue.game.analysis import played_run
+from revenue.game.analysis import played_run, suggest
 from revenue.game.market import StockMarket
 from revenue.game.replay import turns
 from revenue.game.state import GameState
@@ -104,8 +105,10 @@ def test_a_title_without_a_model_names_no_one():
 
 
 def _counting_evaluations(monkeypatch) -> collections.Counter:
-    """The evaluations of runs from now on, by run_routes action id."""
+    """The evaluations of runs from now on, by run_routes action id (the process's revenues of runs
+    priced before forgotten)."""
     import revenue.evaluation
+    import revenue.game.runs
 
     counts: collections.Counter = collections.Counter()
     evaluate = revenue.evaluation.evaluate
@@ -114,6 +117,7 @@ def _counting_evaluations(monkeypatch) -> collections.Counter:
         counts[request["run_routes"].get("id")] += 1
         return evaluate(request, *args, **kwargs)
     monkeypatch.setattr(revenue.evaluation, "evaluate", counting)
+    monkeypatch.setattr(revenue.game.runs, "_REVENUES", ByteLRU(RUN_CACHE_BYTES))
     return counts
 
 
@@ -145,3 +149,14 @@ def test_the_rebuild_prices_runs_only_when_the_order_is_read_and_each_once(monke
     played = dict(counts)
     state.next_operator(True)
     assert counts == played and set(played.values()) == {1}
+
+
+def test_a_game_asked_again_with_more_actions_prices_only_its_new_runs(monkeypatch):
+    export = json.loads((EXPORTS / "1860_19354.json").read_text())
+    runs = [i for i, a in standing_actions(export["actions"]) if a["type"] == "run_routes"]
+    counts = _counting_evaluations(monkeypatch)
+    first = suggest({**export, "actions": export["actions"][:runs[-10]], "status": "active"}, deadline_ms=5000)
+    assert first["company"] and counts and set(counts.values()) == {1}
+    priced = dict(counts)
+    last = suggest({**export, "actions": export["actions"][:runs[-1]], "status": "active"}, deadline_ms=5000)
+    assert last["company"] and set(counts.values()) == {1} and len(counts) > len(priced)
