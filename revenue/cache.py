@@ -21,8 +21,9 @@ GRAPH_CACHE_BYTES = 128 * MB     # boards and their track graphs (revenue.graph_
 BOARD_CACHE_BYTES = 16 * MB      # the service's decoded board messages (server.board_cache.Boards)
 JSON_BOARD_CACHE_BYTES = 16 * MB # the HTTP API's boards parsed from JSON (server.http.JsonBoards)
 STEAM_CACHE_BYTES = 32 * MB      # parsed Steam boards (revenue.steam)
+RUN_CACHE_BYTES = 2 * MB         # the revenues of games' played runs (revenue.game.runs)
 CACHE_BUDGET_BYTES = TILE_CACHE_BYTES + GRAPH_CACHE_BYTES + BOARD_CACHE_BYTES + JSON_BOARD_CACHE_BYTES + \
-    STEAM_CACHE_BYTES
+    STEAM_CACHE_BYTES + RUN_CACHE_BYTES
 
 
 class ByteLRU(Generic[V]):

@@ -46,7 +46,7 @@ def title_data(src: dict) -> dict:
         "hexes": [hex_entry(h) for h in src["hexes"]],
         "tiles": [{k: t[k] for k in ("name", "color", "code", "count")} for t in src["tiles"]],
         "trains": src["trains"],
-        "phases": [{k: p[k] for k in ("name", "on", "tiles", "train_limit") if k in p} for p in src["phases"]],
+        "phases": [{k: p[k] for k in ("name", "on", "tiles", "train_limit", "operating_rounds") if k in p} for p in src["phases"]],
         "corporations": [{k: c.get(k) for k in ("id", "name", "coordinates", "city")} for c in src["corporations"]],
         "companies": [{k: c.get(k) for k in ("id", "name", "value", "revenue", "desc")} for c in src["companies"]],
         "stock_market": src["stock_market"],

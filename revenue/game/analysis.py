@@ -14,11 +14,11 @@ import time
 from typing import Iterator
 
 from ..errors import InputError, Interrupted
-from ..evaluation import evaluate
 from ..optimizer import solve
 from .actions import MESSAGE
 from .next_moves import next_moves
 from .replay import steps, turns
+from .runs import RunEvaluations
 from .state import GameState
 
 DEADLINE_MS = 10_000          # per turn: real boards prove in milliseconds, this bounds a pathological one
@@ -39,7 +39,7 @@ def replay_game(export: dict, deadline_ms: int | None = None,
     deadline = _seconds(deadline_ms)
     for turn in turns(export):
         _check(cancel)
-        played = played_run(turn.request, turn.run_routes)
+        played = played_run(turn.request, turn.run_routes, turn.evaluations)
         best = solve(turn.request, deadline=deadline, cancel=cancel)
         _check(cancel)
         yield {"action_id": turn.action_id, "round": turn.round, "company": turn.company,
@@ -48,15 +48,13 @@ def replay_game(export: dict, deadline_ms: int | None = None,
                "dividend": turn.dividend}
 
 
-def played_run(request: dict, run_routes: dict) -> dict | None:
-    """The EvaluateResponse of a stored run_routes action on `request`, or None when it cannot be read."""
+def played_run(request: dict, run_routes: dict, evaluations: RunEvaluations | None = None) -> dict | None:
+    """The EvaluateResponse of a stored run_routes action on `request`, or None when it cannot be read
+    (`evaluations`: the game's, where the run may have been evaluated already)."""
     routes = run_routes.get("routes") or ()
     if any(not (r.get("nodes") or r.get("connections")) for r in routes):
         return None
-    try:
-        return evaluate({**request, "run_routes": run_routes})
-    except InputError:
-        return None
+    return (evaluations or RunEvaluations()).evaluate(request, run_routes)
 
 
 def suggest(export: dict, deadline_ms: int | None = None, cancel: threading.Event | None = None) -> dict:
@@ -119,7 +117,7 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
         return None, f"an action of the private auction (next in turn: {_player_after(last, export)})"
     if state.round_kind == "stock":
         if passes >= max(1, len(state.players)):
-            return _first_of(state, list(state.floated), f"OR {state.turn}.1")
+            return _first_of(state, state.operating, f"OR {state.turn}.1", next_round=True)
         return _in_stock_round(state, last, export)
     operator = state.operator
     if operator is not None and state.last_rank < 3 and last.get("type") != "discard_train":
@@ -127,27 +125,33 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
             return operator, ""
         return None, f"{operator} to lay track, place a token or buy a train (it has no train to run)"
     turn_over = (last.get("entity") == operator and last.get("type") == "pass") or (
-        last.get("type") == "run_routes" and state.nationalization)    # 1860's nationalization pays at once
+        last.get("type") == "run_routes" and state.nationalization) or (   # 1860's nationalization pays at once
+        state.rules.turn_ends_with_trains and state.last_rank >= 4 and not state.may_buy_train(operator))
     if operator is not None and not turn_over:
         return None, f"{operator} {AFTER_STEP.get(state.last_rank, 'to end its turn')}"
-    left = [c for c in state.floated if c not in state.or_operated]
-    if not left:
-        return None, f"the next operating round or the stock round ({state.round_name} is over)"
-    return _first_of(state, left, state.round_name)
+    left = [c for c in state.operating if c not in state.or_operated]
+    if left:
+        return _first_of(state, left, state.round_name, next_round=False)
+    if state.operating_round_follows():
+        return _first_of(state, state.operating, f"OR {state.turn}.{state.or_number + 1}", next_round=True)
+    return None, f"the next operating round or the stock round ({state.round_name} is over)"
 
 
-def _first_of(state: GameState, candidates: list[str], round_name: str) -> tuple[str | None, str]:
-    """The turn of the next corporation to operate among `candidates` when only one can be it (the order
-    follows share prices, which the replay does not keep): its run when its turn begins at the route step
-    (1860 once the Southern has formed: no track, no tokens) and it has trains."""
+def _first_of(state: GameState, candidates: list[str], round_name: str,
+              next_round: bool) -> tuple[str | None, str]:
+    """The turn of the next corporation to operate among `candidates` (of the operating round under way,
+    or with `next_round` of the next one): the first in share price order (GameState.next_operator),
+    its run when its turn begins at the route step (1860 once the Southern has formed: no track, no
+    tokens) and it has trains."""
     if not candidates:
         return None, f"{round_name}, once a corporation has floated"
-    if len(candidates) > 1:
+    company = candidates[0] if len(candidates) == 1 else state.next_operator(next_round)
+    if company not in candidates:
         return None, (f"the next corporation of {round_name} to operate: one of "
                       f"{', '.join(sorted(candidates))} (they operate in share price order, which the "
-                      f"replay does not follow)")
-    company = candidates[0]
-    if state.southern_formed and state.trains.get(company):
+                      f"replay does not follow for {state.name})")
+    # 1860: no track nor tokens once the Southern has formed, nor for a corporation in receivership
+    if (state.southern_formed or company in state.receivership) and state.company_request(company, running=True)["trains"]:
         state.enter(-1, {"type": "run_routes", "entity": company, "entity_type": "corporation"})
         return company, ""
     return None, f"{company} to begin its operating turn"

@@ -8,11 +8,12 @@ The state is rebuilt once, linearly, from the standing actions (revenue.game.act
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..errors import InputError
 from .actions import MESSAGE, ReplayError, standing_actions
+from .runs import RunEvaluations
 from .shapes import action_problem
 from .state import GameState
 
@@ -25,6 +26,8 @@ class Turn:
     request: dict           # a SolveRequest: board and company
     run_routes: dict        # the run_routes action as the export stores it
     dividend: str | None    # the kind of the dividend that follows (payout, withhold, half), if one does
+    # the game's runs evaluated (the played run evaluated there is not evaluated again for the market)
+    evaluations: RunEvaluations = field(default_factory=RunEvaluations, repr=False, compare=False)
 
 
 def steps(export: dict) -> Iterator[tuple[int, dict, GameState]]:
@@ -59,8 +62,8 @@ def turns(export: dict) -> Iterator[Turn]:
             pending = None
         if kind == "run_routes":
             company = action.get("entity")
-            pending = Turn(action.get("id"), state.round_name, company, state.request(company, running=True),
-                           action, None)
+            pending = Turn(action.get("id"), state.round_name, company, state.run_request(action), action, None,
+                           state.evaluations)
     if pending is not None:
         yield pending
 

@@ -59,8 +59,9 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "buy_train": {"train": (TEXT, True), "exchange": (TEXT, False), "variant": (TEXT, False)},
     "discard_train": {"train": (TEXT, True)},
     "buy_company": {"company": (TEXT, True)},
-    "par": {"corporation": (TEXT, True)},
+    "par": {"corporation": (TEXT, True), "share_price": (TEXT, False)},
     "buy_shares": {"shares": (TEXTS, False), "percent": (WHOLE, False)},
+    "sell_shares": {"shares": (TEXTS, False), "percent": (WHOLE, False)},
     "dividend": {"kind": (TEXT, False)},
     "run_routes": {"entity": (TEXT, True), "routes": ((lambda v: isinstance(v, list), "a list of routes"), True)},
 }

@@ -1,7 +1,8 @@
 """The state of play of an 18xx.games game, rebuilt one standing action at a time: what routes and revenue
 depend on (the board's tiles and tokens, the phase, each corporation's trains and privates, the game's
 options and 1860's late-game flags), and enough of the rest to get those right (shares bought from the
-initial offering, for floating; the round; which corporation operates).
+initial offering, for floating; the round; which corporation operates), and what decides which
+corporation operates next (share prices and dividends: revenue.game.operating_order; 1860's receivership).
 
 Rounds are read from who acts: a player buying, selling or passing in a stock round, corporations in
 operating rounds. A corporation starts a new turn when it acts after another corporation did, or when it
@@ -16,6 +17,8 @@ from ..errors import InputError
 from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
+from .operating_order import OperatingOrder
+from .runs import RunEvaluations
 from .shapes import export_problem
 from .titles import FLOAT, OPERATING_ROUND, game_rules
 
@@ -29,9 +32,9 @@ SHARE_ACTIONS = {"buy_shares", "par"}
 # actions that change nothing routes depend on, nor the round (and standing orders, `program_*`)
 IGNORED = {"message", "end_game"}
 # actions that move the round and the operator on, and change nothing else the replay keeps
-ROUND_ONLY = {"run_routes", "dividend", "pass", "bid", "sell_shares"}
+ROUND_ONLY = {"pass", "bid"}
 HANDLED = ROUND_ONLY | {"lay_tile", "place_token", "buy_train", "discard_train", "buy_company", "buy_shares",
-                        "par", "bankrupt"}
+                        "par", "bankrupt", "run_routes", "dividend", "sell_shares"}
 
 
 def title_name(export: dict) -> str:
@@ -95,15 +98,21 @@ class GameState:
         self.ipo_percent: dict[str, int] = {}
         self.floated: list[str] = []
         self.operated: set[str] = set()            # corporations that have had a turn
+        self.receivership: set[str] = set()        # 1860: the president's certificate is in the market
         self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
         # rounds
         self.round_kind = "auction"
         self.turn = 1
         self.or_number = 0
+        self.set_rounds: int | None = None          # operating rounds in this set (the phase's at its start)
         self.operator: str | None = None
         self.or_operated: set[str] = set()
         self.last_rank = 0
         self.ended: str | None = None
+        # share prices and dividends, for the order of operation
+        self.evaluations = RunEvaluations()         # the played runs evaluated, shared with the replay
+        self.order = OperatingOrder(self.name, raw.get("stock_market"), self.evaluations)
+        self._run_request: tuple[dict, dict] | None = None   # (a run_routes action, its request)
         # 1860
         self.southern_forms = False
         self.southern_formed = False
@@ -148,6 +157,45 @@ class GameState:
     def request(self, corporation: str, running: bool = False) -> dict:
         """The SolveRequest of `corporation` now (`running`: at its run)."""
         return {"board": self.board_request(), "company": self.company_request(corporation, running)}
+
+    def run_request(self, action: dict) -> dict:
+        """The request of the corporation that runs `action` (a run_routes), as it runs: made once, from the
+        action's turn until another action changes the state."""
+        if self._run_request is None or self._run_request[0] is not action:
+            self._run_request = (action, self.request(action.get("entity"), running=True))
+        return self._run_request[1]
+
+    @property
+    def operating(self) -> list[str]:
+        """The floated corporations that operate (1860's nationalized ones no longer do)."""
+        return self.order.operating(self.floated)
+
+    def next_operator(self, next_round: bool) -> str | None:
+        """The corporation that operates next once the operating corporation's turn (or the stock round) is
+        over: the first of those yet to operate in this operating round or, with `next_round`, in the next
+        one. None when the market model cannot tell."""
+        return self.order.next(self.floated, self.or_operated, self.operator, self.round_kind, next_round,
+                               self.nationalization)
+
+    def may_buy_train(self, corporation: str) -> bool:
+        """Whether the corporation's turn may still buy a train, its cash aside: not at its train limit
+        unless a depot train takes one of its own in exchange (1830's D)."""
+        owned = self.trains.get(corporation) or []
+        limit = self.phase.train_limit
+        if limit is None or len(owned) < limit:
+            return True
+        held = {_train_type(t) for t in owned}
+        return any(held & set(spec.get("discount") or ()) for name, spec in self.train_specs.items()
+                   if name not in self.rusted_types)
+
+    def operating_round_follows(self) -> bool | None:
+        """Whether another operating round follows this one (else the stock round); None when unknown.
+        1860's nationalization goes on with operating rounds."""
+        if self.nationalization or (self.southern_forms and self._all_own_trains()):
+            return True
+        if self.set_rounds is None:
+            return None
+        return self.or_number < self.set_rounds
 
     def cheapest_depot_train(self) -> str | None:
         """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
@@ -200,6 +248,8 @@ class GameState:
         if not self.enter(index, action):
             return
         kind = action["type"]
+        if kind not in ("run_routes", "dividend"):
+            self._run_request = None          # the state changes: the run's request is made again
         if kind not in ROUND_ONLY:
             try:
                 getattr(self, "_" + kind)(action)
@@ -226,6 +276,7 @@ class GameState:
                 self._start_stock_round()
             elif atype in SHARE_ACTIONS and self.round_kind == "auction":
                 self.round_kind = "stock"
+                self._give_private_shares()
             return
         if kind == "company":
             owner = self.company_owner.get(entity)
@@ -251,6 +302,7 @@ class GameState:
 
     def _start_stock_round(self) -> None:
         if self.round_kind == "operating":
+            self._end_operating_round()
             self.turn += 1
         self.round_kind = "stock"
         self.operator = None
@@ -259,6 +311,11 @@ class GameState:
         self._check_nationalization()
 
     def _start_operating_round(self) -> None:
+        if self.round_kind == "operating":
+            self._end_operating_round()
+        elif self.round_kind == "stock":
+            self.order.end_stock_round(self.floated)
+            self.set_rounds = self.title.raw()["phases"][self.phase_index].get("operating_rounds")
         self.or_number = self.or_number + 1 if self.round_kind == "operating" else 1
         self.round_kind = "operating"
         self.or_operated = set()
@@ -269,6 +326,7 @@ class GameState:
                 self._place_home(corporation)
 
     def _start_turn(self, corporation: str) -> None:
+        self._end_turn()
         self.operator = corporation
         self.or_operated.add(corporation)
         self.last_rank = 0
@@ -276,12 +334,23 @@ class GameState:
             self.operated.add(corporation)
             self._place_home(corporation)
 
+    def _end_turn(self) -> None:
+        self.order.end_turn(self.operator)
+        self.operator = None
+
+    def _end_operating_round(self) -> None:
+        self._end_turn()
+        self.order.end_operating_round(self.floated, self.nationalization)
+
     def _check_nationalization(self) -> None:
         """1860: nationalization begins at a round's change once the Southern has formed and every
         floated corporation owns a train."""
         if self.southern_formed and not self.nationalization:
-            if all(self.trains.get(c) for c in self.floated):
+            if self._all_own_trains():
                 self.nationalization = True
+
+    def _all_own_trains(self) -> bool:
+        return all(self.trains.get(c) for c in self.floated if c not in self.receivership)
 
     def _home_hexes(self, corporation: str) -> list[str]:
         coordinates = self.corporations[corporation].get("coordinates")
@@ -385,6 +454,8 @@ class GameState:
             self.closed.update(self.companies)
         elif kind == "southern_forms":
             self.southern_forms = True
+        elif kind == "relax_cert_limit":
+            self.order.stop_sale_drops()
 
     def _take_train(self, train: str) -> None:
         owner = self.train_owner.pop(train, None)
@@ -411,6 +482,7 @@ class GameState:
         corporation = action.get("corporation")
         if corporation not in self.corporations:
             raise BoardError(f"{corporation!r} is no corporation of the title")
+        self.order.par(corporation, action.get("share_price"), action.get("entity"), self.rules.president_percent)
         self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
 
     def _buy_shares(self, action: dict) -> None:
@@ -418,14 +490,24 @@ class GameState:
         if not shares:
             return
         each = int(action.get("percent") or 10 * len(shares)) // len(shares)
+        kind, entity = self._entity(action)
         for share in shares:
             corporation = share.rpartition("_")[0]
             if corporation not in self.corporations:
                 raise BoardError(f"share {share!r} is of no corporation of the title")
+            self.order.bought(corporation, each, entity)
+            if self.order.holding(corporation, entity) >= self.rules.president_percent:
+                self.receivership.discard(corporation)     # a president again
             self._sell_from_ipo(corporation, share, each)
-        kind, entity = self._entity(action)
         if kind == "company" and entity in self.companies:
             self.closed.add(entity)            # a private exchanged for a share
+
+    def _give_private_shares(self) -> None:
+        """The shares that come with privates, theirs since the auction (which sells every private)."""
+        for share in self.rules.private_shares.values():
+            corporation = share.rpartition("_")[0]
+            self.order.bought(corporation, 10, "private")
+            self._sell_from_ipo(corporation, share, 10)
 
     def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
         sold = self.ipo_sold.setdefault(corporation, set())
@@ -435,8 +517,35 @@ class GameState:
         self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
         if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
             self.floated.append(corporation)
+            self.order.floated(corporation)
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
+
+    def _sell_shares(self, action: dict) -> None:
+        shares = [str(s) for s in action.get("shares") or ()]
+        if not shares:
+            return
+        corporation = shares[0].rpartition("_")[0]
+        if corporation not in self.corporations:
+            raise BoardError(f"shares {shares!r} are of no corporation of the title")
+        percent = int(action.get("percent") or 10 * len(shares))
+        self.order.sold(corporation, percent, corporation in self.operated, action.get("entity"))
+        if f"{corporation}_0" in shares and self.rules.leases_trains:
+            self.receivership.add(corporation)
+
+    def _run_routes(self, action: dict) -> None:
+        corporation = action.get("entity")
+        # 1860's nationalization pays out at once, but for an insolvent corporation (it runs a leased
+        # train) and one in receivership
+        pays_at_once = (self.nationalization and bool(self.trains.get(corporation))
+                        and corporation not in self.receivership)
+        self.order.ran(corporation, lambda: self.run_request(action), action, pays_at_once)
+
+    def _dividend(self, action: dict) -> None:
+        corporation = action.get("entity")
+        if corporation != self.operator:
+            raise BoardError(f"{corporation} pays a dividend out of its turn")
+        self.order.dividend(corporation, action.get("kind") == "payout")
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:

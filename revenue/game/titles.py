@@ -27,12 +27,16 @@ class GameRules:
     train_counts: dict[str, int | None] = field(default_factory=dict)  # None: unlimited
     # a corporation lays a tile on its home hex when it floats, during the stock round (1860)
     float_lays_home_tile: bool = False
-    # an insolvent corporation runs the bank's cheapest train, leased (1860)
+    # an insolvent corporation runs the bank's cheapest train, leased, and lays no track nor tokens (1860)
     leases_trains: bool = False
+    # a turn ends with the train purchases (1860; 1830 and 1889 may buy privates after them)
+    turn_ends_with_trains: bool = False
     # a player's bankruptcy leaves the board and the trains as they are and the game goes on (18Rhl: the
     # bankrupt president's corporations run on in receivership); elsewhere the replay stops there (1830 and
     # 1889 end the game; 1860 flips the tokens, which no request can say)
     bankruptcy_continues: bool = False
+    # a private that comes with a share, given at its purchase in the auction (1830's CA: a PRR share)
+    private_shares: dict[str, str] = field(default_factory=dict)
     # 18Rhl: corporation -> the city of a green Rhine metropolis its home token goes to
     metropolis_homes: dict[str, int] = field(default_factory=dict)
 
@@ -91,13 +95,13 @@ def game_rules(title: str) -> GameRules:
     if rules is None:
         common = dict(title=title, train_counts=_counts(title))
         if title == "1830":
-            rules = GameRules(**common, home_timing=OPERATE, float_percent=60)
+            rules = GameRules(**common, home_timing=OPERATE, float_percent=60, private_shares={"CA": "PRR_1"})
         elif title == "1889":
             # Uno-Takamatsu Ferry stays open while a player owns it (its text; a corporation's closes)
             rules = GameRules(**common, home_timing=OPERATING_ROUND, float_percent=50)
         elif title == "1860":
             rules = GameRules(**common, home_timing=FLOAT, float_percent=50, float_lays_home_tile=True,
-                              leases_trains=True)
+                              leases_trains=True, turn_ends_with_trains=True)
         elif title == "18rhl":
             rules = GameRules(**common, home_timing=OPERATE, float_percent=50, metropolis_homes=METROPOLIS_HOMES,
                               bankruptcy_continues=True)
