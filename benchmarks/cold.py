@@ -6,11 +6,14 @@ cache in a new empty directory (NUMBA_CACHE_DIR) for the cold ones:
   the first compiling what a solve needs (revenue.compiling.FIRST_CALLS), the others what their titles add;
 - warm-up: `revenue warmup` in another empty cache, every kernel;
 - warm start: `revenue solve examples/solve_1830.json` with every kernel cached, imports included (the best
-  of three).
+  of three);
+- with --kernels, where the first solve's compile time goes: each kernel of revenue.compiling.FIRST_CALLS
+  compiled in turn in one new process with an empty cache (its callees not yet compiled first), its CPU
+  seconds.
 
 The machine's load average is reported beside them: on a shared machine it moves them more than anything.
 
-    python -m benchmarks.cold [--json]      (revenue bench prints them too)
+    python -m benchmarks.cold [--json] [--kernels]      (revenue bench prints them too)
 """
 from __future__ import annotations
 
@@ -71,11 +74,52 @@ def describe(figures: dict) -> str:
             f"{figures['warm_start_s']:.2f} s")
 
 
+def kernel_seconds() -> dict[str, float]:
+    """CPU seconds of compiling each kernel a first solve needs, callees first, in this process (its
+    kernels' cache empty: run it through `per_kernel`)."""
+    from revenue import compiling
+
+    kernels = compiling.kernels()
+    seconds: dict[str, float] = {}
+
+    def compile_one(kernel) -> None:
+        for name in sorted(kernel.needs):
+            if name in kernels and name not in seconds:
+                compile_one(kernels[name])
+        if kernel.name not in seconds:
+            started = time.process_time()
+            kernel.dispatcher.compile(kernel.argtypes)
+            seconds[kernel.name] = time.process_time() - started
+    first = compiling.FIRST_CALLS["solve"]
+    for kernel in sorted((k for k in kernels.values() if k.name.rsplit(":", 1)[1] in first), key=lambda k: k.weight):
+        compile_one(kernel)
+    return seconds
+
+
+def per_kernel() -> dict[str, float]:
+    """kernel_seconds() in a new process with an empty cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        code = f"import json; from {__spec__.name} import kernel_seconds; print(json.dumps(kernel_seconds()))"
+        out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "NUMBA_CACHE_DIR": cache},
+                             cwd=Path(__file__).resolve().parent.parent, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def main(as_json: bool) -> None:
+@click.option("--kernels", is_flag=True, help="Also each first-solve kernel's compile CPU, in one process.")
+def main(as_json: bool, kernels: bool) -> None:
     figures = run()
-    click.echo(json.dumps(figures, indent=2) if as_json else describe(figures))
+    if kernels:
+        figures["kernel_cpu_s"] = per_kernel()
+    if as_json:
+        click.echo(json.dumps(figures, indent=2))
+        return
+    click.echo(describe(figures))
+    if kernels:
+        ranked = sorted(figures["kernel_cpu_s"].items(), key=lambda kv: -kv[1])
+        click.echo(f"compiling a first solve's kernels in one process: {sum(figures['kernel_cpu_s'].values()):.1f} s "
+                   "of CPU; " + ", ".join(f"{name.rsplit(':', 1)[1]} {s:.1f} s" for name, s in ranked[:6]))
 
 
 if __name__ == "__main__":
