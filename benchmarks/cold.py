@@ -7,13 +7,15 @@ cache in a new empty directory (NUMBA_CACHE_DIR) for the cold ones:
 - warm-up: `revenue warmup` in another empty cache, every kernel;
 - warm start: `revenue solve examples/solve_1830.json` with every kernel cached, imports included (the best
   of three);
+- with --serve, the service: `revenue serve` with its defaults on free ports, from its start until it logs
+  `serving`, with an empty cache;
 - with --kernels, where the first solve's compile time goes: each kernel of revenue.compiling.FIRST_CALLS
   compiled in turn in one new process with an empty cache (its callees not yet compiled first), its CPU
   seconds.
 
 The machine's load average is reported beside them: on a shared machine it moves them more than anything.
 
-    python -m benchmarks.cold [--json] [--kernels]      (revenue bench prints them too)
+    python -m benchmarks.cold [--json] [--serve] [--kernels]      (revenue bench prints them too)
 """
 from __future__ import annotations
 
@@ -74,6 +76,30 @@ def describe(figures: dict) -> str:
             f"{figures['warm_start_s']:.2f} s")
 
 
+def serving_seconds() -> float:
+    """Seconds from starting `revenue serve` (its defaults, free ports) with an empty cache until it logs
+    that it is serving."""
+    import socket
+
+    def free_port() -> int:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+    with tempfile.TemporaryDirectory() as cache:
+        started = time.perf_counter()
+        server = subprocess.Popen(command() + ["serve", "--port", str(free_port()), "--http-port", str(free_port())],
+                                  env={**os.environ, "NUMBA_CACHE_DIR": cache}, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            for line in server.stderr:
+                if '"event": "serving"' in line:
+                    return time.perf_counter() - started
+            raise RuntimeError(f"`revenue serve` ended (status {server.wait()}) before serving")
+        finally:
+            server.terminate()
+            server.wait(60)
+
+
 def kernel_seconds() -> dict[str, float]:
     """CPU seconds of compiling each kernel a first solve needs, callees first, in this process (its
     kernels' cache empty: run it through `per_kernel`)."""
@@ -107,15 +133,20 @@ def per_kernel() -> dict[str, float]:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option("--serve", is_flag=True, help="Also the service's cold start (`revenue serve` until SERVING).")
 @click.option("--kernels", is_flag=True, help="Also each first-solve kernel's compile CPU, in one process.")
-def main(as_json: bool, kernels: bool) -> None:
+def main(as_json: bool, serve: bool, kernels: bool) -> None:
     figures = run()
+    if serve:
+        figures["serving_s"] = serving_seconds()
     if kernels:
         figures["kernel_cpu_s"] = per_kernel()
     if as_json:
         click.echo(json.dumps(figures, indent=2))
         return
     click.echo(describe(figures))
+    if serve:
+        click.echo(f"`revenue serve` with its defaults SERVING after {figures['serving_s']:.1f} s with an empty cache")
     if kernels:
         ranked = sorted(figures["kernel_cpu_s"].items(), key=lambda kv: -kv[1])
         click.echo(f"compiling a first solve's kernels in one process: {sum(figures['kernel_cpu_s'].values()):.1f} s "
