@@ -57,7 +57,11 @@ class MoveMethods:
         ends = time.perf_counter() + remaining(context)
         spec = library_request(req)
         top = request.top or None
-        privates = list(request.player_privates) if lays and request.player_privates else None
+        privates = None       # (None: the privates a request does not place count as the players')
+        if lays and (request.player_privates or request.no_player_privates):
+            if request.no_player_privates and request.player_privates:
+                raise InputError("no_player_privates", "is set while player_privates lists privates")
+            privates = list(request.player_privates)
 
         def work():
             import revenue

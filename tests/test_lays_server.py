@@ -66,6 +66,18 @@ def test_lays_over_grpc_and_http_agree_with_the_library(rpc, http):
     assert CALL_LOG.calls("Lays")[-1]["complete"] is True
 
 
+def test_no_player_privates_says_no_player_holds_one(rpc, http):
+    """player_privates empty leaves every open private blocking; no_player_privates unblocks them all."""
+    nobody = revenue.legal_lays(LAY["request"], player_privates=[])
+    assert len(nobody) > len(revenue.legal_lays(LAY["request"]))
+    request = json_format.ParseDict(body(LAY, no_player_privates=True), moves_pb2.LaysRequest())
+    assert answer(rpc.Lays(request, timeout=120))["legal"] == len(nobody)
+    response = http.post("/v1/lays", json=body(LAY, no_player_privates=True, top=1))
+    assert response.status_code == 200 and response.json()["legal"] == len(nobody)
+    both = http.post("/v1/lays", json=body(LAY, no_player_privates=True, player_privates=PRIVATES))
+    assert both.status_code == 400 and "no_player_privates" in both.text
+
+
 def test_tokens_over_grpc_and_http_agree_with_the_library(rpc, http):
     expected = revenue.value_tokens(TOKEN["request"])
     assert expected["legal"] == len(TOKEN["engine_legal"])
