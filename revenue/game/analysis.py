@@ -151,7 +151,8 @@ def _first_of(state: GameState, candidates: list[str], round_name: str,
                       f"{', '.join(sorted(candidates))} (they operate in share price order, which the "
                       f"replay does not follow for {state.name})")
     # 1860: no track nor tokens once the Southern has formed, nor for a corporation in receivership
-    if (state.southern_formed or company in state.receivership) and state.company_request(company, running=True)["trains"]:
+    straight_to_run = state.southern_formed or company in state.receivership
+    if straight_to_run and state.company_request(company, running=True)["trains"]:
         state.enter(-1, {"type": "run_routes", "entity": company, "entity_type": "corporation"})
         return company, ""
     return None, f"{company} to begin its operating turn"
