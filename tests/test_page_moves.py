@@ -22,16 +22,7 @@ def test_best_lays_marks_the_best_hexes_and_draws_a_lay(browser, server):  # noq
     _choose(browser, wait, "1889", "solve_1889")
     browser.find_element("id", "run").click()
     wait.until(lambda b: "proved" in b.find_element("id", "status").text)
-    browser.find_element("id", "best-lays").click()
-    wait.until(lambda b: b.execute_script("return document.querySelectorAll('#layer-lays .lay-mark').length") > 0)
-    marks = browser.execute_script("""return [...document.querySelectorAll('#layer-lays .lay-mark')].map(
-        m => [m.getAttribute('data-hex'), Number(m.getAttribute('data-gain')), m.querySelector('text').textContent])""")
-    firsts = {}
-    for move in expected["moves"]:
-        firsts.setdefault(move["hex"], move["gain"])
-    assert {hex_: gain for hex_, gain, _ in marks} == firsts
-    assert [text for hex_, _, text in marks if hex_ == best["hex"]] == [f"+{best['gain']}"]
-    assert f"{expected['legal']} legal lays" in browser.find_element("id", "status").text
+    marks = _best_marks(browser, wait, "lays", "#layer-lays .lay-mark", expected)
     browser.execute_script("""document.querySelector(`#layer-lays .lay-mark[data-hex="${arguments[0]}"]`)
         .dispatchEvent(new MouseEvent('click', {bubbles: true}))""", best["hex"])
     wait.until(lambda b: b.find_element("id", "status").text.startswith(f"with {best['hex']}"))
@@ -64,16 +55,7 @@ def test_best_tokens_marks_the_best_cities_and_places_a_token(browser, server): 
                and "G5" in b.execute_script("return [...page.geometry.hexAt.keys()].join(' ')"))
     browser.find_element("id", "run").click()
     wait.until(lambda b: "proved" in b.find_element("id", "status").text)
-    browser.find_element("id", "best-tokens").click()
-    wait.until(lambda b: b.execute_script("return document.querySelectorAll('#layer-tokens .token-mark').length") > 0)
-    marks = browser.execute_script("""return [...document.querySelectorAll('#layer-tokens .token-mark')].map(
-        m => [m.getAttribute('data-hex'), Number(m.getAttribute('data-gain')), m.querySelector('text').textContent])""")
-    firsts = {}
-    for move in expected["moves"]:
-        firsts.setdefault(move["hex"], move["gain"])
-    assert {hex_: gain for hex_, gain, _ in marks} == firsts
-    assert [text for hex_, _, text in marks if hex_ == best["hex"]] == [f"+{best['gain']}"]
-    assert f"{expected['legal']} legal tokens" in browser.find_element("id", "status").text
+    marks = _best_marks(browser, wait, "tokens", "#layer-tokens .token-mark", expected)
     # the mark sits over its city, not the hex's other one
     offset = browser.execute_script("""
         const city = page.geometry.nodes.find(n => n.name.split('-')[0] === arguments[0] && n.city === arguments[1]);
@@ -92,3 +74,21 @@ def test_best_tokens_marks_the_best_cities_and_places_a_token(browser, server): 
     assert browser.find_element("id", "total").text == str(best["revenue_after"])
     assert browser.execute_script(
         "return document.querySelectorAll('#layer-tokens .token-mark').length") == len(marks)
+
+
+def _best_marks(browser, wait, kind: str, selector: str, expected: dict) -> list:
+    """Click "Best lays" or "Best tokens" (`kind`) and check its marks (`selector`): one a hex, with the
+    gain of the hex's best move, and the count of legal moves said; the marks [hex, gain, text]."""
+    browser.find_element("id", f"best-{kind}").click()
+    wait.until(lambda b: b.execute_script(f"return document.querySelectorAll('{selector}').length") > 0)
+    marks = browser.execute_script(f"""return [...document.querySelectorAll('{selector}')].map(
+        m => [m.getAttribute('data-hex'), Number(m.getAttribute('data-gain')), m.querySelector('text').textContent])""")
+    firsts: dict = {}
+    for move in expected["moves"]:
+        firsts.setdefault(move["hex"], move["gain"])
+    assert {hex_: gain for hex_, gain, _ in marks} == firsts
+    best = expected["moves"][0]
+    assert [text for hex_, _, text in marks if hex_ == best["hex"]] == [f"+{best['gain']}"]
+    assert f"{expected['legal']} legal {kind}" in browser.find_element("id", "status").text
+    return marks
+
