@@ -125,15 +125,45 @@ def test_rebuilt_request_is_the_engines(case):
 @pytest.mark.parametrize("game", GAMES)
 def test_the_state_before_each_lay_and_token_is_the_engines(game):
     """Mid-turn states: before a company's first lay of its turn and before each of its tokens (1830's ERIE
-    has its home token in Buffalo's first city until it lays its tile there and chooses its city)."""
+    has its home token in Buffalo's first city until it lays its tile there and chooses its city), with the
+    company's cash (1889_314's runs, stored by their hexes, are paid by the revenue they store)."""
     engine = {e["action_id"]: e for e in LAYS[game]}
     seen = 0
     for _, action, state in steps(EXPORT[game]):
         if action["id"] in engine:
             wanted = engine[action["id"]]
             assert _comparable(state.request(wanted["company"])) == _comparable(wanted["request"]), action["id"]
+            assert state.cash(wanted["company"]) == wanted["request"]["company"]["cash"], action["id"]
             seen += 1
     assert seen == len(engine)
+
+
+def test_1860s_train_step_is_skipped_when_the_cash_buys_no_train():
+    """After each dividend and each train bought in the 1860 game, the company's train step went on (the
+    player bought or passed) exactly where may_buy_train says so: a depot train it can pay for, or another
+    company's train that is not that company's last (25 of 82 steps skipped, most with cash too low)."""
+    seen, skipped, pending = 0, 0, None
+    for _, action, state in steps(EXPORT["1860_19354"]):
+        kind = action["type"]
+        if kind == "message":
+            continue
+        if pending is not None:
+            offered = action.get("entity") == pending and kind in ("buy_train", "pass")
+            assert state.may_buy_train(pending) == offered, action["id"]
+            seen, skipped = seen + 1, skipped + (not offered)
+        pending = action["entity"] if kind in ("dividend", "buy_train") else None
+    assert (seen, skipped) == (82, 25)
+
+
+def test_cash_is_followed_where_the_capitalization_is_known():
+    """18Rhl and Steam Over Holland: no model of their cash, None rather than a guess; a run that cannot be
+    priced leaves its company's cash unknown."""
+    from revenue.game.state import GameState
+    assert GameState({"title": "18Rhl", "id": 1, "players": [], "actions": []}).cash("RhE") is None
+    state = GameState(EXPORT["1830_29133"])
+    state.treasury.add("PRR", 100)
+    state.treasury.add("PRR", lambda: None)
+    assert state.cash("PRR") is None and state.cash("B&O") == 0
 
 
 @pytest.mark.parametrize("game", GAMES)

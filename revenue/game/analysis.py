@@ -51,9 +51,6 @@ def replay_game(export: dict, deadline_ms: int | None = None,
 def played_run(request: dict, run_routes: dict, evaluations: RunEvaluations | None = None) -> dict | None:
     """The EvaluateResponse of a stored run_routes action on `request`, or None when it cannot be read
     (`evaluations`: the game's, where the run may have been evaluated already)."""
-    routes = run_routes.get("routes") or ()
-    if any(not (r.get("nodes") or r.get("connections")) for r in routes):
-        return None
     return (evaluations or RunEvaluations()).evaluate(request, run_routes)
 
 

@@ -167,6 +167,10 @@ class BoardState:
         state = self.hexes.get(hex_name)
         return state is not None and any(company in cs for cs in state.tokens)
 
+    def token_count(self, company: str) -> int:
+        """How many of its tokens `company` has on the board."""
+        return sum(company in cs for s in self.hexes.values() for cs in s.tokens)
+
     def remove_token(self, hex_name: str, company: str) -> None:
         for cs in self.hex(hex_name).tokens:
             if company in cs:

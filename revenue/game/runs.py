@@ -2,7 +2,7 @@
 1860's payout, whose share price move depends on the run's revenue (revenue.game.operating_order), read
 one evaluation, kept by the run_routes action's id. The route kernels load only when a run is evaluated.
 
-The process also keeps the revenues of the runs it priced, by a digest of the request and the action
+The process also keeps the revenues (and subsidies) of the runs it priced, by a digest of the request and the action
 (they decide the evaluation): a game asked again with more actions (`suggest` on each move of a game in
 progress) prices only its new runs.
 """
@@ -15,7 +15,7 @@ from ..cache import RUN_CACHE_BYTES, ByteLRU
 from ..errors import InputError
 
 ENTRY_BYTES = 300               # a digest and a revenue in the cache (tracemalloc: about 260)
-_REVENUES: ByteLRU[tuple[int | None]] = ByteLRU(RUN_CACHE_BYTES)
+_REVENUES: ByteLRU[tuple[int | None, int | None]] = ByteLRU(RUN_CACHE_BYTES)
 
 
 class RunEvaluations:
@@ -25,7 +25,10 @@ class RunEvaluations:
         self._by_id: dict[int, dict | None] = {}
 
     def evaluate(self, request: dict, run_routes: dict) -> dict | None:
-        """The EvaluateResponse of `run_routes` on `request` (None when its routes do not read: InputError)."""
+        """The EvaluateResponse of `run_routes` on `request` (None when its routes do not read: InputError,
+        or name only hexes)."""
+        if any(not (r.get("nodes") or r.get("connections")) for r in run_routes.get("routes") or ()):
+            return None                       # routes stored by their hexes alone (exports of 2020)
         key = run_routes.get("id")
         memo = isinstance(key, int) and not isinstance(key, bool)
         if memo and key in self._by_id:
@@ -48,12 +51,29 @@ class Run:
 
     def revenue(self) -> int | None:
         """The run's revenue (None when it cannot be priced)."""
+        return self.priced()[0]
+
+    def subsidy(self) -> int | None:
+        """What the run's halts pay the treasury beside its revenue (1860; None when it cannot be priced)."""
+        return self.priced()[1]
+
+    def priced(self) -> tuple[int | None, int | None]:
+        """(revenue, subsidy), or (None, None) when the run cannot be priced."""
         key = hashlib.blake2b(json.dumps([self.request, self.run_routes], sort_keys=True, default=str).encode(),
                               digest_size=16).digest()
         known = _REVENUES.get(key)
         if known is not None:
-            return known[0]
+            return known
         result = self.evaluations.evaluate(self.request, self.run_routes)
-        revenue = None if result is None else result["revenue"]
-        _REVENUES.put(key, (revenue,), ENTRY_BYTES)
-        return revenue
+        priced = _stored(self.run_routes) if result is None else (result["revenue"], int(result.get("subsidy") or 0))
+        _REVENUES.put(key, priced, ENTRY_BYTES)
+        return priced
+
+
+def _stored(run_routes: dict) -> tuple[int | None, int | None]:
+    """A run that does not read priced by the revenue its routes store, as exports of 2020 do beside their
+    hexes (the revenue the engine paid then); (None, None) without it."""
+    revenues = [r.get("revenue") for r in run_routes.get("routes") or ()]
+    if not revenues or not all(isinstance(r, int) and not isinstance(r, bool) for r in revenues):
+        return None, None
+    return sum(revenues), 0

@@ -14,13 +14,16 @@ An action the replay cannot rebuild exactly raises ReplayError naming it.
 from __future__ import annotations
 
 from ..errors import InputError
+from ..moves.lays import upgrade_cost
+from ..moves.title_rules import lay_rules
 from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
 from .operating_order import OperatingOrder
-from .runs import RunEvaluations
+from .runs import Run, RunEvaluations
 from .shapes import export_problem
-from .titles import FLOAT, OPERATING_ROUND, game_rules
+from .titles import FLOAT, FULL, INCREMENTAL, OPERATING_ROUND, game_rules
+from .treasury import Treasury
 
 TITLE_NAMES = {"1830": "1830", "1889": "1889", "1860": "1860", "18rhl": "18rhl",
                "steam over holland": "steam_over_holland", "steam_over_holland": "steam_over_holland"}
@@ -48,6 +51,15 @@ def title_name(export: dict) -> str:
 
 def _train_type(train_id: str) -> str:
     return str(train_id).rpartition("-")[0]
+
+
+def _sum(amounts) -> int | None:
+    return None if any(a is None for a in amounts) else sum(amounts)
+
+
+def _times(amount: int | None, shares: int, total: int) -> int | None:
+    """What `shares` of `total` earn of a payout of `amount`."""
+    return None if amount is None else amount * shares // total
 
 
 def _names(on) -> tuple:
@@ -79,6 +91,7 @@ class GameState:
         self.players = {p["id"] for p in export.get("players") or ()}
         self.corporations = {c["id"]: c for c in self.data.corporations}
         self.companies = {c["id"] for c in self.data.companies}
+        self.company_revenue = {c["id"]: int(c.get("revenue") or 0) for c in self.data.companies}
         self.train_specs = {t["name"]: t for t in raw["trains"]}
         self.train_order = [t["name"] for t in raw["trains"]]
         self.phase_index = 0
@@ -97,6 +110,11 @@ class GameState:
         self.ipo_sold: dict[str, set[str]] = {}
         self.ipo_percent: dict[str, int] = {}
         self.floated: list[str] = []
+        self.pool_percent: dict[str, int] = {}     # shares in the market, by corporation
+        # cash (revenue.game.treasury), followed where the title's capitalization is known
+        self.treasury = Treasury() if self.rules.capitalization else None
+        self.par_price: dict[str, int] = {}
+        self._turn_run: Run | None = None          # the operating corporation's run, until its dividend
         self.operated: set[str] = set()            # corporations that have had a turn
         self.receivership: set[str] = set()        # 1860: the president's certificate is in the market
         self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
@@ -131,6 +149,11 @@ class GameState:
 
     def privates_of(self, corporation: str) -> list[str]:
         return [c for c, owner in self.company_owner.items() if owner == corporation and c not in self.closed]
+
+    def cash(self, corporation: str) -> int | None:
+        """The corporation's cash now; None where the replay does not follow it (the title's capitalization
+        unknown, or a run it was paid for that could not be priced)."""
+        return None if self.treasury is None else self.treasury.cash(corporation)
 
     def board_request(self) -> dict:
         board = {"title": self.name, "phase": self.phase.name, "tiles": self.board.tiles_request(),
@@ -178,15 +201,26 @@ class GameState:
                                self.nationalization)
 
     def may_buy_train(self, corporation: str) -> bool:
-        """Whether the corporation's turn may still buy a train, its cash aside: not at its train limit
-        unless a depot train takes one of its own in exchange (1830's D)."""
+        """Whether the corporation's turn may still buy a train: not at its train limit unless a depot train
+        takes one of its own in exchange (1830's D); where the title skips a train step the cash cannot use
+        (1860), a train it can pay for, and no train of its own while in receivership."""
         owned = self.trains.get(corporation) or []
         limit = self.phase.train_limit
-        if limit is None or len(owned) < limit:
+        if limit is not None and len(owned) >= limit:
+            held = {_train_type(t) for t in owned}
+            return any(held & set(spec.get("discount") or ()) for name, spec in self.train_specs.items()
+                       if name not in self.rusted_types)
+        trade_min, cash = self.rules.train_trade_min, self.cash(corporation)
+        if trade_min is None or cash is None:
             return True
-        held = {_train_type(t) for t in owned}
-        return any(held & set(spec.get("discount") or ()) for name, spec in self.train_specs.items()
-                   if name not in self.rusted_types)
+        if owned and corporation in self.receivership:
+            return False
+        depot = self.cheapest_depot_train()
+        if depot is not None and cash >= self.train_specs[_train_type(depot)].get("price", 0):
+            return True
+        return cash >= trade_min and corporation not in self.receivership and any(
+            trains and seller != corporation and seller not in self.receivership and (not owned or len(trains) > 1)
+            for seller, trains in self.trains.items())
 
     def operating_round_follows(self) -> bool | None:
         """Whether another operating round follows this one (else the stock round); None when unknown.
@@ -250,6 +284,8 @@ class GameState:
         kind = action["type"]
         if kind not in ("run_routes", "dividend"):
             self._run_request = None          # the state changes: the run's request is made again
+            if self._turn_run is not None:    # a run followed by no dividend was withheld at once
+                self._pay(self.operator, "withhold")
         if kind not in ROUND_ONLY:
             try:
                 getattr(self, "_" + kind)(action)
@@ -321,6 +357,10 @@ class GameState:
         self.or_operated = set()
         self.operator = None
         self._check_nationalization()
+        if self.treasury is not None:
+            for company, owner in self.company_owner.items():
+                if owner in self.corporations and company not in self.closed:
+                    self.treasury.add(owner, self.company_revenue.get(company, 0))
         if self.rules.home_timing == OPERATING_ROUND:
             for corporation in self.floated:
                 self._place_home(corporation)
@@ -335,6 +375,8 @@ class GameState:
             self._place_home(corporation)
 
     def _end_turn(self) -> None:
+        if self._turn_run is not None:         # it ran and chose no dividend: withheld
+            self._pay(self.operator, "withhold")
         self.order.end_turn(self.operator)
         self.operator = None
 
@@ -376,6 +418,10 @@ class GameState:
     # ---- the actions ---------------------------------------------------------------------------------
     def _lay_tile(self, action: dict) -> None:
         hex_name = action.get("hex")
+        kind, entity = self._entity(action)
+        if self.treasury is not None and kind == "corporation":   # a private's lay is free
+            self.treasury.spend(entity, upgrade_cost(self.board.hex(hex_name).tile, lay_rules(self.name),
+                                                     set(self.privates_of(entity))))
         self.board.lay(hex_name, str(action.get("tile")), action.get("rotation"))
         for corporation, home in list(self.choosing_home.items()):
             if home == hex_name:                  # its home token leaves city 0 for the city it chooses
@@ -389,6 +435,10 @@ class GameState:
         if company not in self.corporations:
             raise BoardError(f"{entity} places a token for no corporation")
         hex_name, city = self.board.city_of(action.get("city"))
+        if self.treasury is not None and kind == "corporation":
+            prices = lay_rules(self.name).token_prices.get(company) or ()
+            used = self.board.token_count(company)
+            self.treasury.spend(company, prices[used] if used < len(prices) else 0)
         self.board.place_token(hex_name, city, company)
 
     def _buy_train(self, action: dict) -> None:
@@ -411,6 +461,11 @@ class GameState:
             self._buy_from_depot(train)
         self.train_owner[train] = buyer
         self.trains.setdefault(buyer, []).append(train)
+        if self.treasury is not None:
+            price = int(action.get("price") or 0)
+            self.treasury.spend(buyer, price)
+            if seller is not None:
+                self.treasury.add(seller, price)
         self.train_names[train] = action.get("variant") or self.train_names.get(train) or _train_type(train)
 
     def _buy_from_depot(self, train: str) -> None:
@@ -476,13 +531,19 @@ class GameState:
         self.companies.add(company)             # (Steam Over Holland deals its privates by the seed)
         if company in self.closed:
             raise BoardError(f"{company} has closed")
-        self.company_owner[company] = action.get("entity")
+        buyer = action.get("entity")
+        if self.treasury is not None and buyer in self.corporations:
+            self.treasury.spend(buyer, int(action.get("price") or 0))
+        self.company_owner[company] = buyer
 
     def _par(self, action: dict) -> None:
         corporation = action.get("corporation")
         if corporation not in self.corporations:
             raise BoardError(f"{corporation!r} is no corporation of the title")
         self.order.par(corporation, action.get("share_price"), action.get("entity"), self.rules.president_percent)
+        price = str(action.get("share_price") or "").partition(",")[0]
+        if price.isdigit():
+            self.par_price[corporation] = int(price)
         self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
 
     def _buy_shares(self, action: dict) -> None:
@@ -498,7 +559,7 @@ class GameState:
             self.order.bought(corporation, each, entity)
             if self.order.holding(corporation, entity) >= self.rules.president_percent:
                 self.receivership.discard(corporation)     # a president again
-            self._sell_from_ipo(corporation, share, each)
+            self._sell_from_ipo(corporation, share, each, paid=kind != "company")
         if kind == "company" and entity in self.companies:
             self.closed.add(entity)            # a private exchanged for a share
 
@@ -507,17 +568,23 @@ class GameState:
         for share in self.rules.private_shares.values():
             corporation = share.rpartition("_")[0]
             self.order.bought(corporation, 10, "private")
-            self._sell_from_ipo(corporation, share, 10)
+            self._sell_from_ipo(corporation, share, 10, paid=False)
 
-    def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
+    def _sell_from_ipo(self, corporation: str, share: str, percent: int, paid: bool = True) -> None:
+        """A share leaves the initial offering (`paid`: bought, not given with a private or for one)."""
         sold = self.ipo_sold.setdefault(corporation, set())
-        if share in sold:
-            return                             # bought from the market
+        if share in sold:                      # bought from the market
+            self.pool_percent[corporation] = self.pool_percent.get(corporation, 0) - percent
+            return
         sold.add(share)
         self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
+        if paid and self.treasury is not None and self.rules.capitalization == INCREMENTAL:
+            self.treasury.add(corporation, self.par_price.get(corporation, 0) * percent // 10)
         if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
             self.floated.append(corporation)
             self.order.floated(corporation)
+            if self.treasury is not None and self.rules.capitalization == FULL:
+                self.treasury.add(corporation, self.par_price.get(corporation, 0) * 10)
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
 
@@ -529,6 +596,7 @@ class GameState:
         if corporation not in self.corporations:
             raise BoardError(f"shares {shares!r} are of no corporation of the title")
         percent = int(action.get("percent") or 10 * len(shares))
+        self.pool_percent[corporation] = self.pool_percent.get(corporation, 0) + percent
         self.order.sold(corporation, percent, corporation in self.operated, action.get("entity"))
         if f"{corporation}_0" in shares and self.rules.leases_trains:
             self.receivership.add(corporation)
@@ -540,12 +608,41 @@ class GameState:
         pays_at_once = (self.nationalization and bool(self.trains.get(corporation))
                         and corporation not in self.receivership)
         self.order.ran(corporation, lambda: self.run_request(action), action, pays_at_once)
+        if self.treasury is not None:
+            self._turn_run = Run(self.run_request(action), action, self.evaluations)
+            if pays_at_once:
+                self._pay(corporation, "payout")
 
     def _dividend(self, action: dict) -> None:
         corporation = action.get("entity")
         if corporation != self.operator:
             raise BoardError(f"{corporation} pays a dividend out of its turn")
         self.order.dividend(corporation, action.get("kind") == "payout")
+        self._pay(corporation, action.get("kind"))
+
+    def _pay(self, corporation: str, kind) -> None:
+        """The treasury's part of the turn's run: withheld, its revenue; paid out, what the corporation's
+        own shares earn (and a subsidy either way); a kind the replay does not price leaves the cash unknown."""
+        run, self._turn_run = self._turn_run, None
+        if self.treasury is None or run is None:
+            return
+        if kind == "withhold":
+            self.treasury.add(corporation, lambda: _sum(run.priced()))
+        elif kind == "payout":
+            shares = self._shares_paying_treasury(corporation)
+            self.treasury.add(corporation, lambda: _sum((_times(run.revenue(), shares, 10), run.subsidy())))
+        else:
+            self.treasury.add(corporation, lambda: None)
+
+    def _shares_paying_treasury(self, corporation: str) -> int:
+        """The shares (of 10%) whose dividends go to the corporation itself: those of its initial offering
+        and of the market, where the title pays them to it."""
+        percent = 0
+        if self.rules.ipo_shares_pay:
+            percent += 100 - self.ipo_percent.get(corporation, 0)
+        if self.rules.pool_shares_pay:
+            percent += self.pool_percent.get(corporation, 0)
+        return percent // 10
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:
