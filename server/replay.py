@@ -94,6 +94,8 @@ def suggestion_message(result: dict) -> replay_pb2.SuggestResponse:
     for kind in ("lays", "tokens"):     # the builder's best moves (revenue.game.next_moves)
         if result.get(kind):
             message.builder = result[kind]["company"]
+            if result[kind].get("cash") is not None:
+                message.builder_cash = result[kind]["cash"]
             getattr(message, kind).CopyFrom(answer_message(result[kind], kind == "lays"))
     return message
 

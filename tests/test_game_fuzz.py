@@ -18,8 +18,9 @@ from revenue.game.analysis import played_run, replay_game, suggest
 EXPORTS = pathlib.Path(__file__).parent / "data" / "games" / "exports"
 N_CASES = 400
 N_SOLVED = 12                 # of them, replayed with every turn solved, and suggested
-FIELDS = ["hex", "tile", "rotation", "city", "train", "exchange", "variant", "entity", "entity_type", "shares",
-          "percent", "company", "corporation", "kind", "routes", "auto_actions", "action_id", "id", "type"]
+FIELDS = ["hex", "tile", "rotation", "city", "train", "exchange", "variant", "price", "share_price", "entity",
+          "entity_type", "shares", "percent", "company", "corporation", "kind", "routes", "auto_actions",
+          "action_id", "id", "type"]
 ROUTE_FIELDS = ["train", "connections", "hexes", "nodes", "revenue", "halts"]
 EXPORT_FIELDS = ["title", "settings", "players", "actions", "id", "status"]
 

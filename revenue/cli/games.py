@@ -170,7 +170,8 @@ def _print_next_moves(result: dict, out) -> None:
         listed = result.get(kind)
         if not listed:
             continue
-        out.print(f"{listed['company']}'s best {kind} (of {listed['legal']} legal; best run now "
+        cash = "" if listed.get("cash") is None else f"; cash {listed['cash']}"
+        out.print(f"{listed['company']}'s best {kind} (of {listed['legal']} legal{cash}; best run now "
                   f"{listed['base_revenue']}):")
         table = Table(*columns, "cost", "revenue after", "gain")
         for move in listed["moves"]:

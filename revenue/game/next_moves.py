@@ -1,6 +1,6 @@
 """What the operating company of a game in progress may build at its track or token step: the best few
 legal tile lays and station tokens (revenue.moves), each valued by the best run it makes possible, on the
-board of that moment. The game state keeps no cash, so the lays and tokens are not limited by it; the
+board of that moment, within the company's cash where the replay follows it (revenue.game.treasury); the
 privates that block hexes are those no corporation owns (the players')."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ TOP = 5     # the moves a suggestion lists, of each kind
 
 def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = None, cancel=None) -> dict:
     """{"lays": {...}, "tokens": {...}} (each value_lays's / value_tokens's answer with its best TOP moves,
-    and the `company`; half of `deadline_ms` for each) for the
+    the `company` and its `cash`, None where not followed; half of `deadline_ms` for each) for the
     company whose operating turn is open before its run (`company` in each): lays while it has neither laid
     nor placed a token, tokens while it has placed none; {} when no such company is known. The state
     is moved on to that company's turn when it has yet to begin (its home token placed)."""
@@ -21,14 +21,17 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
     if company is None:
         return {}
     request = state.request(company, running=True)
+    cash = state.cash(company)
+    if cash is not None:
+        request["company"]["cash"] = cash
     out = {}
     budget = None if deadline_ms is None else deadline_ms / 2
     if done is None:
         valued = value_lays(request, deadline_ms=budget, top=TOP, player_privates=player_privates(state),
                             cancel=cancel)
-        out["lays"] = _listed(company, valued)
+        out["lays"] = _listed(company, cash, valued)
     if done in (None, "lay_tile"):
-        out["tokens"] = _listed(company, value_tokens(request, deadline_ms=budget, top=TOP, cancel=cancel))
+        out["tokens"] = _listed(company, cash, value_tokens(request, deadline_ms=budget, top=TOP, cancel=cancel))
     return out
 
 
@@ -56,5 +59,5 @@ def player_privates(state: GameState) -> set[str]:
             if state.company_owner.get(p) not in state.corporations and p not in state.closed}
 
 
-def _listed(company: str, valued: dict) -> dict:
-    return {"company": company, **valued}
+def _listed(company: str, cash: int | None, valued: dict) -> dict:
+    return {"company": company, "cash": cash, **valued}

@@ -31,7 +31,7 @@ class OperatingOrder:
         self._market = StockMarket(title, market_spec)
         self._evaluations = evaluations
         self._pending: list[tuple[Callable, tuple]] = []     # what moves the order, not applied yet
-        self._run: tuple[Callable[[], dict], dict] | None = None   # the turn's run: its request, its action
+        self._run: Callable[[], Run] | None = None      # the turn's run
         # applied from _pending only
         self.paid = False                       # the operating corporation's turn chose its dividend
         self.revenue = 0                        # what it paid out
@@ -78,18 +78,17 @@ class OperatingOrder:
         self._later(self._market.rise, self._market.sold_out(floated))
 
     # ---- a turn ---------------------------------------------------------------------------------------
-    def ran(self, corporation: str, request: Callable[[], dict], run_routes: dict, pays_at_once: bool) -> None:
-        """`corporation` runs `run_routes` (`request()`: its request as it runs, asked when a dividend's move
-        needs the run priced); `pays_at_once`: 1860's nationalization pays out without a dividend action."""
-        self._run = (request, run_routes)
+    def ran(self, corporation: str, run: Callable[[], Run], pays_at_once: bool) -> None:
+        """`corporation` runs (`run()`: the Run on its request as it runs, asked when a dividend's move needs
+        the run priced); `pays_at_once`: 1860's nationalization pays out without a dividend action."""
+        self._run = run
         if pays_at_once:
             self.dividend(corporation, True)
 
     def dividend(self, corporation: str, paid: bool) -> None:
         run, rules = None, self._market.rules
         if paid and self._run is not None and rules is not None and rules.payout_by_multiple:
-            request, run_routes = self._run
-            run = Run(request(), run_routes, self._evaluations)     # the request of now, priced later
+            run = self._run()                    # the request of now, priced later
         self._later(self._dividend, corporation, paid, run)
 
     def _dividend(self, corporation: str, paid: bool, run: Run | None) -> None:

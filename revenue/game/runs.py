@@ -9,7 +9,6 @@ progress) prices only its new runs.
 from __future__ import annotations
 
 import hashlib
-import json
 
 from ..cache import RUN_CACHE_BYTES, ByteLRU
 from ..errors import InputError
@@ -48,6 +47,7 @@ class Run:
 
     def __init__(self, request: dict, run_routes: dict, evaluations: RunEvaluations):
         self.request, self.run_routes, self.evaluations = request, run_routes, evaluations
+        self._priced: tuple[int | None, int | None] | None = None
 
     def revenue(self) -> int | None:
         """The run's revenue (None when it cannot be priced)."""
@@ -59,14 +59,18 @@ class Run:
 
     def priced(self) -> tuple[int | None, int | None]:
         """(revenue, subsidy), or (None, None) when the run cannot be priced."""
-        key = hashlib.blake2b(json.dumps([self.request, self.run_routes], sort_keys=True, default=str).encode(),
-                              digest_size=16).digest()
+        if self._priced is not None:
+            return self._priced
+        # (repr: the request is built in one order, the action read as its export stores it)
+        key = hashlib.blake2b(repr((self.request, self.run_routes)).encode(), digest_size=16).digest()
         known = _REVENUES.get(key)
         if known is not None:
+            self._priced = known
             return known
         result = self.evaluations.evaluate(self.request, self.run_routes)
         priced = _stored(self.run_routes) if result is None else (result["revenue"], int(result.get("subsidy") or 0))
         _REVENUES.put(key, priced, ENTRY_BYTES)
+        self._priced = priced
         return priced
 
 

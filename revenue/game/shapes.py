@@ -43,6 +43,7 @@ Check = tuple[Callable[[object], bool], str]
 TEXT: Check = (_text, "a string")
 TEXTS: Check = (_texts, "a list of strings")
 WHOLE: Check = (_whole, "a whole number")
+PRICE: Check = (lambda v: _whole(v) and v >= 0, "a whole number >= 0")
 
 # the fields every action may carry
 COMMON: dict[str, Check] = {
@@ -56,9 +57,10 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "undo": {"action_id": ((_action_id, "an action's id"), False)},
     "lay_tile": {"hex": (TEXT, True), "tile": (TEXT, True), "rotation": (WHOLE, True)},
     "place_token": {"city": (TEXT, True)},
-    "buy_train": {"train": (TEXT, True), "exchange": (TEXT, False), "variant": (TEXT, False)},
+    "buy_train": {"train": (TEXT, True), "exchange": (TEXT, False), "variant": (TEXT, False),
+                  "price": (PRICE, False)},
     "discard_train": {"train": (TEXT, True)},
-    "buy_company": {"company": (TEXT, True)},
+    "buy_company": {"company": (TEXT, True), "price": (PRICE, False)},
     "par": {"corporation": (TEXT, True), "share_price": (TEXT, False)},
     "buy_shares": {"shares": (TEXTS, False), "percent": (WHOLE, False)},
     "sell_shares": {"shares": (TEXTS, False), "percent": (WHOLE, False)},

@@ -131,6 +131,7 @@ class GameState:
         self.evaluations = RunEvaluations()         # the played runs evaluated, shared with the replay
         self.order = OperatingOrder(self.name, raw.get("stock_market"), self.evaluations)
         self._run_request: tuple[dict, dict] | None = None   # (a run_routes action, its request)
+        self._run: Run | None = None                # the last run_routes's Run
         # 1860
         self.southern_forms = False
         self.southern_formed = False
@@ -187,6 +188,12 @@ class GameState:
         if self._run_request is None or self._run_request[0] is not action:
             self._run_request = (action, self.request(action.get("entity"), running=True))
         return self._run_request[1]
+
+    def _run_of(self, action: dict) -> Run:
+        """The Run of `action` (a run_routes) on the request it runs on: made once, at its run."""
+        if self._run is None or self._run.run_routes is not action:
+            self._run = Run(self.run_request(action), action, self.evaluations)
+        return self._run
 
     @property
     def operating(self) -> list[str]:
@@ -607,9 +614,9 @@ class GameState:
         # train) and one in receivership
         pays_at_once = (self.nationalization and bool(self.trains.get(corporation))
                         and corporation not in self.receivership)
-        self.order.ran(corporation, lambda: self.run_request(action), action, pays_at_once)
+        self.order.ran(corporation, lambda: self._run_of(action), pays_at_once)
         if self.treasury is not None:
-            self._turn_run = Run(self.run_request(action), action, self.evaluations)
+            self._turn_run = self._run_of(action)
             if pays_at_once:
                 self._pay(corporation, "payout")
 

@@ -49,7 +49,7 @@ class SuggestRequest(_message.Message):
     def __init__(self, export: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., export_json: _Optional[str] = ...) -> None: ...
 
 class SuggestResponse(_message.Message):
-    __slots__ = ("company", "round", "best", "run_routes", "waiting_for", "request", "builder", "lays", "tokens")
+    __slots__ = ("company", "round", "best", "run_routes", "waiting_for", "request", "builder", "lays", "tokens", "builder_cash")
     COMPANY_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     BEST_FIELD_NUMBER: _ClassVar[int]
@@ -59,6 +59,7 @@ class SuggestResponse(_message.Message):
     BUILDER_FIELD_NUMBER: _ClassVar[int]
     LAYS_FIELD_NUMBER: _ClassVar[int]
     TOKENS_FIELD_NUMBER: _ClassVar[int]
+    BUILDER_CASH_FIELD_NUMBER: _ClassVar[int]
     company: str
     round: str
     best: _revenue_pb2.SolveResponse
@@ -68,4 +69,5 @@ class SuggestResponse(_message.Message):
     builder: str
     lays: _moves_pb2.LaysResponse
     tokens: _moves_pb2.TokensResponse
-    def __init__(self, company: _Optional[str] = ..., round: _Optional[str] = ..., best: _Optional[_Union[_revenue_pb2.SolveResponse, _Mapping]] = ..., run_routes: _Optional[_Union[_revenue_pb2.RunRoutesAction, _Mapping]] = ..., waiting_for: _Optional[str] = ..., request: _Optional[_Union[_revenue_pb2.SolveRequest, _Mapping]] = ..., builder: _Optional[str] = ..., lays: _Optional[_Union[_moves_pb2.LaysResponse, _Mapping]] = ..., tokens: _Optional[_Union[_moves_pb2.TokensResponse, _Mapping]] = ...) -> None: ...
+    builder_cash: int
+    def __init__(self, company: _Optional[str] = ..., round: _Optional[str] = ..., best: _Optional[_Union[_revenue_pb2.SolveResponse, _Mapping]] = ..., run_routes: _Optional[_Union[_revenue_pb2.RunRoutesAction, _Mapping]] = ..., waiting_for: _Optional[str] = ..., request: _Optional[_Union[_revenue_pb2.SolveRequest, _Mapping]] = ..., builder: _Optional[str] = ..., lays: _Optional[_Union[_moves_pb2.LaysResponse, _Mapping]] = ..., tokens: _Optional[_Union[_moves_pb2.TokensResponse, _Mapping]] = ..., builder_cash: _Optional[int] = ...) -> None: ...
