@@ -40,6 +40,7 @@ ANSWER_RESERVE = 0.03       # time kept to build the answer once the kernels sto
 STOP_GRACE_SECONDS = 0.02   # a worker past the deadline gets this long to stop before the answer is built
 PROBE_STEPS = 1 << 19       # walk steps per train type within which the plain exact search runs
 QUICK_PROBE_STEPS = 1 << 15  # beyond these, a caller with a deadline or a stream gets the heuristic run first
+QUICK_PROBE_WITHIN_SECONDS = 1.0    # (a deadline further off leaves the whole probe time to finish first)
 FIRST_RUN_SECONDS = 0.025   # else the heuristic's first run is ready by then (better runs follow)
 MEMORY_MB = 256             # default storage cap of one search (bounded)
 # Of the time left, for the route walks of a large board (Search._bounded_walks): combining what they stored
@@ -133,7 +134,8 @@ class Search:
             # The plain exact search, when each type's routes are enumerated within PROBE_STEPS. A caller
             # who waits for runs (a deadline, or improvements to report) gets the heuristic's run first
             # when a short probe shows the routes are many (real game states never do).
-            waits = self.until is not None or self.on_improve is not None
+            waits = self.on_improve is not None or (
+                self.until is not None and self.until - time.perf_counter() < QUICK_PROBE_WITHIN_SECONDS)
             quick = (min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS) if PROBE_STEPS > 0 else 0
             # Most boards: the probe and the combination in one compiled call (core.probe); what it does
             # not finish is done again step by step below.
