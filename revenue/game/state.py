@@ -22,7 +22,7 @@ from .board_state import BoardError, BoardState
 from .operating_order import OperatingOrder
 from .runs import Run, RunEvaluations
 from .shapes import export_problem
-from .titles import FLOAT, FULL, INCREMENTAL, OPERATING_ROUND, game_rules
+from .titles import FLOAT, FULL, OPERATING_ROUND, game_rules
 from .treasury import Treasury
 
 TITLE_NAMES = {"1830": "1830", "1889": "1889", "1860": "1860", "18rhl": "18rhl",
@@ -51,15 +51,6 @@ def title_name(export: dict) -> str:
 
 def _train_type(train_id: str) -> str:
     return str(train_id).rpartition("-")[0]
-
-
-def _sum(amounts) -> int | None:
-    return None if any(a is None for a in amounts) else sum(amounts)
-
-
-def _times(amount: int | None, shares: int, total: int) -> int | None:
-    """What `shares` of `total` earn of a payout of `amount`."""
-    return None if amount is None else amount * shares // total
 
 
 def _names(on) -> tuple:
@@ -112,7 +103,7 @@ class GameState:
         self.floated: list[str] = []
         self.pool_percent: dict[str, int] = {}     # shares in the market, by corporation
         # cash (revenue.game.treasury), followed where the title's capitalization is known
-        self.treasury = Treasury() if self.rules.capitalization else None
+        self.treasury = Treasury(self.name, self.rules.capitalization) if self.rules.capitalization else None
         self.par_price: dict[str, int] = {}
         self._turn_run: Run | None = None          # the operating corporation's run, until its dividend
         self.operated: set[str] = set()            # corporations that have had a turn
@@ -566,7 +557,7 @@ class GameState:
             self.order.bought(corporation, each, entity)
             if self.order.holding(corporation, entity) >= self.rules.president_percent:
                 self.receivership.discard(corporation)     # a president again
-            self._sell_from_ipo(corporation, share, each, paid=kind != "company")
+            self._sell_from_ipo(corporation, share, each)
         if kind == "company" and entity in self.companies:
             self.closed.add(entity)            # a private exchanged for a share
 
@@ -575,18 +566,16 @@ class GameState:
         for share in self.rules.private_shares.values():
             corporation = share.rpartition("_")[0]
             self.order.bought(corporation, 10, "private")
-            self._sell_from_ipo(corporation, share, 10, paid=False)
+            self._sell_from_ipo(corporation, share, 10)
 
-    def _sell_from_ipo(self, corporation: str, share: str, percent: int, paid: bool = True) -> None:
-        """A share leaves the initial offering (`paid`: bought, not given with a private or for one)."""
+    def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
+        """A share leaves the initial offering."""
         sold = self.ipo_sold.setdefault(corporation, set())
         if share in sold:                      # bought from the market
             self.pool_percent[corporation] = self.pool_percent.get(corporation, 0) - percent
             return
         sold.add(share)
         self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
-        if paid and self.treasury is not None and self.rules.capitalization == INCREMENTAL:
-            self.treasury.add(corporation, self.par_price.get(corporation, 0) * percent // 10)
         if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
             self.floated.append(corporation)
             self.order.floated(corporation)
@@ -628,28 +617,13 @@ class GameState:
         self._pay(corporation, action.get("kind"))
 
     def _pay(self, corporation: str, kind) -> None:
-        """The treasury's part of the turn's run: withheld, its revenue; paid out, what the corporation's
-        own shares earn (and a subsidy either way); a kind the replay does not price leaves the cash unknown."""
+        """The treasury's part of the turn's run and its dividend (revenue.game.treasury)."""
         run, self._turn_run = self._turn_run, None
-        if self.treasury is None or run is None:
-            return
-        if kind == "withhold":
-            self.treasury.add(corporation, lambda: _sum(run.priced()))
-        elif kind == "payout":
-            shares = self._shares_paying_treasury(corporation)
-            self.treasury.add(corporation, lambda: _sum((_times(run.revenue(), shares, 10), run.subsidy())))
-        else:
-            self.treasury.add(corporation, lambda: None)
-
-    def _shares_paying_treasury(self, corporation: str) -> int:
-        """The shares (of 10%) whose dividends go to the corporation itself: those of its initial offering
-        and of the market, where the title pays them to it."""
-        percent = 0
-        if self.rules.ipo_shares_pay:
-            percent += 100 - self.ipo_percent.get(corporation, 0)
-        if self.rules.pool_shares_pay:
-            percent += self.pool_percent.get(corporation, 0)
-        return percent // 10
+        if self.treasury is not None and run is not None:
+            total = int((self.title.raw()["stock_market"].get("total_shares") or {}).get(corporation) or 10)
+            self.treasury.dividend(corporation, kind, run, total,
+                                   unsold=(100 - self.ipo_percent.get(corporation, 0)) * total // 100,
+                                   pooled=self.pool_percent.get(corporation, 0) * total // 100)
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..titles import get_title
 
 OPERATE, OPERATING_ROUND, FLOAT = "operate", "operating_round", "float"
-FULL, INCREMENTAL = "full", "incremental"
+FULL = "full"
 
 
 @dataclass(frozen=True)
@@ -38,13 +38,10 @@ class GameRules:
     bankruptcy_continues: bool = False
     # a private that comes with a share, given at its purchase in the auction (1830's CA: a PRR share)
     private_shares: dict[str, str] = field(default_factory=dict)
-    # how a corporation is paid for its shares (the engine's CAPITALIZATION): `full` (ten times its par
-    # price when it floats) or `incremental` (the par price of each share sold from its initial offering);
-    # None: the replay does not follow corporations' cash
+    # how a corporation is paid for its shares (the engine's CAPITALIZATION): `full`, ten times its par price
+    # when it floats (1830, 1889 and, in the engine, 1860); None: the replay does not follow corporations'
+    # cash (18Rhl's companies are full or incremental by when they float, revenue.payout)
     capitalization: str | None = None
-    # whether dividends on the shares of its initial offering, and of the market, go to the corporation
-    ipo_shares_pay: bool = False
-    pool_shares_pay: bool = False
     # 1860: the least price of a train bought from another corporation (not its last train when the buyer
     # has one, not from or for a corporation in receivership); where set, a turn's train step is skipped
     # when the corporation's cash buys no train (the engine's G1860 BuyTrain#buyable_trains)
@@ -108,11 +105,10 @@ def game_rules(title: str) -> GameRules:
         common = dict(title=title, train_counts=_counts(title))
         if title == "1830":
             rules = GameRules(**common, home_timing=OPERATE, float_percent=60, private_shares={"CA": "PRR_1"},
-                              capitalization=FULL, pool_shares_pay=True)
+                              capitalization=FULL)
         elif title == "1889":
             # Uno-Takamatsu Ferry stays open while a player owns it (its text; a corporation's closes)
-            rules = GameRules(**common, home_timing=OPERATING_ROUND, float_percent=50, capitalization=FULL,
-                              pool_shares_pay=True)
+            rules = GameRules(**common, home_timing=OPERATING_ROUND, float_percent=50, capitalization=FULL)
         elif title == "1860":
             rules = GameRules(**common, home_timing=FLOAT, float_percent=50, float_lays_home_tile=True,
                               leases_trains=True, turn_ends_with_trains=True, capitalization=FULL,
