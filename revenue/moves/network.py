@@ -203,10 +203,14 @@ def path_walk(tiles: dict, neighbours: dict, paths_of, crossing: dict, trail: se
               skip: int | None, on_path):
     """Path#walk from path i of hex `hname` (entered at edge `skip`): on_path(hex, path) (a walk too) for
     each path of the trail, never a path twice in the trail nor out by a hex side the trail left by."""
-    exits = paths_of(hname).exits[i]
-    if (hname, i) in trail or any(crossing.get((hname, e)) for e in exits):
+    here = (hname, i)
+    if here in trail:
         return
-    trail.add((hname, i))
+    exits = paths_of(hname).exits[i]
+    for e in exits:     # (a loop, not any() over a generator: this is the walks' innermost step)
+        if crossing.get((hname, e)):
+            return
+    trail.add(here)
     yield from on_path(hname, i)
     for e in exits:
         if e == skip:
@@ -214,12 +218,13 @@ def path_walk(tiles: dict, neighbours: dict, paths_of, crossing: dict, trail: se
         other = neighbours[hname].get(e)
         if other is None or other not in tiles:
             continue
-        crossing[(hname, e)] = crossing.get((hname, e), 0) + 1
+        side = (hname, e)
+        crossing[side] = crossing.get(side, 0) + 1
         back = (e + 3) % 6
         for j in paths_of(other).by_edge.get(back, ()):
             yield path_walk(tiles, neighbours, paths_of, crossing, trail, other, j, back, on_path)
-        crossing[(hname, e)] -= 1
-    trail.discard((hname, i))
+        crossing[side] -= 1
+    trail.discard(here)
 
 
 def run(walk) -> None:
