@@ -50,7 +50,7 @@ WALK_FIELDS = ("row", "base", "bonus", "end_ok", "groups", "need", "alt_mult", "
                "rule_class", "rule_amount", "rule_set", "rule_min", "flag_on")
 WALK_SLOTS = 3          # walk_and_combine takes this many walks (the caller repeats one to fill them)
 WALKS = types.UniTuple(types.Tuple((I1, I1, I1, B1, I1, B1, I1, B1, I1, I1, I2, I1, I2, I2, I1)), WALK_SLOTS)
-SCRATCH_NODES_PER_ROUTE = 8     # the scratch arrays' room for route nodes, per route
+SCRATCH_NODES_PER_ROUTE = 16    # the scratch arrays' room for route nodes, per route
 
 
 @njit(cache=True, nogil=True)

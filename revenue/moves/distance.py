@@ -9,12 +9,15 @@ from .network import city_blocks, path_walk, run
 from .shapes import walk_index
 
 
+# (a distance is a pair [cities, towns]: compared and merged element by element)
 def _within(a, b) -> bool:
-    return a is not None and all(x <= y for x, y in zip(a, b))
+    return a is not None and a[0] <= b[0] and a[1] <= b[1]
 
 
 def _merged(a, b):
-    return list(b) if a is None else [min(x, y) for x, y in zip(a, b)]
+    if a is None:
+        return list(b)
+    return [a[0] if a[0] < b[0] else b[0], a[1] if a[1] < b[1] else b[1]]
 
 
 def distances(tiles: dict, tokens: dict, neighbours: dict, company: str) -> tuple[dict, dict]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..board_request import build_board
 from ..errors import InputError
 from ..tiles import Tile, parse_tile
-from .network import company_reach, hex_neighbours
+from .network import company_reach, hex_neighbours, reaches_any
 from .shapes import COLOUR_ORDER, Shape, ct_edges_within, path_within, paths_kept, shape
 from .title_rules import PERMISSIVE, LayRules, lay_rules
 from .train_reach import TrainReach, biggest_train
@@ -192,8 +192,7 @@ def _restriction_met(rules, tiles, tokens, neighbours, company, name, old, new, 
         return False
     after = dict(tiles)
     after[name] = (tile, rotation)
-    reach = company_reach(after, tokens, neighbours, company, targets=changed)
-    return bool(changed & reach.paths)
+    return reaches_any(after, tokens, neighbours, company, changed)
 
 
 def upgrade_cost(tile, rules: LayRules, privates: set) -> int:

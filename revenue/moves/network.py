@@ -145,6 +145,57 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
     return reach
 
 
+def reaches_any(tiles: dict, tokens: dict, neighbours: dict, company: str, targets: set) -> bool:
+    """Whether company_reach reaches one of the `targets` paths. A search that moves as the walk does but
+    remembers no trail (it leaves a path by another end than the one it came in by, and a node by another
+    path) meets every path the walk meets, each once: when it meets no target, the walk, which follows every
+    trail, is not needed."""
+    index: dict[str, WalkIndex] = {}
+
+    def paths_of(name: str) -> WalkIndex:
+        got = index.get(name)
+        if got is None:
+            got = index[name] = walk_index(*tiles[name])
+        return got
+
+    # (hex, path, the edge it was entered at or -1, the node ordinal it was entered from or -1)
+    todo: list[tuple[str, int, int, int]] = []
+    for (name, city), placed in tokens.items():
+        if company in placed and name in tiles and city < len(tiles[name][0].cities):
+            ordinal = tiles[name][0].cities[city].ordinal
+            todo.extend((name, i, -1, ordinal) for i in paths_of(name).by_node.get(ordinal, ()))
+    seen: set[tuple[str, int, int, int]] = set()
+    while todo:
+        here = todo.pop()
+        if here in seen:
+            continue
+        seen.add(here)
+        hname, i, skip, came = here
+        if (hname, i) in targets:
+            return not targets.isdisjoint(company_reach(tiles, tokens, neighbours, company, targets=targets).paths)
+        found = paths_of(hname)
+        for e in found.exits[i]:
+            other = neighbours[hname].get(e)
+            if e != skip and other is not None and other in tiles:
+                back = (e + 3) % 6
+                todo.extend((other, j, back, -1) for j in paths_of(other).by_edge.get(back, ()))
+        tile = tiles[hname][0]
+        if tile.paths[i].terminal:
+            continue
+        for end in found.shape.paths[i]:
+            if end[0] == "edge" or end[1] == came:
+                continue
+            kind = tile.node_parts[end[1]].kind
+            if kind == "offboard":
+                continue
+            if kind in ("city", "pass"):
+                c = found.city_of.get(end[1], -1)
+                if c >= 0 and city_blocks(tiles, tokens, hname, c, company):
+                    continue
+            todo.extend((hname, j, -1, end[1]) for j in found.by_node.get(end[1], ()) if j != i)
+    return False
+
+
 # The walks go as deep as their trails are long: they are generators that yield each walk they go into, and
 # run() steps them on a stack of its own, not Python's.
 
@@ -152,10 +203,14 @@ def path_walk(tiles: dict, neighbours: dict, paths_of, crossing: dict, trail: se
               skip: int | None, on_path):
     """Path#walk from path i of hex `hname` (entered at edge `skip`): on_path(hex, path) (a walk too) for
     each path of the trail, never a path twice in the trail nor out by a hex side the trail left by."""
-    exits = paths_of(hname).exits[i]
-    if (hname, i) in trail or any(crossing.get((hname, e)) for e in exits):
+    here = (hname, i)
+    if here in trail:
         return
-    trail.add((hname, i))
+    exits = paths_of(hname).exits[i]
+    for e in exits:     # (a loop, not any() over a generator: this is the walks' innermost step)
+        if crossing.get((hname, e)):
+            return
+    trail.add(here)
     yield from on_path(hname, i)
     for e in exits:
         if e == skip:
@@ -163,12 +218,13 @@ def path_walk(tiles: dict, neighbours: dict, paths_of, crossing: dict, trail: se
         other = neighbours[hname].get(e)
         if other is None or other not in tiles:
             continue
-        crossing[(hname, e)] = crossing.get((hname, e), 0) + 1
+        side = (hname, e)
+        crossing[side] = crossing.get(side, 0) + 1
         back = (e + 3) % 6
         for j in paths_of(other).by_edge.get(back, ()):
             yield path_walk(tiles, neighbours, paths_of, crossing, trail, other, j, back, on_path)
-        crossing[(hname, e)] -= 1
-    trail.discard((hname, i))
+        crossing[side] -= 1
+    trail.discard(here)
 
 
 def run(walk) -> None:

@@ -3,7 +3,7 @@ reaches, and an upgrade must add track that train reaches or change the value of
 from __future__ import annotations
 
 from .distance import distances, reaches_city, reaches_halt, reaches_node, reaches_town
-from .network import company_reach
+from .network import reaches_any
 from .shapes import path_within, shape
 
 NO_TRAIN = (0, 0)
@@ -84,8 +84,7 @@ class TrainReach:
                 wanted.add((name, i))
         if not wanted:
             return False
-        reach = company_reach(after, self.tokens, self.neighbours, self.company, targets=wanted)
-        return bool(wanted & reach.paths)
+        return reaches_any(after, self.tokens, self.neighbours, self.company, wanted)
 
 
 def _hex_reached(tiles, name, node_d, path_d, td) -> bool:

@@ -41,17 +41,23 @@ def problem_print(problem: Problem):
                 for name, spec in sorted(problem.specs.items()))
     yield problem.run
     names = [n[0] for n in nodes]
-    chains = []
-    for chain in graph.chains:
-        chains.append((names[chain.a], names[chain.b], tuple(h for h, _ in chain.paths), chain.terminal_a,
-                       chain.terminal_b, chain.terminal_inner))
+    # (read from the track's arrays: the Chain objects cost more to build than the whole comparison)
+    chain_start, chain_paths, path_hex, _ = graph.track.walk_lists()
+    hex_names = graph.sides.names
+    path_hexes = [hex_names[h] for h in path_hex]
+    chains = [(names[a], names[b], tuple(path_hexes[p] for p in chain_paths[chain_start[c]:chain_start[c + 1]]),
+               terminal_a, terminal_b, terminal_inner)
+              for c, (a, b, terminal_a, terminal_b, terminal_inner) in enumerate(zip(
+                  graph.chain_a.tolist(), graph.chain_b.tolist(), graph.term_a.tolist(), graph.term_b.tolist(),
+                  graph.term_inner.tolist()))]
     if len(set(chains)) < len(chains):
         yield None
         return
     by_key: dict[int, list] = {}
-    for c, chain in enumerate(graph.chains):
-        for key in chain.keys:
-            by_key.setdefault(key, []).append(chains[c])
+    key_start, key_list = graph.key_start.tolist(), graph.key_list.tolist()
+    for c, chain in enumerate(chains):
+        for key in key_list[key_start[c]:key_start[c + 1]]:
+            by_key.setdefault(key, []).append(chain)
     yield frozenset(chains), frozenset(frozenset(group) for group in by_key.values() if len(group) > 1)
 
 

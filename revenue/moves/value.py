@@ -83,8 +83,9 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
     started = time.perf_counter()
     end = None if deadline_ms is None else started + deadline_ms / 1000.0
     left = _left(end)
+    alike: dict = {}        # the boards differ by one move: their searches go alike (solve)
     base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS),
-                 cancel=cancel, memory_mb=memory_mb)
+                 cancel=cancel, memory_mb=memory_mb, alike=alike)
     valued = []
     solved: dict = {}       # same_board(move) -> the solve of the board it makes
     for move in moves:
@@ -96,7 +97,7 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
         if result is None:
             move_request = changed(move)
             result = base if same_run is not None and same_run(move_request, base) else \
-                solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb)
+                solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb, alike=alike)
             if key is not None:
                 solved[key] = result
         after = int(result.get("revenue") or 0)

@@ -96,8 +96,12 @@ class Search:
     run and a storage cap (bounded). Runs and bounds are kept as the kernels' scores
     (revenue.problem.objective_weights: the revenue itself unless some node pays a subsidy)."""
 
-    def __init__(self, problem, started, deadline, on_improve, cancel, objective="revenue", memory_mb=None):
+    def __init__(self, problem, started, deadline, on_improve, cancel, objective="revenue", memory_mb=None,
+                 alike=None):
         self.problem, self.started, self.objective = problem, started, objective
+        # shared with the searches of boards like this one (solver.solve): "at_once" False once the one-call
+        # probe was cut short on one of them, which it then would be on the others too
+        self.alike = {} if alike is None else alike
         self.weights = objective_weights(problem, objective)
         # The answer is built after the kernels stop: stop early by that much (up to a tenth of the time).
         self.until = None if deadline is None else started + deadline - min(ANSWER_RESERVE, 0.1 * deadline)
@@ -140,10 +144,12 @@ class Search:
             # Most boards: the probe and the combination in one compiled call (core.probe); what it does
             # not finish is done again step by step below.
             if quick > 0 and len(p.specs) <= AT_ONCE_TYPES and not deferred(walk_and_combine) and \
-                    self._at_once(parents, cap, min(quick, AT_ONCE_STEPS)):
-                if not _compiled.is_set():
-                    _compiled.set()
-                return
+                    self.alike.get("at_once", True):
+                if self._at_once(parents, cap, min(quick, AT_ONCE_STEPS)):
+                    if not _compiled.is_set():
+                        _compiled.set()
+                    return
+                self.alike["at_once"] = False
             allowed = reachable(p)
             if PROBE_STEPS > 0:
                 if not (quick > 0 and self._probe(adj, allowed, cap, quick)):

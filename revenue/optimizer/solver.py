@@ -29,7 +29,7 @@ def _empty_result(started: float, note: str = "") -> dict:
 
 
 def solve(request: dict, deadline: float | None = None, on_improve: Callable[[dict], None] | None = None,
-          cancel: threading.Event | None = None, memory_mb: float | None = None) -> dict:
+          cancel: threading.Event | None = None, memory_mb: float | None = None, alike: dict | None = None) -> dict:
     """Best routes for `request` (the proto3 JSON shape of revenue.v1.SolveRequest: board, company,
     deadline_ms, objective). `deadline` (seconds from now) overrides deadline_ms. With a deadline or a cancel
     the answer may be the best found so far, with optimal False and a valid upper bound. `memory_mb` caps
@@ -38,24 +38,26 @@ def solve(request: dict, deadline: float | None = None, on_improve: Callable[[di
     cancel and memory cap bound the board's track graph as well (revenue.budget): stopped before the search
     it raises Interrupted, past the memory cap InputError. Each improvement given to `on_improve` carries
     the bound that holds at that moment. With a `holding` the answer also lists the dividend options of the
-    run found (revenue.payout).
+    run found (revenue.payout). `alike`: a dict shared by the solves of boards that differ by a lay or a
+    token (revenue.moves.value), where their searches note how their walks went (search.Search) so that the
+    later ones skip what did not pay; the answers are the same.
 
     The objective: "revenue" (the default) maximises the revenue, then the subsidy (1860's halts);
     "revenue_and_subsidy" their sum, then the revenue; `optimal` and `upper_bound` speak of that figure."""
     if memory_mb is not None and memory_mb <= 0:
         raise InputError("memory_mb", f"{memory_mb:g} is not > 0")
     if not request.get("holding"):
-        return _solve(request, deadline, on_improve, cancel, memory_mb)
+        return _solve(request, deadline, on_improve, cancel, memory_mb, alike)
     from ..payout import check_solve_holding, solve_dividends
 
     check_solve_holding(request)    # bad holding input is reported before the search
-    result = _solve(request, deadline, on_improve, cancel, memory_mb)
+    result = _solve(request, deadline, on_improve, cancel, memory_mb, alike)
     result["dividends"] = solve_dividends(request, result)
     return result
 
 
 def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], None] | None,
-           cancel: threading.Event | None, memory_mb: float | None = None) -> dict:
+           cancel: threading.Event | None, memory_mb: float | None = None, alike: dict | None = None) -> dict:
     started = time.perf_counter()
     compiled = compile_seconds()
     objective = request.get("objective") or "revenue"
@@ -74,7 +76,8 @@ def _solve(request: dict, deadline: float | None, on_improve: Callable[[dict], N
         result = _empty_result(started, "the company has no trains")
     else:
         if np.count_nonzero(problem.token):     # (ndarray.any goes through a Python wrapper)
-            result = Search(problem, started, deadline, on_improve, cancel, objective, memory_mb).run()
+            result = Search(problem, started, deadline, on_improve, cancel, objective, memory_mb,
+                            alike).run()
         else:
             result = _empty_result(started, f"{company.id} has no token on the map, so it can run no route")
     result["run_routes"] = run_routes_action(request.get("company") or {}, result["routes"])
