@@ -136,8 +136,9 @@ class Search:
             parents = route_parents(p)
             cap = bounded.capacity(p, self.memory_mb, len(p.specs) - len(parents))     # (the types walked)
             # The plain exact search, when each type's routes are enumerated within PROBE_STEPS. A caller
-            # who waits for runs (a deadline, or improvements to report) gets the heuristic's run first
-            # when a short probe shows the routes are many (real game states never do).
+            # who waits for runs (a deadline less than QUICK_PROBE_WITHIN_SECONDS off, or improvements to
+            # report) gets the heuristic's run first when a short probe shows the routes are many (real game
+            # states never do).
             waits = self.on_improve is not None or (
                 self.until is not None and self.until - time.perf_counter() < QUICK_PROBE_WITHIN_SECONDS)
             quick = (min(QUICK_PROBE_STEPS, PROBE_STEPS) if waits else PROBE_STEPS) if PROBE_STEPS > 0 else 0
