@@ -330,25 +330,29 @@ def test_later_trains_bound_matches_reference(monkeypatch, seed, large_path, n_t
 
 
 @settings(max_examples=examples(60), **SETTINGS)
-@given(st.integers(0, 2**31 - 1), st.booleans())
-def test_heuristic_run_first_then_the_plain_exact_search(monkeypatch, seed, stream):
-    """A caller with a deadline or a stream gets the heuristic's run before a probe that falls short
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["stream", "near deadline", "far deadline"]))
+def test_heuristic_run_first_then_the_plain_exact_search(monkeypatch, seed, caller):
+    """A caller with a near deadline or a stream gets the heuristic's run before a probe that falls short
     (forced here: no quick probe) and the plain exact search after it: every run reported legal and no
-    better than the reference's optimum, which the answer proves."""
+    better than the reference's optimum, which the answer proves. A deadline further off than
+    QUICK_PROBE_WITHIN_SECONDS searches as no deadline does: the whole probe, no heuristic run first."""
     board_req, company_req, trains = random_board(seed)
     expected = _reference(board_req, trains)
     calls = []
     with monkeypatch.context() as m:
         m.setattr(search_module, "QUICK_PROBE_STEPS", 0)
+        if caller == "near deadline":           # (near: a long deadline counted as near, for a busy machine)
+            m.setattr(search_module, "QUICK_PROBE_WITHIN_SECONDS", 1200)
         first_run = search_module.Search._first_run
         m.setattr(search_module.Search, "_first_run", lambda self, *a: (calls.append(1), first_run(self, *a)))
         seen = []
         result = solve({"board": board_req, "company": company_req}, deadline=600,
-                       on_improve=seen.append if stream else None)
+                       on_improve=seen.append if caller == "stream" else None)
     for run in seen + [result]:
         assert _legal(board_req, company_req, run) <= expected <= run["upper_bound"]
     assert result["optimal"] and result["revenue"] == expected == result["upper_bound"]
-    assert calls == ([] if "note" in result else [1])    # (a note: no search, as without a token)
+    heuristic_first = caller != "far deadline" and "note" not in result    # (a note: no search, no token)
+    assert calls == ([1] if heuristic_first else [])
 
 
 def _shared_case(seed: int, copies: int):
