@@ -8,9 +8,10 @@ The public API (each takes and returns proto3-JSON dicts of the revenue.v1 messa
 - deliveries(request, deadline=None, cancel=None, memory_mb=None): Steam's best goods deliveries
 - replay_game(export, deadline_ms=None, cancel=None): each operating turn of an 18xx.games export, played and best run
 - suggest(export, deadline_ms=None, cancel=None): the best next run of a game in progress, or what the game waits for
-- legal_lays(request, player_privates=None), legal_tokens(request): every legal tile lay and station token
-- value_lays(request, deadline_ms=None, top=None, player_privates=None), value_tokens(request, deadline_ms=None,
-  top=None): each legal lay or token valued by the best run it makes possible, best first
+- legal_lays(request, player_privates=None, second=False), legal_tokens(request): every legal tile lay (or the
+  turn's second lay, 1860's) and station token
+- value_lays(request, deadline_ms=None, top=None, player_privates=None, second=False), value_tokens(request,
+  deadline_ms=None, top=None): each legal lay or token valued by the best run it makes possible, best first
 - InputError: bad input, naming its field (also a board whose track graph passes the memory cap)
 - Interrupted: a deadline or cancel that ended a call before it had an answer (the track graph unbuilt)
 

@@ -74,8 +74,10 @@ class MoveMethods:
                 raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{reason} left no time to search")
             options = dict(deadline_ms=budget * 1000.0, top=top, cancel=cancel,
                            memory_mb=self.service.max_memory_mb)
-            result = revenue.value_lays(spec, player_privates=privates, **options) if lays else \
-                revenue.value_tokens(spec, **options)
+            if lays:
+                result = revenue.value_lays(spec, player_privates=privates, second=request.second_lay, **options)
+            else:
+                result = revenue.value_tokens(spec, **options)
             if cancel.is_set() and not result["complete"] and time.perf_counter() < ends - 0.01:
                 raise ServiceError(grpc.StatusCode.CANCELLED, "the client cancelled the call")
             call.fields.update(revenue=result["base_revenue"], legal=result["legal"], valued=result["valued"],

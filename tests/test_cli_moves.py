@@ -74,3 +74,20 @@ def test_json_lines_on_standard_input_and_bad_lines_reported_by_line():
     assert "stdin line 3: board.title:" in shown.stderr
     dashed = invoke("tokens", "-", "--json", input=f"{requests[0]}\n")
     assert dashed.exit_code == 0 and json.loads(dashed.stdout)["legal"] == answers[0]["legal"]
+
+
+def test_the_second_lay_of_an_1860_turn(tmp_path):
+    from revenue.moves import value_lays
+
+    from .test_next_moves import second_lay_request
+
+    request, played = second_lay_request()
+    path = tmp_path / "second.json"
+    path.write_text(json.dumps(request))
+    second = json.loads(invoke("lays", str(path), "--second-lay", "--top", "0", "--json").output)
+    assert second["moves"] == value_lays(request, second=True)["moves"]
+    assert (played["hex"], played["tile"].rpartition("-")[0], played["rotation"]) in \
+        {(m["hex"], m["tile"], m["rotation"]) for m in second["moves"]}
+    first = json.loads(invoke("lays", str(path), "--top", "0", "--json").output)
+    assert {json.dumps(m, sort_keys=True) for m in second["moves"]} <= \
+        {json.dumps(m, sort_keys=True) for m in first["moves"]}

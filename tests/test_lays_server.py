@@ -142,3 +142,15 @@ def test_the_python_client_values_lays_and_tokens(server):
         with pytest.raises(ServiceError) as caught:
             client.lays(body(LAY, top=-1), timeout=60)
         assert [field for field, _ in caught.value.violations] == ["top"]
+
+
+def test_the_second_lay_of_an_1860_turn(rpc, http):
+    from .test_next_moves import second_lay_request
+
+    request, _ = second_lay_request()
+    expected = revenue.value_lays(request, second=True)
+    message = json_format.ParseDict({**request, "second_lay": True}, moves_pb2.LaysRequest())
+    got = answer(rpc.Lays(message, timeout=120))
+    assert got["lays"] == library_moves(expected) and got["legal"] == expected["legal"]
+    response = http.post("/v1/lays", json={**request, "second_lay": True})
+    assert response.status_code == 200 and response.json()["lays"] == got["lays"]

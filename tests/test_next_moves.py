@@ -58,3 +58,62 @@ def test_the_command_prints_the_best_lays_and_tokens(tmp_path):
     assert out.exit_code == 0, out.output
     assert "KO's best lays (of 22 legal" in out.output and "KO's best tokens" in out.output
     assert "waiting for KO to begin its operating turn" in out.output
+
+
+GAME_1860 = json.loads((EXPORTS / "1860_19354.json").read_text())
+
+
+def _second_lays_1860():
+    """(the state before each second lay of a turn in the 1860 game, that lay)."""
+    from revenue.game import steps
+
+    previous = None
+    for _, action, state in steps(copy.deepcopy(GAME_1860)):
+        if (action["type"] == "lay_tile" and action["entity_type"] == "corporation" and previous is not None
+                and previous["type"] == "lay_tile" and previous["entity"] == action["entity"]
+                and state.round_kind == "operating"):
+            yield state, action
+        if action["type"] != "message":
+            previous = action
+
+
+def test_1860s_second_lays_hold_every_one_the_game_made():
+    """1860's turn may lay a second yellow tile without a city after a first one: each of the 7 second lays of
+    the game is among the second lays listed on the board before it, and every one listed is a new yellow
+    tile without a city. Other titles have no second lay."""
+    from revenue.moves import legal_lays
+    from revenue.tiles import parse_tile
+
+    seen = 0
+    for state, action in _second_lays_1860():
+        request = state.request(action["entity"])
+        listed = legal_lays(request, next_moves.player_privates(state), second=True)
+        assert (action["hex"], action["tile"].rpartition("-")[0], action["rotation"]) in \
+            {(m["hex"], m["tile"], m["rotation"]) for m in listed}, action["id"]
+        manifest = state.data.manifest
+        assert all(manifest[m["tile"]]["color"] == "yellow" and not
+                   parse_tile(manifest[m["tile"]]["code"], m["tile"]).cities for m in listed)
+        assert all(m["hex"] not in {t["hex"] for t in request["board"]["tiles"]} for m in listed)
+        seen += 1
+    assert seen == 7
+    assert legal_lays(ROW["request"], second=True) == []          # 1889
+
+
+def test_suggest_lists_1860s_second_lay_after_a_yellow_tile_without_a_city():
+    at = {a["id"]: i for i, a in enumerate(GAME_1860["actions"])}
+
+    def suggested(after_id: int) -> dict:
+        return suggest({**GAME_1860, "status": "active",
+                        "actions": copy.deepcopy(GAME_1860["actions"][:at[after_id] + 1])})
+    after_first = suggested(52)                     # C&N laid 742 (yellow, a halt), then 741 on G3 (53)
+    assert after_first["lays"]["company"] == "C&N" and after_first["lays"]["legal"] > 0
+    assert "tokens" in after_first
+    assert "lays" not in suggested(53)              # two lays made
+    assert "lays" not in suggested(107)             # C&N laid 746, a city: no second lay
+
+
+def second_lay_request() -> tuple[dict, dict]:
+    """(the 1860 game's request just before its last second lay of a turn (phase 5: upgrades to brown are
+    first lays), that lay)."""
+    requests = [(state.request(action["entity"]), action) for state, action in _second_lays_1860()]
+    return requests[-1]         # (the state is one object, moved on by the walk: each request made at its lay)

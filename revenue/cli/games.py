@@ -256,16 +256,20 @@ def _moves_options(kind: str):
 
 @click.command()
 @_moves_options("lays")
-def lays(files: tuple[str, ...], top: int, deadline_ms: float | None, cash: int | None, as_json: bool) -> None:
+@click.option("--second-lay", is_flag=True,
+              help="The turn's second lay (1860: a yellow tile without a city, after one); none in other titles.")
+def lays(files: tuple[str, ...], top: int, deadline_ms: float | None, cash: int | None, as_json: bool,
+         second_lay: bool) -> None:
     """Every legal tile lay of the company in each FILE (a SolveRequest), valued by the best run it makes.
 
-    The lays are those the 18xx.games engine allows the company's first lay of its turn; privates other
-    companies own are taken to block their hexes while open. With no FILES (or -), each line of standard
-    input is one request (JSON lines), answered in turn.
+    The lays are those the 18xx.games engine allows the company's first lay of its turn (or, with
+    --second-lay, its second); privates other companies own are taken to block their hexes while open. With
+    no FILES (or -), each line of standard input is one request (JSON lines), answered in turn.
     """
     from ..moves import value_lays
 
-    _answer_moves(files, cash, as_json, lambda request: value_lays(request, deadline_ms, top or None),
+    _answer_moves(files, cash, as_json,
+                  lambda request: value_lays(request, deadline_ms, top or None, second=second_lay),
                   ("hex", "tile", "rotation"))
 
 

@@ -15,8 +15,9 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
     """{"lays": {...}, "tokens": {...}} (each value_lays's / value_tokens's answer with its best TOP moves,
     the `company` and its `cash`, None where not followed; half of `deadline_ms` for each) for the
     company whose operating turn is open before its run (`company` in each): lays while it has neither laid
-    nor placed a token, tokens while it has placed none; {} when no such company is known. The state
-    is moved on to that company's turn when it has yet to begin (its home token placed)."""
+    nor placed a token (or, in 1860, its second lay after a yellow tile without a city), tokens while it
+    has placed none; {} when no such company is known. The state is moved on to that company's turn when
+    it has yet to begin (its home token placed)."""
     company, done = _builder(state, last)
     if company is None:
         return {}
@@ -26,9 +27,10 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
         request["company"]["cash"] = cash
     out = {}
     budget = None if deadline_ms is None else deadline_ms / 2
-    if done is None:
+    second = done == "lay_tile" and _second_lay(state)
+    if done is None or second:
         valued = value_lays(request, deadline_ms=budget, top=TOP, player_privates=player_privates(state),
-                            cancel=cancel)
+                            cancel=cancel, second=second)
         out["lays"] = _listed(company, cash, valued)
     if done in (None, "lay_tile"):
         out["tokens"] = _listed(company, cash, value_tokens(request, deadline_ms=budget, top=TOP, cancel=cancel))
@@ -51,6 +53,15 @@ def _builder(state: GameState, last: dict | None) -> tuple[str | None, str | Non
         state.enter(-1, {"type": "lay_tile", "entity": left[0], "entity_type": "corporation"})
         return left[0], None
     return None, None
+
+
+def _second_lay(state: GameState) -> bool:
+    """Whether the operator's turn has a second lay to make: one lay made, a yellow tile without a city, where
+    the title allows another (1860)."""
+    if not lay_rules(state.name).second_lay or len(state.turn_lays) != 1:
+        return False
+    laid = state.board.hex(state.turn_lays[0])
+    return laid.colour == "yellow" and not laid.tile.cities
 
 
 def player_privates(state: GameState) -> set[str]:

@@ -115,6 +115,7 @@ class GameState:
         self.or_number = 0
         self.set_rounds: int | None = None          # operating rounds in this set (the phase's at its start)
         self.operator: str | None = None
+        self.turn_lays: list[str] = []              # the hexes the operator laid a tile on in its turn
         self.or_operated: set[str] = set()
         self.last_rank = 0
         self.ended: str | None = None
@@ -366,6 +367,7 @@ class GameState:
     def _start_turn(self, corporation: str) -> None:
         self._end_turn()
         self.operator = corporation
+        self.turn_lays = []
         self.or_operated.add(corporation)
         self.last_rank = 0
         if corporation not in self.operated:
@@ -417,9 +419,11 @@ class GameState:
     def _lay_tile(self, action: dict) -> None:
         hex_name = action.get("hex")
         kind, entity = self._entity(action)
-        if self.treasury is not None and kind == "corporation":   # a private's lay is free
-            self.treasury.spend(entity, upgrade_cost(self.board.hex(hex_name).tile, lay_rules(self.name),
-                                                     set(self.privates_of(entity))))
+        if kind == "corporation":
+            self.turn_lays.append(hex_name)
+            if self.treasury is not None:                         # (a private's lay is free)
+                self.treasury.spend(entity, upgrade_cost(self.board.hex(hex_name).tile, lay_rules(self.name),
+                                                         set(self.privates_of(entity))))
         self.board.lay(hex_name, str(action.get("tile")), action.get("rotation"))
         for corporation, home in list(self.choosing_home.items()):
             if home == hex_name:                  # its home token leaves city 0 for the city it chooses

@@ -24,15 +24,17 @@ class Candidate:
     tile: Tile
 
 
-def legal_lays(request: dict, player_privates=None) -> list[dict]:
+def legal_lays(request: dict, player_privates=None, second: bool = False) -> list[dict]:
     """Every legal single tile lay of the request's company: [{hex, tile, rotation, cost}], in map order,
     then manifest order, then rotation. Without `company.cash` in the request, cost is no limit.
     `player_privates`: the privates players own now, which block their hexes (a request does not say who
     owns the privates of other companies); None: every private open in the phase that the company does
-    not own."""
+    not own. `second`: the turn's second lay, where the title has one (1860: after a yellow tile without a
+    city, another; none elsewhere)."""
     board, company, cash = read_request(request)
     spec = request.get("company") or {}
-    return list(lays_on(board, company, cash, spec.get("privates") or (), player_privates, spec.get("trains") or ()))
+    return list(lays_on(board, company, cash, spec.get("privates") or (), player_privates, spec.get("trains") or (),
+                        second))
 
 
 def read_request(request: dict):
@@ -54,10 +56,13 @@ def board_tiles(board) -> dict:
     return {name: (bh.tile, bh.rotation) for name, bh in board.hexes.items()}
 
 
-def lays_on(board, company: str, cash: int | None, privates=(), player_privates=None, company_trains=()):
+def lays_on(board, company: str, cash: int | None, privates=(), player_privates=None, company_trains=(),
+            second: bool = False):
     """The legal lays (legal_lays) on a board read before; `privates` the company's own, `company_trains` its
-    trains as the request gives them (1860 reads its biggest)."""
+    trains as the request gives them (1860 reads its biggest); `second`: the turn's second lay."""
     rules = lay_rules(board.title.name)
+    if second and not rules.second_lay:
+        return
     privates = set(privates)
     tiles = board_tiles(board)
     tokens = board.tokens
@@ -65,6 +70,8 @@ def lays_on(board, company: str, cash: int | None, privates=(), player_privates=
     reach = company_reach(tiles, tokens, neighbours, company)
     blocked = _blocked(rules, board.phase.name, privates, player_privates)
     candidates = _candidates(board)
+    if second:
+        candidates = [c for c in candidates if c.colour == "yellow" and not c.tile.cities]
     trains = TrainReach(tiles, tokens, neighbours, company, reach, biggest_train(board, company_trains)) \
         if rules.train_reach else None
     for name, bh in board.hexes.items():

@@ -37,6 +37,9 @@ class LayRules:
     stub_rule: Callable | None = None
     # company -> the price of each of its tokens in order (the first is its home token)
     token_prices: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # a second lay in a turn: a yellow tile without a city, after a first lay of one (1860's TILE_LAYS,
+    # :not_if_upgraded_or_city, and its tracker: no city tile after the first lay)
+    second_lay: bool = False
 
 
 _LATE = ("5", "6", "D")
@@ -52,7 +55,7 @@ RULES = {
                      token_prices={"PRR": (0, 40, 100, 100), "NYC": (0, 40, 100, 100), "CPR": (0, 40, 100, 100),
                                    "B&O": (0, 40, 100), "C&O": (0, 40, 100, 100), "ERIE": (0, 40, 100),
                                    "NYNH": (0, 40), "B&M": (0, 40)}),
-    "1860": LayRules(no_rotation=frozenset({"758", "761", "763", "773", "775"}), train_reach=True,
+    "1860": LayRules(no_rotation=frozenset({"758", "761", "763", "773", "775"}), train_reach=True, second_lay=True,
                      token_prices={"C&N": (0, 40, 100, 100), "IOW": (0, 40, 100, 100), "IWNJ": (0, 40, 100),
                                    "FYN": (0, 40, 100), "NGStL": (0, 40), "BHI&R": (0, 40), "S&C": (0, 40),
                                    "VYSC": (0, 40)}),

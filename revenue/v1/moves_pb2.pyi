@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class LaysRequest(_message.Message):
-    __slots__ = ("board", "company", "cash", "top", "deadline_ms", "player_privates", "no_player_privates")
+    __slots__ = ("board", "company", "cash", "top", "deadline_ms", "player_privates", "no_player_privates", "second_lay")
     BOARD_FIELD_NUMBER: _ClassVar[int]
     COMPANY_FIELD_NUMBER: _ClassVar[int]
     CASH_FIELD_NUMBER: _ClassVar[int]
@@ -16,6 +16,7 @@ class LaysRequest(_message.Message):
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     PLAYER_PRIVATES_FIELD_NUMBER: _ClassVar[int]
     NO_PLAYER_PRIVATES_FIELD_NUMBER: _ClassVar[int]
+    SECOND_LAY_FIELD_NUMBER: _ClassVar[int]
     board: _revenue_pb2.Board
     company: _revenue_pb2.Company
     cash: int
@@ -23,7 +24,8 @@ class LaysRequest(_message.Message):
     deadline_ms: int
     player_privates: _containers.RepeatedScalarFieldContainer[str]
     no_player_privates: bool
-    def __init__(self, board: _Optional[_Union[_revenue_pb2.Board, _Mapping]] = ..., company: _Optional[_Union[_revenue_pb2.Company, _Mapping]] = ..., cash: _Optional[int] = ..., top: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., player_privates: _Optional[_Iterable[str]] = ..., no_player_privates: _Optional[bool] = ...) -> None: ...
+    second_lay: bool
+    def __init__(self, board: _Optional[_Union[_revenue_pb2.Board, _Mapping]] = ..., company: _Optional[_Union[_revenue_pb2.Company, _Mapping]] = ..., cash: _Optional[int] = ..., top: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., player_privates: _Optional[_Iterable[str]] = ..., no_player_privates: _Optional[bool] = ..., second_lay: _Optional[bool] = ...) -> None: ...
 
 class Lay(_message.Message):
     __slots__ = ("hex", "tile", "rotation", "cost", "revenue_after", "gain", "optimal")
