@@ -1,10 +1,11 @@
-"""The played runs of a game, each evaluated once: the replay's `played` run (revenue.game.analysis) and
-1860's payout, whose share price move depends on the run's revenue (revenue.game.operating_order), read
-one evaluation, kept by the run_routes action's id. The route kernels load only when a run is evaluated.
+"""The played runs of a game, each evaluated once: the replay's `played` run (revenue.game.analysis), 1860's
+payout, whose share price move depends on the run's revenue (revenue.game.operating_order), and what each
+run pays its corporation's treasury (revenue.game.treasury) read one evaluation, kept by the run_routes
+action's id. The route kernels load only when a run is evaluated.
 
-The process also keeps the revenues (and subsidies) of the runs it priced, by a digest of the request and the action
-(they decide the evaluation): a game asked again with more actions (`suggest` on each move of a game in
-progress) prices only its new runs.
+The process also keeps the revenues (and subsidies) of the runs it priced, by a digest of the request and
+the action (they decide the evaluation): a game asked again with more actions (`suggest` on each move of a
+game in progress) prices only its new runs.
 """
 from __future__ import annotations
 

@@ -584,7 +584,7 @@ class GameState:
             self.floated.append(corporation)
             self.order.floated(corporation)
             if self.treasury is not None and self.rules.capitalization == FULL:
-                self.treasury.add(corporation, self.par_price.get(corporation, 0) * 10)
+                self.treasury.add(corporation, self.par_price.get(corporation, 0) * self._total_shares(corporation))
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
 
@@ -624,10 +624,13 @@ class GameState:
         """The treasury's part of the turn's run and its dividend (revenue.game.treasury)."""
         run, self._turn_run = self._turn_run, None
         if self.treasury is not None and run is not None:
-            total = int((self.title.raw()["stock_market"].get("total_shares") or {}).get(corporation) or 10)
+            total = self._total_shares(corporation)
             self.treasury.dividend(corporation, kind, run, total,
                                    unsold=(100 - self.ipo_percent.get(corporation, 0)) * total // 100,
                                    pooled=self.pool_percent.get(corporation, 0) * total // 100)
+
+    def _total_shares(self, corporation: str) -> int:
+        return int((self.title.raw()["stock_market"].get("total_shares") or {}).get(corporation) or 10)
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:
