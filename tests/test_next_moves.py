@@ -117,3 +117,27 @@ def second_lay_request() -> tuple[dict, dict]:
     first lays), that lay)."""
     requests = [(state.request(action["entity"]), action) for state, action in _second_lays_1860()]
     return requests[-1]         # (the state is one object, moved on by the walk: each request made at its lay)
+
+
+def test_1860s_home_track_is_laid_as_the_company_floats(monkeypatch):
+    """1860: a corporation floating on a hex without track lays its home track before the stock round goes
+    on (the engine's HomeTrack step). Before each of the 5 such lays of the game, suggest waits for it and
+    lists the lays on that hex only, the one made among them; an operating turn's lay on a home hex later is
+    the company's turn (C&N's 788 on F2, action 164)."""
+    from revenue.game import steps
+
+    monkeypatch.setattr(next_moves, "TOP", None)
+    at = {a["id"]: i for i, a in enumerate(GAME_1860["actions"])}
+    home_lays = [a for _, a, state in steps(copy.deepcopy(GAME_1860))
+                 if a["type"] == "lay_tile" and state.round_kind == "stock"]
+    assert [a["id"] for a in home_lays] == [42, 97, 160, 223, 227]
+    for action in home_lays:
+        answer = suggest({**GAME_1860, "status": "active",
+                          "actions": copy.deepcopy(GAME_1860["actions"][:at[action["id"]]])})
+        assert answer["waiting_for"] == f"{action['entity']} to lay its home track on {action['hex']}"
+        lays = answer["lays"]["moves"]
+        assert {m["hex"] for m in lays} == {action["hex"]} and "tokens" not in answer
+        assert (action["hex"], action["tile"].rpartition("-")[0], action["rotation"]) in \
+            {_key(m) for m in lays}, action["id"]
+    operating = {a["id"]: (state.round_name, state.operator) for _, a, state in steps(copy.deepcopy(GAME_1860))}
+    assert operating[164] == ("OR 5.1", "C&N")

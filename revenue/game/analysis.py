@@ -16,7 +16,7 @@ from typing import Iterator
 from ..errors import InputError, Interrupted
 from ..optimizer import solve
 from .actions import MESSAGE
-from .next_moves import next_moves
+from .next_moves import home_track, next_moves
 from .replay import steps, turns
 from .runs import RunEvaluations
 from .state import GameState
@@ -113,6 +113,9 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
     if state.round_kind == "auction":
         return None, f"an action of the private auction (next in turn: {_player_after(last, export)})"
     if state.round_kind == "stock":
+        home = home_track(state)
+        if home is not None:
+            return None, f"{home[0]} to lay its home track on {home[1]}"
         if passes >= max(1, len(state.players)):
             return _first_of(state, state.operating, f"OR {state.turn}.1", next_round=True)
         return _in_stock_round(state, last, export)

@@ -17,8 +17,10 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
     company whose operating turn is open before its run (`company` in each): lays while it has neither laid
     nor placed a token (or, in 1860, its second lay after a yellow tile without a city), tokens while it
     has placed none; {} when no such company is known. The state is moved on to that company's turn when
-    it has yet to begin (its home token placed)."""
-    company, done = _builder(state, last)
+    it has yet to begin (its home token placed). In 1860's stock round, a floating corporation's lays on its
+    home hex while it has yet to lay its home track."""
+    home = home_track(state)
+    company, done = (home[0], None) if home else _builder(state, last)
     if company is None:
         return {}
     request = state.request(company, running=True)
@@ -30,9 +32,9 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
     second = done == "lay_tile" and _second_lay(state)
     if done is None or second:
         valued = value_lays(request, deadline_ms=budget, top=TOP, player_privates=player_privates(state),
-                            cancel=cancel, second=second)
+                            cancel=cancel, second=second, hexes=None if home is None else (home[1],))
         out["lays"] = _listed(company, cash, valued)
-    if done in (None, "lay_tile"):
+    if done in (None, "lay_tile") and home is None:
         out["tokens"] = _listed(company, cash, value_tokens(request, deadline_ms=budget, top=TOP, cancel=cancel))
     return out
 
@@ -53,6 +55,14 @@ def _builder(state: GameState, last: dict | None) -> tuple[str | None, str | Non
         state.enter(-1, {"type": "lay_tile", "entity": left[0], "entity_type": "corporation"})
         return left[0], None
     return None, None
+
+
+def home_track(state: GameState) -> tuple[str, str] | None:
+    """(corporation, hex): 1860's floating corporation that lays its home track before the stock round goes
+    on (the engine's HomeTrack step), when one does."""
+    if state.round_kind != "stock" or state.ended is not None:
+        return None
+    return next(iter(state.pending_home.items()), None)
 
 
 def _second_lay(state: GameState) -> bool:

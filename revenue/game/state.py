@@ -5,7 +5,7 @@ initial offering, for floating; the round; which corporation operates), and what
 corporation operates next (share prices and dividends: revenue.game.operating_order; 1860's receivership).
 
 Rounds are read from who acts: a player buying, selling or passing in a stock round, corporations in
-operating rounds. A corporation starts a new turn when it acts after another corporation did, or when it
+operating rounds (but for 1860's home track, laid in the stock round as a corporation floats). A corporation starts a new turn when it acts after another corporation did, or when it
 goes back to an earlier step (a tile after a run); a turn of a corporation that already operated in this
 operating round starts the next one.
 
@@ -35,9 +35,9 @@ SHARE_ACTIONS = {"buy_shares", "par"}
 # actions that change nothing routes depend on, nor the round (and standing orders, `program_*`)
 IGNORED = {"message", "end_game"}
 # actions that move the round and the operator on, and change nothing else the replay keeps
-ROUND_ONLY = {"pass", "bid"}
+ROUND_ONLY = {"bid"}
 HANDLED = ROUND_ONLY | {"lay_tile", "place_token", "buy_train", "discard_train", "buy_company", "buy_shares",
-                        "par", "bankrupt", "run_routes", "dividend", "sell_shares"}
+                        "par", "bankrupt", "run_routes", "dividend", "sell_shares", "pass"}
 
 
 def title_name(export: dict) -> str:
@@ -109,6 +109,7 @@ class GameState:
         self.operated: set[str] = set()            # corporations that have had a turn
         self.receivership: set[str] = set()        # 1860: the president's certificate is in the market
         self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
+        self.pending_home: dict[str, str] = {}      # 1860: floated corporation -> home hex it has to lay track on
         # rounds
         self.round_kind = "auction"
         self.turn = 1
@@ -323,9 +324,8 @@ class GameState:
         if atype == "discard_train":
             return                                # any corporation over its limit discards
         if self.round_kind != "operating":
-            if (self.rules.float_lays_home_tile and atype == "lay_tile"
-                    and action.get("hex") == self._home_hexes(entity)[0]):
-                return                            # 1860: a floating corporation lays its home tile
+            if entity in self.pending_home and atype in ("lay_tile", "pass"):
+                return                            # 1860: a floating corporation lays its home track
             self._start_operating_round()
         rank = STEP_RANK.get(atype, 0)
         if entity != self.operator or (rank and rank < self.last_rank):
@@ -419,7 +419,9 @@ class GameState:
     def _lay_tile(self, action: dict) -> None:
         hex_name = action.get("hex")
         kind, entity = self._entity(action)
-        if kind == "corporation":
+        if self.pending_home.get(entity) == hex_name:
+            del self.pending_home[entity]
+        elif kind == "corporation":
             self.turn_lays.append(hex_name)
             if self.treasury is not None:                         # (a private's lay is free)
                 self.treasury.spend(entity, upgrade_cost(self.board.hex(hex_name).tile, lay_rules(self.name),
@@ -519,6 +521,9 @@ class GameState:
         if owner is not None:
             self.trains[owner].remove(train)
 
+    def _pass(self, action: dict) -> None:
+        self.pending_home.pop(action.get("entity"), None)     # (1860: no tile for its home track)
+
     def _discard_train(self, action: dict) -> None:
         train = str(action.get("train"))
         if self.train_owner.get(train) != action.get("entity"):
@@ -587,6 +592,9 @@ class GameState:
                 self.treasury.add(corporation, self.par_price.get(corporation, 0) * self._total_shares(corporation))
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
+            home = self._home_hexes(corporation)[0]
+            if self.rules.float_lays_home_tile and not self.board.hex(home).tile.paths:
+                self.pending_home[corporation] = home
 
     def _sell_shares(self, action: dict) -> None:
         shares = [str(s) for s in action.get("shares") or ()]

@@ -57,9 +57,10 @@ def board_tiles(board) -> dict:
 
 
 def lays_on(board, company: str, cash: int | None, privates=(), player_privates=None, company_trains=(),
-            second: bool = False):
+            second: bool = False, hexes=None):
     """The legal lays (legal_lays) on a board read before; `privates` the company's own, `company_trains` its
-    trains as the request gives them (1860 reads its biggest); `second`: the turn's second lay."""
+    trains as the request gives them (1860 reads its biggest); `second`: the turn's second lay; `hexes`: only
+    on these (1860's home track, laid as the company floats)."""
     rules = lay_rules(board.title.name)
     if second and not rules.second_lay:
         return
@@ -76,7 +77,8 @@ def lays_on(board, company: str, cash: int | None, privates=(), player_privates=
         if rules.train_reach else None
     for name, bh in board.hexes.items():
         edges = reach.edges.get(name)
-        if not edges or name in blocked or bh.color not in COLOUR_ORDER:
+        if not edges or name in blocked or bh.color not in COLOUR_ORDER or (
+                hexes is not None and name not in hexes):
             continue
         if trains is not None and bh.color != "white" and not trains.hex_available(name):
             continue

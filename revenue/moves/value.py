@@ -18,17 +18,18 @@ from .unchanged import problem_of, problem_print, same_problem
 
 
 def value_lays(request: dict, deadline_ms: float | None = None, top: int | None = None,
-               player_privates=None, cancel=None, memory_mb: float | None = None, second: bool = False) -> dict:
+               player_privates=None, cancel=None, memory_mb: float | None = None, second: bool = False,
+               hexes=None) -> dict:
     """{base_revenue, base_optimal, moves: [{hex, tile, rotation, cost, revenue_after, gain, optimal}],
     legal, valued, complete, elapsed_ms}: every legal lay (revenue.moves.lays) solved on the board it
     makes, best first (then the cheapest); `top` keeps the best so many. With a deadline, the lays valued
     before it (`valued` of `legal`; `complete` False when some were left); likewise once `cancel` (an
     event, as solve takes it) is set. `memory_mb` caps each search's memory, as solve's does. `second`: the
-    turn's second lay (legal_lays)."""
+    turn's second lay (legal_lays); `hexes`: only lays on these."""
     board, company, cash = read_request(request)
     spec = request.get("company") or {}
     moves = list(lays_on(board, company, cash, spec.get("privates") or (), player_privates,
-                         spec.get("trains") or (), second))
+                         spec.get("trains") or (), second, hexes))
     return _value(request, board, moves, lambda move: with_lay(request, board, move), deadline_ms, top,
                   cancel, memory_mb, _same_run(request), lambda move: _lay_track(board, move))
 
