@@ -124,10 +124,7 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
         if state.company_request(operator, running=True)["trains"]:
             return operator, ""
         return None, f"{operator} to lay track, place a token or buy a train (it has no train to run)"
-    turn_over = (last.get("entity") == operator and last.get("type") == "pass") or (
-        last.get("type") == "run_routes" and state.nationalization) or (   # 1860's nationalization pays at once
-        state.rules.turn_ends_with_trains and state.last_rank >= 4 and not state.may_buy_train(operator))
-    if operator is not None and not turn_over:
+    if operator is not None and not state.turn_over(last):
         return None, f"{operator} {AFTER_STEP.get(state.last_rank, 'to end its turn')}"
     left = [c for c in state.operating if c not in state.or_operated]
     if left:

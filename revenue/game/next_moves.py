@@ -41,20 +41,29 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
 
 def _builder(state: GameState, last: dict | None) -> tuple[str | None, str | None]:
     """(the company at its track or token step, the building step it took last: None, "lay_tile" or
-    another), or (None, None): the operator before its run, or else the one corporation of the round left
-    to operate (its turn begins with the track step)."""
+    another), or (None, None): the operator before its run, or else the corporation that operates next (its
+    turn begins with the track step): the one of the round left to operate, or the first by the order of
+    operation (GameState.next_operator) where the replay follows it."""
     if state.round_kind != "operating" or state.ended is not None or last is None:
         return None, None
     operator = state.operator
-    turn_over = operator is None or state.last_rank >= 3 or (
-        last.get("entity") == operator and last.get("type") == "pass")
-    if not turn_over:
+    if operator is not None and state.last_rank < 3:
+        if last.get("entity") == operator and last.get("type") == "pass":
+            return None, None                # a building step passed (which, the log does not say)
         return operator, (last.get("type") if state.last_rank else None)
-    left = [c for c in state.floated if c not in state.or_operated]
-    if len(left) == 1 and not state.southern_formed:
-        state.enter(-1, {"type": "lay_tile", "entity": left[0], "entity_type": "corporation"})
-        return left[0], None
-    return None, None
+    if operator is not None and not state.turn_over(last):
+        return None, None                    # its run, dividend and trains
+    left = [c for c in state.operating if c not in state.or_operated]
+    if len(left) == 1:
+        company = left[0]
+    elif left:
+        company = state.next_operator(next_round=False)
+    else:
+        company = state.next_operator(next_round=True) if state.operating_round_follows() else None
+    if company is None or state.southern_formed or company in state.receivership:
+        return None, None
+    state.enter(-1, {"type": "lay_tile", "entity": company, "entity_type": "corporation"})
+    return company, None
 
 
 def home_track(state: GameState) -> tuple[str, str] | None:

@@ -19,6 +19,7 @@ from ..moves.title_rules import lay_rules
 from ..titles import get_title
 from .actions import ReplayError
 from .board_state import BoardError, BoardState
+from .depot import Depot, train_type
 from .operating_order import OperatingOrder
 from .runs import Run, RunEvaluations
 from .shapes import export_problem
@@ -47,10 +48,6 @@ def title_name(export: dict) -> str:
         raise InputError("title", f"no replay for the title {raw!r} "
                          f"(known: {', '.join(sorted(set(TITLE_NAMES.values())))})")
     return name
-
-
-def _train_type(train_id: str) -> str:
-    return str(train_id).rpartition("-")[0]
 
 
 def _names(on) -> tuple:
@@ -83,17 +80,8 @@ class GameState:
         self.corporations = {c["id"]: c for c in self.data.corporations}
         self.companies = {c["id"] for c in self.data.companies}
         self.company_revenue = {c["id"]: int(c.get("revenue") or 0) for c in self.data.companies}
-        self.train_specs = {t["name"]: t for t in raw["trains"]}
-        self.train_order = [t["name"] for t in raw["trains"]]
         self.phase_index = 0
-        # trains: owner by id (a corporation; absent = the bank), each corporation's in the order bought
-        self.train_owner: dict[str, str] = {}
-        self.trains: dict[str, list[str]] = {}
-        self.train_names: dict[str, str] = {}       # id -> its name as run (a variant's)
-        self.bought: dict[str, int] = {}            # train type -> copies sold by the depot
-        self.discarded: list[str] = []              # trains back in the depot
-        self.gone: set[str] = set()                 # rusted or exchanged
-        self.rusted_types: set[str] = set()
+        self.depot = Depot(raw["trains"], self.rules.train_counts)     # the trains and who holds them
         # privates: owner (a corporation or a player), closed ones
         self.company_owner: dict[str, object] = {}
         self.closed: set[str] = set()
@@ -164,11 +152,11 @@ class GameState:
     def company_request(self, corporation: str, running: bool = False) -> dict:
         """The company's part of a request; `running`: at its run, when a trainless corporation (insolvent,
         since it runs) runs the depot's cheapest train where the title leases trains."""
-        trains = [{"name": self.train_names[t], "id": t} for t in self.trains.get(corporation, ())]
+        trains = [{"name": self.depot.names[t], "id": t} for t in self.depot.of(corporation)]
         if not trains and running and self.rules.leases_trains:
             leased = self.cheapest_depot_train()
             if leased is not None:
-                trains = [{"name": self.train_names.get(leased, _train_type(leased)), "id": leased, "leased": True}]
+                trains = [{"name": self.depot.names.get(leased, train_type(leased)), "id": leased, "leased": True}]
         return {"id": corporation, "trains": trains, "privates": self.privates_of(corporation)}
 
     def request(self, corporation: str, running: bool = False) -> dict:
@@ -204,23 +192,29 @@ class GameState:
         """Whether the corporation's turn may still buy a train: not at its train limit unless a depot train
         takes one of its own in exchange (1830's D); where the title skips a train step the cash cannot use
         (1860), a train it can pay for, and no train of its own while in receivership."""
-        owned = self.trains.get(corporation) or []
+        owned = self.depot.of(corporation)
         limit = self.phase.train_limit
         if limit is not None and len(owned) >= limit:
-            held = {_train_type(t) for t in owned}
-            return any(held & set(spec.get("discount") or ()) for name, spec in self.train_specs.items()
-                       if name not in self.rusted_types)
+            return self.depot.exchanges(corporation)
         trade_min, cash = self.rules.train_trade_min, self.cash(corporation)
         if trade_min is None or cash is None:
             return True
         if owned and corporation in self.receivership:
             return False
-        depot = self.cheapest_depot_train()
-        if depot is not None and cash >= self.train_specs[_train_type(depot)].get("price", 0):
+        cheapest = self.cheapest_depot_train()
+        if cheapest is not None and cash >= self.depot.price(cheapest):
             return True
         return cash >= trade_min and corporation not in self.receivership and any(
             trains and seller != corporation and seller not in self.receivership and (not owned or len(trains) > 1)
-            for seller, trains in self.trains.items())
+            for seller, trains in self.depot.held.items())
+
+    def turn_over(self, last: dict) -> bool:
+        """Whether the operating corporation's turn has ended with `last`, the last action: its pass, or
+        after its run, 1860's nationalization paying out at once, or a train step its cash cannot use."""
+        operator = self.operator
+        return (last.get("entity") == operator and last.get("type") == "pass") or (
+            last.get("type") == "run_routes" and self.nationalization) or (
+            self.rules.turn_ends_with_trains and self.last_rank >= 4 and not self.may_buy_train(operator))
 
     def operating_round_follows(self) -> bool | None:
         """Whether another operating round follows this one (else the stock round); None when unknown.
@@ -232,25 +226,8 @@ class GameState:
         return self.or_number < self.set_rounds
 
     def cheapest_depot_train(self) -> str | None:
-        """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
-        type not sold out, those of later types the phase makes available, and the discarded ones."""
-        offered: list[str] = []
-        first = True
-        for name in self.train_order:
-            if name in self.rusted_types:
-                continue
-            count = self.rules.train_counts.get(name)
-            sold = self.bought.get(name, 0)
-            if count is not None and sold >= count:
-                continue
-            available_on = self.train_specs[name].get("available_on")
-            if first or (available_on and self._phase_reached(available_on)):
-                offered.append(f"{name}-{sold}")
-            first = False
-        offered += self.discarded
-        if not offered:
-            return None
-        return min(offered, key=lambda t: self.train_specs[_train_type(t)].get("price", 0))
+        """The depot's cheapest train on offer (the engine's min_depot_train)."""
+        return self.depot.cheapest(self._phase_reached)
 
     def _phase_reached(self, name: str) -> bool:
         names = [p.name for p in self.data.phases]
@@ -392,7 +369,7 @@ class GameState:
                 self.nationalization = True
 
     def _all_own_trains(self) -> bool:
-        return all(self.trains.get(c) for c in self.floated if c not in self.receivership)
+        return all(self.depot.of(c) for c in self.floated if c not in self.receivership)
 
     def _home_hexes(self, corporation: str) -> list[str]:
         coordinates = self.corporations[corporation].get("coordinates")
@@ -447,66 +424,27 @@ class GameState:
 
     def _buy_train(self, action: dict) -> None:
         buyer = action.get("entity")
-        train = str(action.get("train"))
         exchange = action.get("exchange")
-        if exchange:
-            if self.train_owner.get(str(exchange)) != buyer:
-                raise BoardError(f"{buyer} does not own train {exchange} to exchange")
-            self._take_train(str(exchange))
-            self.gone.add(str(exchange))
-        if train in self.gone:
-            raise BoardError(f"train {train} has rusted or left the game")
-        seller = self.train_owner.get(train)
-        if seller is not None:
-            self._take_train(train)
-        elif train in self.discarded:
-            self.discarded.remove(train)
-        else:
-            self._buy_from_depot(train)
-        self.train_owner[train] = buyer
-        self.trains.setdefault(buyer, []).append(train)
+        seller, first = self.depot.buy(buyer, str(action.get("train")), action.get("variant"),
+                                       None if exchange is None else str(exchange))
         if self.treasury is not None:
             price = int(action.get("price") or 0)
             self.treasury.spend(buyer, price)
             if seller is not None:
                 self.treasury.add(seller, price)
-        self.train_names[train] = action.get("variant") or self.train_names.get(train) or _train_type(train)
-
-    def _buy_from_depot(self, train: str) -> None:
-        kind = _train_type(train)
-        if kind not in self.train_specs:
-            raise BoardError(f"train {train} is of no type of the title")
-        if kind in self.rusted_types:
-            raise BoardError(f"{kind} trains have rusted")
-        count = self.rules.train_counts.get(kind)
-        copy = train.rpartition("-")[2]
-        if not copy.isdigit() or (count is not None and int(copy) >= count):
-            raise BoardError(f"train {train} is no copy of the {kind} trains the depot has")
-        first = kind not in self.bought
-        self.bought[kind] = self.bought.get(kind, 0) + 1
         if first:
-            self._first_of_type(kind)
+            self._first_of_type(train_type(str(action.get("train"))))
 
     def _first_of_type(self, kind: str) -> None:
         """The first train of a type bought: phase changes, rusting and the type's events."""
         phases = self.data.phases
         while self.phase_index + 1 < len(phases) and kind in _names(phases[self.phase_index + 1].on):
             self.phase_index += 1
-        for name, spec in self.train_specs.items():
+        for name, spec in self.depot.specs.items():
             if spec.get("rusts_on") == kind:
-                self._rust(name)
-        for event in self.train_specs[kind].get("events") or ():
+                self.depot.rust(name)
+        for event in self.depot.specs[kind].get("events") or ():
             self._event(event.get("type"))
-
-    def _rust(self, kind: str) -> None:
-        self.rusted_types.add(kind)
-        for train, owner in list(self.train_owner.items()):
-            if _train_type(train) == kind:
-                self._take_train(train)
-                self.gone.add(train)
-        for train in [t for t in self.discarded if _train_type(t) == kind]:
-            self.discarded.remove(train)
-            self.gone.add(train)
 
     def _event(self, kind: str | None) -> None:
         if kind == "close_companies":
@@ -516,20 +454,11 @@ class GameState:
         elif kind == "relax_cert_limit":
             self.order.stop_sale_drops()
 
-    def _take_train(self, train: str) -> None:
-        owner = self.train_owner.pop(train, None)
-        if owner is not None:
-            self.trains[owner].remove(train)
-
     def _pass(self, action: dict) -> None:
         self.pending_home.pop(action.get("entity"), None)     # (1860: no tile for its home track)
 
     def _discard_train(self, action: dict) -> None:
-        train = str(action.get("train"))
-        if self.train_owner.get(train) != action.get("entity"):
-            raise BoardError(f"{action.get('entity')} does not own train {train}")
-        self._take_train(train)
-        self.discarded.append(train)
+        self.depot.discard(action.get("entity"), str(action.get("train")))
 
     def _buy_company(self, action: dict) -> None:
         company = action.get("company")
@@ -613,7 +542,7 @@ class GameState:
         corporation = action.get("entity")
         # 1860's nationalization pays out at once, but for an insolvent corporation (it runs a leased
         # train) and one in receivership
-        pays_at_once = (self.nationalization and bool(self.trains.get(corporation))
+        pays_at_once = (self.nationalization and bool(self.depot.of(corporation))
                         and corporation not in self.receivership)
         self.order.ran(corporation, lambda: self._run_of(action), pays_at_once)
         if self.treasury is not None:
