@@ -1,11 +1,13 @@
-"""`revenue suggest` at a company's track step: the best few legal lays and tokens of that moment, on a real
-game (18xx.games game 314, 1889) cut just before a lay the engine recorded with its legal set: the last
-corporation of an operating round, whose turn is known to come next."""
+"""`revenue suggest` at a company's track step: the best few legal lays and tokens of that moment, on real
+games cut just before a lay the engine recorded (game 314, 1889: the last corporation of an operating round,
+with the legal set; every first lay of the four games), 1860's second lay of a turn and its home track."""
 from __future__ import annotations
 
 import copy
 import json
 import pathlib
+
+import pytest
 
 from revenue.game import next_moves
 from revenue.game.analysis import suggest
@@ -141,3 +143,35 @@ def test_1860s_home_track_is_laid_as_the_company_floats(monkeypatch):
             {_key(m) for m in lays}, action["id"]
     operating = {a["id"]: (state.round_name, state.operator) for _, a, state in steps(copy.deepcopy(GAME_1860))}
     assert operating[164] == ("OR 5.1", "C&N")
+
+
+# per game: the first lays of a turn (of ../shared/games' lays) before which suggest lists that company's
+# lays; before the others it waits for the turn before to end, where the replay cannot tell it has (1830's
+# and 1889's turns that end once nothing is left to buy, 1860's trainless turns passed step by step)
+SUGGESTED_BEFORE = {"1830_29133": 20, "1889_962": 31, "1889_314": 23, "1860_19354": 54}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(SUGGESTED_BEFORE))
+def test_suggest_before_each_first_lay_lists_the_lay_made(monkeypatch, game):
+    """Cut just before a company's first lay of its turn: where suggest lists lays, they are that company's,
+    within its cash, and the lay made is among them; it lists them before the pinned number of such lays."""
+    monkeypatch.setattr(next_moves, "TOP", None)
+    export = json.loads((EXPORTS / f"{game}.json").read_text())
+    at = {a["id"]: i for i, a in enumerate(export["actions"])}
+    listed = 0
+    for line in (EXPORTS / f"{game}.lays.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if row["kind"] != "lay_tile":
+            continue
+        cut = copy.deepcopy(export["actions"][:at[row["action_id"]]])
+        answer = suggest({**export, "status": "active", "actions": cut})
+        if "lays" not in answer:
+            assert "to begin its operating turn" not in answer.get("waiting_for", ""), row["action_id"]
+            continue
+        lays = answer["lays"]
+        assert lays["company"] == row["company"] and lays["cash"] == row["request"]["company"]["cash"]
+        played = row["played"]
+        assert (played["hex"], str(played["tile"]), played["rotation"]) in {_key(m) for m in lays["moves"]}
+        listed += 1
+    assert listed == SUGGESTED_BEFORE[game]

@@ -89,14 +89,16 @@ def _seconds(deadline_ms: int | None) -> float:
 
 def _final_state(export: dict) -> tuple[GameState, dict | None, int]:
     """The state after every standing action, the last action that changed it (None before any) and how
-    many players passed in a row at the end (a stock round ends when each of them did)."""
+    many players passed in a row at the end (a stock round ends when each of them did; a private's exchange
+    between the passes is no player's turn)."""
     state, last, passes = None, None, 0
     for _, action, state in steps(export):
         kind = action.get("type")
         if kind in (MESSAGE, "end_game") or str(kind).startswith("program_"):
             continue
         last = action
-        passes = passes + 1 if kind == "pass" and state.round_kind == "stock" else 0
+        if action.get("entity_type") != "company":      # (a private exchanged for a share: no player's turn)
+            passes = passes + 1 if kind == "pass" and state.round_kind == "stock" else 0
     if state is None:
         state = GameState(export)
     return state, last, passes
@@ -121,11 +123,11 @@ def _next_runner(state: GameState, last: dict | None, passes: int, export: dict)
         return _in_stock_round(state, last, export)
     operator = state.operator
     if operator is not None and state.last_rank < 3 and last.get("type") != "discard_train":
-        if state.company_request(operator, running=True)["trains"]:
+        if state.has_run(operator):
             return operator, ""
         return None, f"{operator} to lay track, place a token or buy a train (it has no train to run)"
     if operator is not None and not state.turn_over(last):
-        return None, f"{operator} {AFTER_STEP.get(state.last_rank, 'to end its turn')}"
+        return None, f"{operator} {AFTER_STEP.get(state.step, 'to end its turn')}"
     left = [c for c in state.operating if c not in state.or_operated]
     if left:
         return _first_of(state, left, state.round_name, next_round=False)
@@ -139,7 +141,7 @@ def _first_of(state: GameState, candidates: list[str], round_name: str,
     """The turn of the next corporation to operate among `candidates` (of the operating round under way,
     or with `next_round` of the next one): the first in share price order (GameState.next_operator),
     its run when its turn begins at the route step (1860 once the Southern has formed: no track, no
-    tokens) and it has trains."""
+    tokens) and it has trains. The state is moved on to that corporation's turn."""
     if not candidates:
         return None, f"{round_name}, once a corporation has floated"
     company = candidates[0] if len(candidates) == 1 else state.next_operator(next_round)
@@ -149,9 +151,10 @@ def _first_of(state: GameState, candidates: list[str], round_name: str,
                       f"replay does not follow for {state.name})")
     # 1860: no track nor tokens once the Southern has formed, nor for a corporation in receivership
     straight_to_run = state.southern_formed or company in state.receivership
-    if straight_to_run and state.company_request(company, running=True)["trains"]:
-        state.enter(-1, {"type": "run_routes", "entity": company, "entity_type": "corporation"})
+    if straight_to_run and state.has_run(company):
+        state.begin_turn(company, at_run=True)
         return company, ""
+    state.begin_turn(company)
     return None, f"{company} to begin its operating turn"
 
 

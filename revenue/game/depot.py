@@ -34,9 +34,13 @@ class Depot:
         return int(self.specs[train_type(train)].get("price", 0))
 
     def cheapest(self, phase_reached: Callable[[str], bool]) -> str | None:
-        """The depot's cheapest train on offer (the engine's min_depot_train): the next train of the first
-        type not sold out, those of later types whose `available_on` phase has come (`phase_reached`), and
-        the discarded ones."""
+        """The depot's cheapest train on offer (the engine's min_depot_train)."""
+        offered = self.offered(phase_reached)
+        return min(offered, key=self.price) if offered else None
+
+    def offered(self, phase_reached: Callable[[str], bool]) -> list[str]:
+        """The trains the depot sells now: the next train of the first type not sold out, those of later
+        types whose `available_on` phase has come (`phase_reached`), and the discarded ones."""
         offered: list[str] = []
         first = True
         for name in self.order:
@@ -50,14 +54,13 @@ class Depot:
             if first or (available_on and phase_reached(available_on)):
                 offered.append(f"{name}-{sold}")
             first = False
-        offered += self.discarded
-        return min(offered, key=self.price) if offered else None
+        return offered + self.discarded
 
-    def exchanges(self, corporation: str) -> bool:
-        """Whether a depot train takes one of the corporation's trains in exchange (1830's D)."""
+    def exchanges(self, corporation: str, phase_reached: Callable[[str], bool]) -> bool:
+        """Whether a train the depot sells now takes one of the corporation's trains in exchange (1830's
+        and 1889's D)."""
         held = {train_type(t) for t in self.of(corporation)}
-        return any(held & set(spec.get("discount") or ()) for name, spec in self.specs.items()
-                   if name not in self.rusted)
+        return any(held & set(self.specs[train_type(t)].get("discount") or ()) for t in self.offered(phase_reached))
 
     def buy(self, buyer: str, train: str, variant: str | None, exchange: str | None) -> tuple[str | None, bool]:
         """`buyer` buys `train` (from another corporation, the discarded trains or the depot), giving

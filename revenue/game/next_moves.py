@@ -16,9 +16,9 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
     the `company` and its `cash`, None where not followed; half of `deadline_ms` for each) for the
     company whose operating turn is open before its run (`company` in each): lays while it has neither laid
     nor placed a token (or, in 1860, its second lay after a yellow tile without a city), tokens while it
-    has placed none; {} when no such company is known. The state is moved on to that company's turn when
-    it has yet to begin (its home token placed). In 1860's stock round, a floating corporation's lays on its
-    home hex while it has yet to lay its home track."""
+    has placed none (a turn suggest moved the state on to, GameState.begin_turn, at its first step); {}
+    when no such company is known. In 1860's stock round, a floating corporation's lays on its home hex
+    while it has yet to lay its home track."""
     home = home_track(state)
     company, done = (home[0], None) if home else _builder(state, last)
     if company is None:
@@ -41,29 +41,18 @@ def next_moves(state: GameState, last: dict | None, deadline_ms: float | None = 
 
 def _builder(state: GameState, last: dict | None) -> tuple[str | None, str | None]:
     """(the company at its track or token step, the building step it took last: None, "lay_tile" or
-    another), or (None, None): the operator before its run, or else the corporation that operates next (its
-    turn begins with the track step): the one of the round left to operate, or the first by the order of
-    operation (GameState.next_operator) where the replay follows it."""
+    another), or (None, None): the operator before its run (a turn that has just begun, suggest moved the
+    state on to, at its first step)."""
     if state.round_kind != "operating" or state.ended is not None or last is None:
         return None, None
     operator = state.operator
-    if operator is not None and state.last_rank < 3:
-        if last.get("entity") == operator and last.get("type") == "pass":
-            return None, None                # a building step passed (which, the log does not say)
-        return operator, (last.get("type") if state.last_rank else None)
-    if operator is not None and not state.turn_over(last):
-        return None, None                    # its run, dividend and trains
-    left = [c for c in state.operating if c not in state.or_operated]
-    if len(left) == 1:
-        company = left[0]
-    elif left:
-        company = state.next_operator(next_round=False)
-    else:
-        company = state.next_operator(next_round=True) if state.operating_round_follows() else None
-    if company is None or state.southern_formed or company in state.receivership:
+    if operator is None or state.last_rank >= 3 or state.southern_formed or operator in state.receivership:
         return None, None
-    state.enter(-1, {"type": "lay_tile", "entity": company, "entity_type": "corporation"})
-    return company, None
+    if last.get("entity") != operator:
+        return operator, None                # its turn begins
+    if last.get("type") == "pass":
+        return None, None                    # a building step passed (which, the log does not say)
+    return operator, last.get("type") if state.last_rank else None
 
 
 def home_track(state: GameState) -> tuple[str, str] | None:

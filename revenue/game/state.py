@@ -96,6 +96,7 @@ class GameState:
         self._turn_run: Run | None = None          # the operating corporation's run, until its dividend
         self.operated: set[str] = set()            # corporations that have had a turn
         self.receivership: set[str] = set()        # 1860: the president's certificate is in the market
+        self.insolvent: set[str] = set()           # 1860: ended a turn without a train
         self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
         self.pending_home: dict[str, str] = {}      # 1860: floated corporation -> home hex it has to lay track on
         # rounds
@@ -188,14 +189,24 @@ class GameState:
         return self.order.next(self.floated, self.or_operated, self.operator, self.round_kind, next_round,
                                self.nationalization)
 
+    def has_run(self, corporation: str) -> bool:
+        """Whether the corporation has a train to run now: its own, or (1860) the depot's cheapest, leased,
+        when it is insolvent or in receivership and its cash does not buy that train."""
+        if self.depot.of(corporation):
+            return True
+        if not self.rules.leases_trains or corporation not in self.insolvent | self.receivership:
+            return False
+        cheapest, cash = self.cheapest_depot_train(), self.cash(corporation)
+        return cheapest is not None and (cash is None or cash < self.depot.price(cheapest))
+
     def may_buy_train(self, corporation: str) -> bool:
         """Whether the corporation's turn may still buy a train: not at its train limit unless a depot train
-        takes one of its own in exchange (1830's D); where the title skips a train step the cash cannot use
-        (1860), a train it can pay for, and no train of its own while in receivership."""
+        takes one of its own in exchange (1830's D); where the title's train step ends when the cash buys no
+        train (1860), one it can pay for, and none of its own while in receivership."""
         owned = self.depot.of(corporation)
         limit = self.phase.train_limit
         if limit is not None and len(owned) >= limit:
-            return self.depot.exchanges(corporation)
+            return self.depot.exchanges(corporation, self._phase_reached)
         trade_min, cash = self.rules.train_trade_min, self.cash(corporation)
         if trade_min is None or cash is None:
             return True
@@ -208,13 +219,23 @@ class GameState:
             trains and seller != corporation and seller not in self.receivership and (not owned or len(trains) > 1)
             for seller, trains in self.depot.held.items())
 
+
     def turn_over(self, last: dict) -> bool:
         """Whether the operating corporation's turn has ended with `last`, the last action: its pass, or
-        after its run, 1860's nationalization paying out at once, or a train step its cash cannot use."""
+        after its run, 1860's nationalization paying out at once, or (where a turn ends with its trains, 1860)
+        a train step its cash cannot use."""
         operator = self.operator
         return (last.get("entity") == operator and last.get("type") == "pass") or (
             last.get("type") == "run_routes" and self.nationalization) or (
-            self.rules.turn_ends_with_trains and self.last_rank >= 4 and not self.may_buy_train(operator))
+            self.rules.turn_ends_with_trains and self.step >= 4 and not self.may_buy_train(operator))
+
+    @property
+    def step(self) -> int:
+        """The operator's last step (STEP_RANK), a run that withholds at once counted as its dividend (1860: in
+        receivership or on a leased train)."""
+        automatic = self.last_rank == 3 and self.rules.leases_trains and (
+            self.operator in self.receivership or not self.depot.of(self.operator))
+        return 4 if automatic else self.last_rank
 
     def operating_round_follows(self) -> bool | None:
         """Whether another operating round follows this one (else the stock round); None when unknown.
@@ -253,6 +274,12 @@ class GameState:
         except BoardError as exc:
             raise ReplayError(index, action, str(exc)) from None
         return True
+
+    def begin_turn(self, corporation: str, at_run: bool = False) -> None:
+        """Move on to `corporation`'s operating turn as its first action would (a look ahead: the operating
+        round begins if it must, a first turn's home token goes down), at its first step or its run."""
+        self.enter(-1, {"type": "run_routes" if at_run else "pass", "entity": corporation,
+                        "entity_type": "corporation"})
 
     def apply(self, index: int, action: dict) -> None:
         """Apply the standing action at position `index` of the log (and the automatic actions it carries)."""
@@ -354,6 +381,8 @@ class GameState:
     def _end_turn(self) -> None:
         if self._turn_run is not None:         # it ran and chose no dividend: withheld
             self._pay(self.operator, "withhold")
+        if self.rules.leases_trains and self.operator is not None and not self.depot.of(self.operator):
+            self.insolvent.add(self.operator)
         self.order.end_turn(self.operator)
         self.operator = None
 
@@ -427,6 +456,7 @@ class GameState:
         exchange = action.get("exchange")
         seller, first = self.depot.buy(buyer, str(action.get("train")), action.get("variant"),
                                        None if exchange is None else str(exchange))
+        self.insolvent.discard(buyer)
         if self.treasury is not None:
             price = int(action.get("price") or 0)
             self.treasury.spend(buyer, price)

@@ -30,8 +30,6 @@ class GameRules:
     float_lays_home_tile: bool = False
     # an insolvent corporation runs the bank's cheapest train, leased, and lays no track nor tokens (1860)
     leases_trains: bool = False
-    # a turn ends with the train purchases (1860; 1830 and 1889 may buy privates after them)
-    turn_ends_with_trains: bool = False
     # a player's bankruptcy leaves the board and the trains as they are and the game goes on (18Rhl: the
     # bankrupt president's corporations run on in receivership); elsewhere the replay stops there (1830 and
     # 1889 end the game; 1860 flips the tokens, which no request can say)
@@ -42,9 +40,11 @@ class GameRules:
     # when it floats (1830, 1889 and, in the engine, 1860); None: the replay does not follow corporations'
     # cash (18Rhl's companies are full or incremental by when they float, revenue.payout)
     capitalization: str | None = None
-    # 1860: the least price of a train bought from another corporation (not its last train when the buyer
-    # has one, not from or for a corporation in receivership); where set, a turn's train step is skipped
-    # when the corporation's cash buys no train (the engine's G1860 BuyTrain#buyable_trains)
+    # a turn ends with its train step (1860; 1830 and 1889 may buy privates after it), and the step goes on
+    # while the corporation's cash buys a train from the depot or one of another corporation for at least
+    # `train_trade_min` (1860's TRAIN_PRICE_MIN, G1860 BuyTrain#buyable_trains: not another's last train when
+    # the buyer has one, not from or for a corporation in receivership)
+    turn_ends_with_trains: bool = False
     train_trade_min: int | None = None
     # 18Rhl: corporation -> the city of a green Rhine metropolis its home token goes to
     metropolis_homes: dict[str, int] = field(default_factory=dict)
@@ -111,7 +111,7 @@ def game_rules(title: str) -> GameRules:
             rules = GameRules(**common, home_timing=OPERATING_ROUND, float_percent=50, capitalization=FULL)
         elif title == "1860":
             rules = GameRules(**common, home_timing=FLOAT, float_percent=50, float_lays_home_tile=True,
-                              leases_trains=True, turn_ends_with_trains=True, capitalization=FULL,
+                              leases_trains=True, capitalization=FULL, turn_ends_with_trains=True,
                               train_trade_min=10)
         elif title == "18rhl":
             rules = GameRules(**common, home_timing=OPERATE, float_percent=50, metropolis_homes=METROPOLIS_HOMES,
