@@ -1,13 +1,15 @@
 """The state of play of an 18xx.games game, rebuilt one standing action at a time: what routes and revenue
 depend on (the board's tiles and tokens, the phase, each corporation's trains and privates, the game's
 options and 1860's late-game flags), and enough of the rest to get those right (shares bought from the
-initial offering, for floating; the round; which corporation operates), and what decides which
-corporation operates next (share prices and dividends: revenue.game.operating_order; 1860's receivership).
+initial offering, for floating; the round; which corporation operates), what decides which corporation
+operates next (share prices and dividends: revenue.game.operating_order; 1860's receivership) and each
+corporation's cash (revenue.game.treasury).
 
 Rounds are read from who acts: a player buying, selling or passing in a stock round, corporations in
-operating rounds (but for 1860's home track, laid in the stock round as a corporation floats). A corporation starts a new turn when it acts after another corporation did, or when it
-goes back to an earlier step (a tile after a run); a turn of a corporation that already operated in this
-operating round starts the next one.
+operating rounds (but for 1860's home track, laid in the stock round as a corporation floats). A
+corporation starts a new turn when it acts after another corporation did, or when it goes back to an
+earlier step (a tile after a run); a turn of a corporation that already operated in this operating round
+starts the next one.
 
 An action the replay cannot rebuild exactly raises ReplayError naming it.
 """
