@@ -64,7 +64,7 @@ def _percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[i]
 
 
-class _Server:
+class Server:
     """`python -m server` on a free port, until stopped (SIGTERM, then the logs are dropped)."""
 
     def __init__(self, workers: int | None, max_queue: int, processes: int | None = None):
@@ -142,7 +142,7 @@ class _Server:
 
 
 def cpu_spent(before: dict[int, float], after: dict[int, float] | None) -> list[float] | None:
-    """Each process's CPU seconds between two _Server.cpu_by_process() readings, in the order of `after`
+    """Each process's CPU seconds between two Server.cpu_by_process() readings, in the order of `after`
     (a process forked meanwhile counts from 0)."""
     return None if after is None else [after[pid] - before.get(pid, 0.0) for pid in after]
 
@@ -212,7 +212,7 @@ def run(clients: int = 8, seconds: float = 10.0, workers: int | None = None, tar
     else:
         payloads = bodies = [json_format.ParseDict(request, revenue_pb2.SolveRequest()).SerializeToString()
                              for request in requests]
-    server = None if target else _Server(workers, max_queue, processes)
+    server = None if target else Server(workers, max_queue, processes)
     try:
         startup = server.wait_serving(start_timeout) if server else 0.0
         target = target or (server.http_target if http else server.target)

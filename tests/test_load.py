@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from benchmarks.load import _Server, cpu_spent, shares
+from benchmarks.load import Server, cpu_spent, shares
 
 # A parent that forks one child; the child burns CPU, both then wait to be killed.
 _TREE = """
@@ -28,7 +28,7 @@ def test_cpu_by_process_reads_each_forked_process():
     proc = subprocess.Popen([sys.executable, "-c", _TREE], stdout=subprocess.PIPE, text=True)
     try:
         assert sorted(proc.stdout.readline().strip() for _ in range(2)) == ["burnt", "forked"]
-        server = _Server.__new__(_Server)     # no server started: only its process is looked at
+        server = Server.__new__(Server)     # no server started: only its process is looked at
         server.proc = proc
         by_process = server.cpu_by_process()
         assert by_process is not None and list(by_process)[0] == proc.pid and len(by_process) == 2
