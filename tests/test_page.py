@@ -242,3 +242,21 @@ def test_page_replays_a_game_and_suggests_the_next_run(browser, server):
     assert browser.execute_script("return document.querySelectorAll('#layer-hexes polygon').length") > 0
     request = json.loads(browser.find_element("id", "request").get_property("value"))
     assert request["company"]["id"] == known["company"] and request["board"]["title"] == "1830"
+
+
+def test_page_suggests_the_builders_best_lays(browser, server):
+    """A game cut just before a company's first lay: the suggestion waits for its turn and lists its best lays
+    and tokens, with its cash."""
+    export = json.loads((GAMES / "1830_29133.json").read_text())
+    row = next(json.loads(line) for line in (GAMES / "1830_29133.lays.jsonl").read_text().splitlines()
+               if json.loads(line)["action_id"] == 119)      # PRR's lay, the turn before it over
+    export["actions"] = export["actions"][:next(i for i, a in enumerate(export["actions"]) if a.get("id") == 119)]
+    export["status"] = "active"
+    wait = _open(browser, server)
+    browser.execute_script("document.getElementById('game-box').open = true;"
+                           "document.getElementById('game').value = arguments[0];", json.dumps(export))
+    browser.find_element("id", "suggest").click()
+    wait.until(lambda b: "best lays" in b_text(b, "status"))
+    status = b_text(browser, "status")
+    assert status.startswith("no run to suggest: the game waits for ")
+    assert f"PRR (cash {row['request']['company']['cash']}): best lays " in status and "; best tokens " in status

@@ -644,7 +644,7 @@ async function suggestRun() {
     setStatus("looking for the next run…");
     const answer = await call("POST", "/v1/suggest", body, signal);
     if (!answer.company) {
-      setStatus(`no run to suggest: the game waits for ${answer.waiting_for}`, "");
+      setStatus(`no run to suggest: the game waits for ${answer.waiting_for}${builderMoves(answer)}`, "");
       return;
     }
     const best = answer.best;
@@ -662,6 +662,17 @@ async function suggestRun() {
     $("run-routes").value = JSON.stringify(answer.run_routes, null, 1);
     $("suggestion").hidden = false;
   });
+}
+
+// The best lays and tokens of the company that may build, when the suggestion lists them.
+function builderMoves(answer) {
+  if (!answer.builder) return "";
+  const gain = (m) => (m.gain >= 0 ? "+" : "") + m.gain;
+  const lays = ((answer.lays || {}).lays || []).map((m) => `${m.hex} #${m.tile} (${gain(m)})`);
+  const tokens = ((answer.tokens || {}).tokens || []).map((m) => `${m.hex} city ${m.city} (${gain(m)})`);
+  const cash = answer.builder_cash === undefined ? "" : ` (cash ${answer.builder_cash})`;
+  return `. ${answer.builder}${cash}: best lays ${lays.join(", ") || "none"}` +
+         (answer.tokens ? `; best tokens ${tokens.join(", ") || "none"}` : "");
 }
 
 async function copyRun() {
