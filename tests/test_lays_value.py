@@ -71,8 +71,26 @@ def _check_equal(name: str, request: dict) -> int:
     return sum(same_problem(printed, problem_of(with_lay(request, board, move))) for move in valued["moves"])
 
 
-def test_every_lay_valued_as_solving_it_on_late_boards(checked_everywhere):
+@pytest.fixture(params=["one thread", "two threads"])
+def searches(request, monkeypatch):
+    """The boards of the moves searched on the calling thread, or two at a time (value.PARALLEL_FROM_MS)."""
+    threshold = float("inf") if request.param == "one thread" else 0.0
+    monkeypatch.setattr("revenue.moves.value.PARALLEL_FROM_MS", threshold)
+
+
+def test_every_lay_valued_as_solving_it_on_late_boards(checked_everywhere, searches):
     assert sum(_check_equal(name, request) for name, request in _boards(0)) > 100   # many on real boards
+
+
+def test_the_two_threads_stop_at_the_deadline_with_what_they_have(monkeypatch):
+    """Two at a time too, a deadline that has passed by the end of the request's own search (which is
+    always made) ends the valuation there: no lay valued, `complete` false."""
+    monkeypatch.setattr("revenue.moves.value.PARALLEL_FROM_MS", 0.0)
+    request = _lay_requests("1860_19354")[-1]
+    every = value_lays(request)
+    assert every["complete"] and every["valued"] == every["legal"]
+    cut = value_lays(request, deadline_ms=1)
+    assert not cut["complete"] and cut["valued"] == 0 and cut["legal"] == every["legal"]
 
 
 @pytest.mark.slow

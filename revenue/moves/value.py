@@ -4,12 +4,18 @@ Boards that differ from the request's by one lay or token reuse the solver's cac
 (its graph and its checked lays and tokens), so each costs little more than its search. A lay whose board
 poses the solver the same problem as the request's (unchanged: most lays add track that leads to no stop)
 has the request's best run, taken without a search; two rotations of a tile that put the same track on the
-hex (a symmetric tile) make one board, solved once.
+hex (a symmetric tile) make one board, solved once. Where the request's own search is long enough to be
+worth it, the boards are solved two at a time (the kernels release the GIL), on both cores of a 2-core
+machine.
 """
 from __future__ import annotations
 
+import os
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 
+from ..errors import Interrupted
 from ..tiles import parse_tile
 from .lays import lays_on, read_request
 from .shapes import shape
@@ -88,7 +94,8 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
     alike: dict = {}        # the boards differ by one move: their searches go alike (solve)
     base = solve(_without_deadline(request), deadline=None if left is None else max(left, MIN_SECONDS),
                  cancel=cancel, memory_mb=memory_mb, alike=alike)
-    valued = []
+    pool = _pool() if float((base.get("stats") or {}).get("elapsed_ms") or 0) >= PARALLEL_FROM_MS else None
+    made = []               # (move, the solve of its board, or its Future)
     solved: dict = {}       # same_board(move) -> the solve of the board it makes
     for move in moves:
         left = _left(end)
@@ -98,10 +105,23 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
         result = solved.get(key)
         if result is None:
             move_request = changed(move)
-            result = base if same_run is not None and same_run(move_request, base) else \
-                solve(move_request, deadline=left, cancel=cancel, memory_mb=memory_mb, alike=alike)
+            options = dict(deadline=left, cancel=cancel, memory_mb=memory_mb, alike=alike)
+            if same_run is not None and same_run(move_request, base):
+                result = base
+            elif pool is None:
+                result = solve(move_request, **options)
+            else:
+                result = pool.submit(solve, move_request, **options)
             if key is not None:
                 solved[key] = result
+        made.append((move, result))
+    valued = []
+    for move, result in made:
+        if isinstance(result, Future):
+            try:
+                result = result.result()    # (each search ends by the deadline it was given)
+            except Interrupted:             # stopped before its search began: the valuation ends there
+                break
         after = int(result.get("revenue") or 0)
         valued.append({**move, "revenue_after": after, "gain": after - int(base.get("revenue") or 0),
                        "optimal": bool(result.get("optimal"))})
@@ -113,6 +133,21 @@ def _value(request, board, moves, changed, deadline_ms, top, cancel=None, memory
 
 
 MIN_SECONDS = 0.001     # the request's own board is solved even when the deadline has passed
+# a request whose own search takes this long has the boards of its moves solved on two threads (below it,
+# handing a search to a thread costs more than it saves)
+PARALLEL_FROM_MS = 2.0
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor | None:
+    """The process's two threads for the searches of moves (None on a machine of one core)."""
+    if (os.cpu_count() or 1) < 2:
+        return None
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="revenue-moves"))
+        return _POOL[0]
 
 
 def _left(end: float | None) -> float | None:
