@@ -297,3 +297,18 @@ def test_a_lay_on_a_multi_city_hex_keeps_each_token_in_its_city():
                 assert sum(map(len, changed.tokens.values())) == len(request["board"]["tokens"])
                 rebuilt += 1
     assert rebuilt
+
+
+def test_18rhl_tokens_cost_their_price_and_run_out():
+    """18Rhl's token prices (RhE: 0, 60, 80, 100): on 18Rhl game 96576's last board RhE has all four of its
+    tokens out and may place none; one taken back, its fourth costs 100."""
+    rows = [json.loads(line) for line in (EXPORTS.parent / "18rhl_96576.jsonl").read_text().splitlines()]
+    request = rows[-1]["request"]
+    assert request["company"]["id"] == "RhE"
+    assert sum(t["company"] == "RhE" for t in request["board"]["tokens"]) == 4 and legal_tokens(request) == []
+    board = dict(request["board"], tokens=[t for t in request["board"]["tokens"]
+                                           if (t["hex"], t["company"]) != ("E6", "RhE")])
+    fewer = legal_tokens({**request, "board": board})
+    assert fewer and {t["cost"] for t in fewer} == {100}
+    poor = {**request, "board": board, "company": dict(request["company"], cash=99)}
+    assert legal_tokens(poor) == []

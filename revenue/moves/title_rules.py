@@ -1,6 +1,6 @@
 """What each title adds to the base rules of laying track and placing tokens (the 18xx.games engine's
-constants and private abilities for 1830, 1860 and 1889): the track restriction, which hexes a private blocks
-while a player owns it, terrain discounts, tiles that may not be rotated, token prices.
+constants and private abilities for 1830, 1860, 1889 and 18Rhl): the track restriction, which hexes a private
+blocks while a player owns it, terrain discounts, tiles that may not be rotated, token prices.
 """
 from __future__ import annotations
 
@@ -61,7 +61,10 @@ RULES = {
                                    "VYSC": (0, 40)}),
     "18rhl": LayRules(blocks={"PWB": ("E14",)}, privates_close=("5", "6", "8"), upgrade_rule=rhl_upgrade,
                       unrotated_hexes=RHINE_METROPOLIS_HEXES, unrestricted_tiles=FOUR_SPOKERS_TO,
-                      stub_rule=stubs_joined),
+                      stub_rule=stubs_joined,
+                      token_prices={"ADR": (0, 60, 80), "BME": (0, 60, 80, 100), "CME": (0, 60, 80, 100),
+                                    "DEE": (0, 60), "KEG": (0, 60), "GVE": (0, 60), "CCE": (0, 0, 80),
+                                    "RhE": (0, 60, 80, 100)}),
 }
 
 
