@@ -221,7 +221,6 @@ class GameState:
             trains and seller != corporation and seller not in self.receivership and (not owned or len(trains) > 1)
             for seller, trains in self.depot.held.items())
 
-
     def turn_over(self, last: dict) -> bool:
         """Whether the operating corporation's turn has ended with `last`, the last action: its pass, or
         after its run, 1860's nationalization paying out at once, or (where a turn ends with its trains, 1860)
@@ -427,13 +426,13 @@ class GameState:
     def _lay_tile(self, action: dict) -> None:
         hex_name = action.get("hex")
         kind, entity = self._entity(action)
+        if self.treasury is not None and kind == "corporation":    # (a private's lay is free)
+            self.treasury.spend(entity, upgrade_cost(self.board.hex(hex_name).tile, lay_rules(self.name),
+                                                     set(self.privates_of(entity))))
         if self.pending_home.get(entity) == hex_name:
-            del self.pending_home[entity]
+            del self.pending_home[entity]                           # (1860's home track, in the stock round)
         elif kind == "corporation":
             self.turn_lays.append(hex_name)
-            if self.treasury is not None:                         # (a private's lay is free)
-                self.treasury.spend(entity, upgrade_cost(self.board.hex(hex_name).tile, lay_rules(self.name),
-                                                         set(self.privates_of(entity))))
         self.board.lay(hex_name, str(action.get("tile")), action.get("rotation"))
         for corporation, home in list(self.choosing_home.items()):
             if home == hex_name:                  # its home token leaves city 0 for the city it chooses
@@ -553,9 +552,10 @@ class GameState:
                 self.treasury.add(corporation, self.par_price.get(corporation, 0) * self._total_shares(corporation))
             if self.rules.home_timing == FLOAT:
                 self._place_home(corporation)
-            home = self._home_hexes(corporation)[0]
-            if self.rules.float_lays_home_tile and not self.board.hex(home).tile.paths:
-                self.pending_home[corporation] = home
+            if self.rules.float_lays_home_tile:         # 1860: its home track, on a hex without track
+                home = self._home_hexes(corporation)[0]
+                if not self.board.hex(home).tile.paths:
+                    self.pending_home[corporation] = home
 
     def _sell_shares(self, action: dict) -> None:
         shares = [str(s) for s in action.get("shares") or ()]
