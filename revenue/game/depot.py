@@ -56,12 +56,6 @@ class Depot:
             first = False
         return offered + self.discarded
 
-    def exchanges(self, corporation: str, phase_reached: Callable[[str], bool]) -> bool:
-        """Whether a train the depot sells now takes one of the corporation's trains in exchange (1830's
-        and 1889's D)."""
-        held = {train_type(t) for t in self.of(corporation)}
-        return any(held & set(self.specs[train_type(t)].get("discount") or ()) for t in self.offered(phase_reached))
-
     def buy(self, buyer: str, train: str, variant: str | None, exchange: str | None) -> tuple[str | None, bool]:
         """`buyer` buys `train` (from another corporation, the discarded trains or the depot), giving
         `exchange` back if named: (the seller, None for the bank; whether it is the depot's first of its

@@ -202,13 +202,13 @@ class GameState:
         return cheapest is not None and (cash is None or cash < self.depot.price(cheapest))
 
     def may_buy_train(self, corporation: str) -> bool:
-        """Whether the corporation's turn may still buy a train: not at its train limit unless a depot train
-        takes one of its own in exchange (1830's D); where the title's train step ends when the cash buys no
-        train (1860), one it can pay for, and none of its own while in receivership."""
+        """Whether the corporation's turn may still buy a train: not at its train limit; where the title's
+        train step ends when the cash buys no train (1860), one it can pay for, and none of its own while in
+        receivership."""
         owned = self.depot.of(corporation)
         limit = self.phase.train_limit
         if limit is not None and len(owned) >= limit:
-            return self.depot.exchanges(corporation, self._phase_reached)
+            return False
         trade_min, cash = self.rules.train_trade_min, self.cash(corporation)
         if trade_min is None or cash is None:
             return True
