@@ -8,6 +8,7 @@ The board is read as hex name -> (Tile, rotation), so a lay can be tried by chan
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..board import printed_hexes
 from .shapes import WalkIndex, shape, walk_index
@@ -67,6 +68,18 @@ class _Found(Exception):
     """A target path is reached: the walk ends there."""
 
 
+def _indexes(tiles: dict) -> Callable[[str], WalkIndex]:
+    """hex -> the WalkIndex of its tile, each made when first asked for."""
+    index: dict[str, WalkIndex] = {}
+
+    def paths_of(name: str) -> WalkIndex:
+        got = index.get(name)
+        if got is None:
+            got = index[name] = walk_index(*tiles[name])
+        return got
+    return paths_of
+
+
 def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blocking: bool = True,
                   targets: set | None = None) -> Reach:
     """The company's reach on a board of `tiles` (hex -> (Tile, rotation)) and `tokens` ((hex, city index)
@@ -80,14 +93,7 @@ def company_reach(tiles: dict, tokens: dict, neighbours: dict, company: str, blo
             if city < len(tile.cities):
                 starts.append((name, tile.cities[city].ordinal))
                 reach.edges.setdefault(name, set()).update(neighbours.get(name, {}))
-    # each hex's tile as the walk takes it, looked up when first needed
-    index: dict[str, WalkIndex] = {}
-
-    def paths_of(name: str) -> WalkIndex:
-        got = index.get(name)
-        if got is None:
-            got = index[name] = walk_index(*tiles[name])
-        return got
+    paths_of = _indexes(tiles)    # each hex's tile as the walk takes it, looked up when first needed
 
     walked_nodes: set[tuple[str, int]] = set()   # the trail's nodes (Node#walk's visited)
     trail: set[tuple[str, int]] = set()          # the trail's paths (Path#walk's visited)
@@ -150,13 +156,7 @@ def reaches_any(tiles: dict, tokens: dict, neighbours: dict, company: str, targe
     remembers no trail (it leaves a path by another end than the one it came in by, and a node by another
     path) meets every path the walk meets, each once: when it meets no target, the walk, which follows every
     trail, is not needed."""
-    index: dict[str, WalkIndex] = {}
-
-    def paths_of(name: str) -> WalkIndex:
-        got = index.get(name)
-        if got is None:
-            got = index[name] = walk_index(*tiles[name])
-        return got
+    paths_of = _indexes(tiles)
 
     # (hex, path, the edge it was entered at or -1, the node ordinal it was entered from or -1)
     todo: list[tuple[str, int, int, int]] = []
