@@ -136,7 +136,7 @@ MIN_SECONDS = 0.001     # the request's own board is solved even when the deadli
 # a request whose own search takes this long has the boards of its moves solved on two threads (below it,
 # handing a search to a thread costs more than it saves)
 PARALLEL_FROM_MS = 2.0
-_POOL: list[ThreadPoolExecutor] = []
+_POOL: dict[int, ThreadPoolExecutor] = {}     # by process id: a forked process makes its own threads
 _POOL_LOCK = threading.Lock()
 
 
@@ -145,9 +145,10 @@ def _pool() -> ThreadPoolExecutor | None:
     if (os.cpu_count() or 1) < 2:
         return None
     with _POOL_LOCK:
-        if not _POOL:
-            _POOL.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="revenue-moves"))
-        return _POOL[0]
+        pool = _POOL.get(os.getpid())
+        if pool is None:
+            pool = _POOL[os.getpid()] = ThreadPoolExecutor(max_workers=2, thread_name_prefix="revenue-moves")
+        return pool
 
 
 def _left(end: float | None) -> float | None:
