@@ -175,3 +175,22 @@ def test_suggest_before_each_first_lay_lists_the_lay_made(monkeypatch, game):
         assert (played["hex"], str(played["tile"]), played["rotation"]) in {_key(m) for m in lays["moves"]}
         listed += 1
     assert listed == SUGGESTED_BEFORE[game]
+
+
+@pytest.mark.parametrize("game", sorted(SUGGESTED_BEFORE))
+def test_the_privates_that_block_are_the_players_open_ones(game):
+    """At every lay and token of the games, the privates suggest takes to block their hexes are those no
+    corporation has bought, nor closed (1830's BO with the B&O's first train), as test_lays reads them from
+    the log."""
+    from revenue.game import steps
+
+    from .test_lays import player_privates as from_the_log
+
+    export = json.loads((EXPORTS / f"{game}.json").read_text())
+    moments = {json.loads(line)["action_id"] for line in (EXPORTS / f"{game}.lays.jsonl").read_text().splitlines()}
+    seen = 0
+    for _, action, state in steps(copy.deepcopy(export)):
+        if action["id"] in moments:
+            assert next_moves.player_privates(state) == from_the_log(export, action["id"]), action["id"]
+            seen += 1
+    assert seen == len(moments)

@@ -458,6 +458,7 @@ class GameState:
         seller, first = self.depot.buy(buyer, str(action.get("train")), action.get("variant"),
                                        None if exchange is None else str(exchange))
         self.insolvent.discard(buyer)
+        self.closed.update(p for p, owner in self.rules.closes_on_first_train.items() if owner == buyer)
         if self.treasury is not None:
             price = int(action.get("price") or 0)
             self.treasury.spend(buyer, price)

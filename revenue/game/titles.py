@@ -36,6 +36,8 @@ class GameRules:
     bankruptcy_continues: bool = False
     # a private that comes with a share, given at its purchase in the auction (1830's CA: a PRR share)
     private_shares: dict[str, str] = field(default_factory=dict)
+    # private -> the corporation whose first train closes it (1830's BO: the B&O's)
+    closes_on_first_train: dict[str, str] = field(default_factory=dict)
     # how a corporation is paid for its shares (the engine's CAPITALIZATION): `full`, ten times its par price
     # when it floats (1830, 1889 and, in the engine, 1860); None: the replay does not follow corporations'
     # cash (18Rhl's companies are full or incremental by when they float, revenue.payout)
@@ -105,7 +107,7 @@ def game_rules(title: str) -> GameRules:
         common = dict(title=title, train_counts=_counts(title))
         if title == "1830":
             rules = GameRules(**common, home_timing=OPERATE, float_percent=60, private_shares={"CA": "PRR_1"},
-                              capitalization=FULL)
+                              closes_on_first_train={"BO": "B&O"}, capitalization=FULL)
         elif title == "1889":
             # Uno-Takamatsu Ferry stays open while a player owns it (its text; a corporation's closes)
             rules = GameRules(**common, home_timing=OPERATING_ROUND, float_percent=50, capitalization=FULL)
