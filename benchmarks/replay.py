@@ -77,7 +77,7 @@ def _suggest_ms(export: dict, repeats: int) -> tuple[float, float]:
     from revenue.game import runs
     from revenue.game.analysis import suggest
 
-    cut = _last_run_cut(export)
+    cut = _run_cut(export)
     suggest(cut)                                               # each board's graph built once
     first, again = [], []
     for _ in range(repeats):
@@ -87,22 +87,12 @@ def _suggest_ms(export: dict, repeats: int) -> tuple[float, float]:
     return statistics.median(first), statistics.median(again)
 
 
-def _last_run_cut(export: dict) -> dict:
-    """The game cut just before its last run, as a game in progress."""
+def _run_cut(export: dict, pick=max) -> dict:
+    """The game cut just before its last run (`pick` min: its first), as a game in progress."""
     from revenue.game import standing_actions
 
-    last_run = max((i for i, a in standing_actions(export["actions"]) if a.get("type") == "run_routes"),
-                   default=len(export["actions"]))
-    return {**export, "status": "active", "actions": export["actions"][:last_run]}
-
-
-def _first_run_cut(export: dict) -> dict:
-    """The game cut just before its first run."""
-    from revenue.game import standing_actions
-
-    first = next((i for i, a in standing_actions(export["actions"]) if a.get("type") == "run_routes"),
-                 len(export["actions"]))
-    return {**export, "actions": export["actions"][:first]}
+    runs = [i for i, a in standing_actions(export["actions"]) if a.get("type") == "run_routes"]
+    return {**export, "status": "active", "actions": export["actions"][:pick(runs, default=len(export["actions"]))]}
 
 
 def service(folder: pathlib.Path = GAMES, repeats: int = 5) -> list[dict]:
@@ -116,7 +106,7 @@ def service(folder: pathlib.Path = GAMES, repeats: int = 5) -> list[dict]:
 
     from .load import Server
 
-    games = [(path.stem, _last_run_cut(json.loads(path.read_text()))) for path in exports(pathlib.Path(folder))]
+    games = [(path.stem, _run_cut(json.loads(path.read_text()))) for path in exports(pathlib.Path(folder))]
     server = Server(workers=None, max_queue=32, processes=1)
     rows = []
     try:
@@ -136,7 +126,7 @@ def service(folder: pathlib.Path = GAMES, repeats: int = 5) -> list[dict]:
                     raise RuntimeError(f"/v1/suggest answered {response.status}: {response.read()[:200]!r}")
                 response.read()
             requests = [replay_pb2.SuggestRequest(export_json=json.dumps(cut)) for _, cut in games]
-            call(replay_pb2.SuggestRequest(export_json=json.dumps(_first_run_cut(games[0][1]))))   # warm
+            call(replay_pb2.SuggestRequest(export_json=json.dumps(_run_cut(games[0][1], min))))   # warm
             for (name, cut), message in zip(games, requests):
                 first = _ms(lambda: call(message))
                 grpc_ms = statistics.median(_ms(lambda: call(message)) for _ in range(repeats))
@@ -156,7 +146,8 @@ def print_service(rows: list[dict], out: Console) -> None:
         table.add_column(col, justify="left" if col == "game" else "right")
     for r in rows:
         table.add_row(r["game"], str(r["actions"]), f"{r['first_ms']:.1f}",
-                      _against(r["grpc_ms"], SUGGEST_TARGET_MS, ".1f"), _against(r["http_ms"], SUGGEST_TARGET_MS, ".1f"))
+                      _against(r["grpc_ms"], SUGGEST_TARGET_MS, ".1f"),
+                      _against(r["http_ms"], SUGGEST_TARGET_MS, ".1f"))
     out.print(table)
 
 
