@@ -20,6 +20,7 @@ from revenue.evaluation import evaluate
 from revenue.game import ReplayError, replay, standing_actions, steps, turns
 from revenue.game.actions import standing_indexes
 from revenue.optimizer import solve
+from revenue.titles import get_title
 
 EXPORTS = pathlib.Path(__file__).parent / "data" / "games" / "exports"
 GAMES = ("1830_29133", "1889_314", "1889_962", "1860_19354")
@@ -255,9 +256,34 @@ def test_a_rusted_train_cannot_be_bought():
 def test_an_unknown_title_or_optional_rule_is_refused():
     with pytest.raises(InputError, match="title: no replay for the title '1817'"):
         list(turns({"title": "1817", "actions": []}))
+    with pytest.raises(InputError, match="title: the export names no title"):
+        list(turns({"actions": []}))
     export = {**EXPORT["1830_29133"], "settings": {"optional_rules": ["a_new_rule"]}}
     with pytest.raises(InputError, match=r"settings.optional_rules\[0\]: 'a_new_rule'"):
         list(turns(export))
+
+
+@pytest.mark.parametrize("seating", ["hotseat", "2020"])
+def test_hotseat_games_and_the_exports_of_2020_replay_alike(seating):
+    """A hotseat game names its players by name alone ({name}), an export of 2020 by a bare name, its
+    privates by their full names, and buys one share with buy_share {share}: game 962 written so replays
+    to the same turns."""
+    export = copy.deepcopy(EXPORT["1889_962"])
+    names = {p["id"]: p["name"] for p in export["players"]}
+    private_names = {c["id"]: c["name"] for c in get_title("1889").data({}).companies}
+    export["players"] = [{"name": p["name"]} if seating == "hotseat" else p["name"] for p in export["players"]]
+    for action in export["actions"]:
+        if action.get("entity") in names:
+            action["entity"] = names[action["entity"]]
+        if seating == "2020":
+            for field in ("company", "entity"):
+                if action.get(field) in private_names:
+                    action[field] = private_names[action[field]]
+            if action["type"] == "buy_shares" and len(action["shares"]) == 1:
+                action.update(type="buy_share", share=action.pop("shares")[0])
+    assert any(a["type"] == "buy_share" for a in export["actions"]) == (seating == "2020")
+    assert [(t.action_id, t.company, t.request) for t in turns(export)] == \
+        [(t.action_id, t.company, t.request) for t in TURNS["1889_962"]]
 
 
 # ---- the runs on the rebuilt requests -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from .actions import MESSAGE
 from .next_moves import home_track, next_moves
 from .replay import steps, turns
 from .runs import RunEvaluations
+from .shapes import players
 from .state import GameState
 
 DEADLINE_MS = 10_000          # per turn: real boards prove in milliseconds, this bounds a pathological one
@@ -159,26 +160,23 @@ def _first_of(state: GameState, candidates: list[str], round_name: str,
 
 
 def _in_stock_round(state: GameState, last: dict, export: dict) -> tuple[str | None, str]:
-    players = [p.get("id") for p in export.get("players") or ()]
+    seated = [player for player, _ in players(export)]
     kind = last.get("type")
     entity = last.get("entity")
-    if kind == "sell_shares" and entity in players:
+    if kind == "sell_shares" and entity in seated:
         return None, f"a stock round action by {_player_name(entity, export)} (buy a share or pass)"
     return None, f"a stock round action by {_player_after(last, export)} ({state.round_name})"
 
 
 def _player_after(last: dict, export: dict) -> str:
     """The player seated after the one who acted last (the first player when no player acted)."""
-    players = [p.get("id") for p in export.get("players") or ()]
-    if not players:
+    seated = [player for player, _ in players(export)]
+    if not seated:
         return "a player"
     entity = last.get("entity")
-    at = players.index(entity) + 1 if entity in players else 0
-    return _player_name(players[at % len(players)], export)
+    at = seated.index(entity) + 1 if entity in seated else 0
+    return _player_name(seated[at % len(seated)], export)
 
 
 def _player_name(player, export: dict) -> str:
-    for p in export.get("players") or ():
-        if p.get("id") == player:
-            return str(p.get("name") or player)
-    return str(player)
+    return str(dict(players(export)).get(player, player))

@@ -14,7 +14,7 @@ from typing import Iterator
 from ..errors import InputError
 from .actions import MESSAGE, ReplayError, standing_actions
 from .runs import RunEvaluations
-from .shapes import action_problem
+from .shapes import action_problem, current_form
 from .state import GameState
 
 
@@ -41,9 +41,11 @@ def steps(export: dict) -> Iterator[tuple[int, dict, GameState]]:
         raise InputError("actions", "the export has no list of actions")
     state = GameState(export)
     for index, action in standing_actions(actions):
-        problem = action_problem(action)
+        current = current_form(action)
+        problem = action_problem(current)
         if problem:
             raise ReplayError(index, action, problem)
+        action = state.by_ids(current)
         state.enter(index, action)
         yield index, action, state
         state.apply(index, action)

@@ -74,6 +74,15 @@ ROUTE_FIELDS: dict[str, Check] = {
 }
 
 
+def current_form(action):
+    """The action as today's engine writes it: the exports of 2020 buy one share with `buy_share` {share}
+    where today's buy_shares takes a list."""
+    if isinstance(action, dict) and action.get("type") == "buy_share" and isinstance(action.get("share"), str):
+        action = {**action, "type": "buy_shares", "shares": [action["share"]]}
+        del action["share"]
+    return action
+
+
 def common_problem(action) -> str | None:
     """What is wrong with the fields every action may carry (what telling the standing actions reads)."""
     if not isinstance(action, dict):
@@ -139,6 +148,25 @@ def export_problem(export: dict) -> tuple[str, str] | None:
     if players is not None and not isinstance(players, list):
         return "players", "is not a list of players"
     for i, player in enumerate(players or ()):
-        if not isinstance(player, dict) or not _entity(player.get("id")):
-            return f"players[{i}]", "is not a player: a JSON object with an id (a string or a whole number)"
+        if _player(player) is None:
+            return f"players[{i}]", ("is not a player: a JSON object with an id (a string or a whole number) "
+                                     "or a name, or a name")
     return None
+
+
+def _player(player) -> tuple | None:
+    """(id, name) of an export's player: {id, name} online, {name} in a hotseat game (its actions name it),
+    a bare name in the exports of 2020; None for anything else."""
+    if isinstance(player, str):
+        return player, player
+    if not isinstance(player, dict):
+        return None
+    if player.get("id") is not None:
+        return (player["id"], player.get("name") or player["id"]) if _entity(player["id"]) else None
+    return (player["name"], player["name"]) if _text(player.get("name")) else None
+
+
+def players(export: dict) -> list[tuple]:
+    """(id, name) of each player of a well-formed export (export_problem None), in seating order; an action
+    names a player by its id."""
+    return [_player(p) for p in export.get("players") or ()]

@@ -24,7 +24,7 @@ from .board_state import BoardError, BoardState
 from .depot import Depot, train_type
 from .operating_order import OperatingOrder
 from .runs import Run, RunEvaluations
-from .shapes import export_problem
+from .shapes import export_problem, players
 from .titles import FLOAT, FULL, OPERATING_ROUND, game_rules
 from .treasury import Treasury
 
@@ -37,18 +37,19 @@ STOCK_ACTIONS = {"buy_shares", "par", "pass", "buy_company", "bid"}
 SHARE_ACTIONS = {"buy_shares", "par"}
 # actions that change nothing routes depend on, nor the round (and standing orders, `program_*`)
 IGNORED = {"message", "end_game"}
-# actions that move the round and the operator on, and change nothing else the replay keeps
-ROUND_ONLY = {"bid"}
+# actions that move the round and the operator on, and change nothing else the replay keeps (18Rhl's
+# destination_connection: the check for the Aachen-Dueren-Koeln link, which pays the RhE's treasury only)
+ROUND_ONLY = {"bid", "destination_connection"}
 HANDLED = ROUND_ONLY | {"lay_tile", "place_token", "buy_train", "discard_train", "buy_company", "buy_shares",
                         "par", "bankrupt", "run_routes", "dividend", "sell_shares", "pass"}
 
 
 def title_name(export: dict) -> str:
-    raw = str(export.get("title", ""))
+    raw = str(export.get("title") or "")
     name = TITLE_NAMES.get(raw.lower())
     if name is None:
-        raise InputError("title", f"no replay for the title {raw!r} "
-                         f"(known: {', '.join(sorted(set(TITLE_NAMES.values())))})")
+        what = f"no replay for the title {raw!r}" if raw else "the export names no title"
+        raise InputError("title", f"{what} (known: {', '.join(sorted(set(TITLE_NAMES.values())))})")
     return name
 
 
@@ -78,10 +79,11 @@ class GameState:
         raw = self.title.raw()
         self.data = self.title.data(self.options)
         self.board = BoardState(self.data, raw["hexes"])
-        self.players = {p["id"] for p in export.get("players") or ()}
+        self.players = {player for player, _ in players(export)}
         self.corporations = {c["id"]: c for c in self.data.corporations}
         self.companies = {c["id"] for c in self.data.companies}
         self.company_revenue = {c["id"]: int(c.get("revenue") or 0) for c in self.data.companies}
+        self.company_ids = {c["name"]: c["id"] for c in self.data.companies if c.get("name")}
         self.phase_index = 0
         self.depot = Depot(raw["trains"], self.rules.train_counts)     # the trains and who holds them
         # privates: owner (a corporation or a player), closed ones
@@ -275,6 +277,12 @@ class GameState:
         except BoardError as exc:
             raise ReplayError(index, action, str(exc)) from None
         return True
+
+    def by_ids(self, action: dict) -> dict:
+        """The action with its privates named by their ids (the exports of 2020 name them by their names)."""
+        named = {k: self.company_ids[v] for k in ("company", "entity")
+                 if isinstance(v := action.get(k), str) and v in self.company_ids}
+        return {**action, **named} if named else action
 
     def begin_turn(self, corporation: str, at_run: bool = False) -> None:
         """Move on to `corporation`'s operating turn as its first action would (a look ahead: the operating

@@ -66,7 +66,7 @@ def lays_on(board, company: str, cash: int | None, privates=(), player_privates=
         return
     privates = set(privates)
     tiles = board_tiles(board)
-    tokens = board.tokens
+    tokens = rules.blocking_tokens(board, company)
     neighbours = hex_neighbours(board)
     reach = company_reach(tiles, tokens, neighbours, company)
     blocked = _blocked(rules, board.phase.name, privates, player_privates)

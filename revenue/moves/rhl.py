@@ -14,6 +14,21 @@ _TO_87, _TO_88 = {"2", "56"}, {"1", "55"}
 _GREEN_METROPOLIS = {"F9": "927", "I10": "928", "D9": "929"}
 
 
+def neutral_metropolises(board, company: str) -> set[str]:
+    """The green Rhine metropolises whose tokens are neutral for `company` (never block): those with fewer
+    than 3 tokens, or one of its own (the engine's update_token_blocking_in_rhine_metropolies, at the start
+    of every turn and after each lay there)."""
+    neutral = set()
+    for name in RHINE_METROPOLIS_HEXES:
+        bh = board.hexes.get(name)
+        if bh is None or bh.color != "green":
+            continue
+        placed = [c for (h, _), cs in board.tokens.items() if h == name for c in cs]
+        if len(placed) < 3 or company in placed:
+            neutral.add(name)
+    return neutral
+
+
 def _active(options: dict, name: str) -> bool:
     return str(options.get(name, "")).lower() not in ("", "0", "false", "no")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .rhl import FOUR_SPOKERS_TO, RHINE_METROPOLIS_HEXES, rhl_upgrade, stubs_joined
+from .rhl import FOUR_SPOKERS_TO, RHINE_METROPOLIS_HEXES, neutral_metropolises, rhl_upgrade, stubs_joined
 
 PERMISSIVE, SEMI_RESTRICTIVE = "permissive", "semi_restrictive"
 
@@ -40,6 +40,16 @@ class LayRules:
     # a second lay in a turn: a yellow tile without a city, after a first lay of one (1860's TILE_LAYS,
     # :not_if_upgraded_or_city, and its tracker: no city tile after the first lay)
     second_lay: bool = False
+    # (board, company) -> the hexes whose tokens never block the company (18Rhl's green metropolises)
+    neutral_hexes: Callable | None = None
+
+    def blocking_tokens(self, board, company: str) -> dict:
+        """The board's tokens ((hex, city) -> companies) that may block the company's track: all but those
+        the title makes neutral. Slots are still taken by every token."""
+        if self.neutral_hexes is None:
+            return board.tokens
+        neutral = self.neutral_hexes(board, company)
+        return {at: placed for at, placed in board.tokens.items() if at[0] not in neutral or company in placed}
 
 
 _LATE = ("5", "6", "D")
@@ -61,7 +71,7 @@ RULES = {
                                    "VYSC": (0, 40)}),
     "18rhl": LayRules(blocks={"PWB": ("E14",)}, privates_close=("5", "6", "8"), upgrade_rule=rhl_upgrade,
                       unrotated_hexes=RHINE_METROPOLIS_HEXES, unrestricted_tiles=FOUR_SPOKERS_TO,
-                      stub_rule=stubs_joined,
+                      stub_rule=stubs_joined, neutral_hexes=neutral_metropolises,
                       token_prices={"ADR": (0, 60, 80), "BME": (0, 60, 80, 100), "CME": (0, 60, 80, 100),
                                     "DEE": (0, 60), "KEG": (0, 60), "GVE": (0, 60), "CCE": (0, 0, 80),
                                     "RhE": (0, 60, 80, 100)}),

@@ -23,7 +23,8 @@ def tokens_on(board, company: str, cash: int | None):
     cost = next_token_price(board, company)
     if cost is None or (cash is not None and cost > cash):
         return
-    reach = company_reach(tiles, tokens, hex_neighbours(board), company)
+    reach = company_reach(tiles, lay_rules(board.title.name).blocking_tokens(board, company), hex_neighbours(board),
+                          company)
     mine = {name for (name, _), placed in tokens.items() if company in placed}
     reached = {}
     for name, ordinal in reach.nodes:
