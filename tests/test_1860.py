@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.scenarios import lay_tiles, place_tokens
+from revenue.errors import InputError
 from revenue.evaluation import evaluate
 from revenue.optimizer import solve
 
@@ -308,6 +309,24 @@ def test_only_one_route_may_pass_a_tokened_out_city():
     assert best(free, "IWNJ", ["2+1", "2+1"])["revenue"] == 100
 
 
+def test_a_bankrupt_companys_flipped_tokens_never_block():
+    # G9 full of NGStL's token and I9 of S&C's: two tokened-out cities, one too many for a route. With
+    # S&C in bankruptcy its flipped token blocks nothing and the line runs, passing G9 only.
+    b = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")], options={"bankrupt": "S&C"})
+    assert legal(run(b, "IWNJ", [("4+2", LINE)]), 90)
+    assert reference(b, "IWNJ", ["4+2"]) == 90
+    assert best(b, "IWNJ", ["4+2"])["revenue"] == 90
+    # Both bankrupt: two routes may each pass a city, no tokened-out city being left.
+    both = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")], options={"bankrupt": "S&C,NGStL"})
+    pair_ = [("2+1", LINE[:3]), ("2+1", LINE[2:])]
+    assert legal(run(both, "IWNJ", pair_), 100)
+    assert reference(both, "IWNJ", ["2+1", "2+1"]) == 100
+    assert best(both, "IWNJ", ["2+1", "2+1"])["revenue"] == 100
+    with pytest.raises(InputError, match=r"board.options\[bankrupt\]: XYZ: no corporation of 1860"):
+        solve({"board": board(SOUTH, SOUTH_TOKENS, options={"bankrupt": "S&C, XYZ"}),
+               "company": company("IWNJ", ["2+1"])})
+
+
 def test_a_run_must_visit_the_home_token_city():
     b = board(SOUTH, SOUTH_TOKENS)
     # I9 J8 holds IWNJ's J8 token, but no route visits its home G7.
@@ -571,12 +590,16 @@ LATE_OPTIONS = ("nationalization", "southern_formed", "original_insolvency", "si
 
 def random_late_case(seed):
     """random_case with the late-game and insolvency switches at random: nationalization, the Southern
-    formed, the insolvency rules, a leased train (alone, as an insolvent company runs it) and the objective."""
+    formed, the insolvency rules, companies in bankruptcy (their tokens flipped), a leased train (alone, as
+    an insolvent company runs it) and the objective."""
     b, corp, trains = random_case(seed)
     rng = random.Random(seed ^ 0x1860)
     for option in LATE_OPTIONS:
         if rng.random() < 0.3:
             b["options"][option] = "true"
+    others = sorted({t["company"] for t in b["tokens"]} - {corp})
+    if others and rng.random() < 0.3:
+        b["options"]["bankrupt"] = ",".join(rng.sample(others, rng.randint(1, len(others))))
     if "original_insolvency" in b["options"]:
         b["options"].pop("simplified_insolvency", None)    # 18xx.games offers one or the other
     leased = rng.random() < 0.35

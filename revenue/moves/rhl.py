@@ -29,6 +29,12 @@ def neutral_metropolises(board, company: str) -> set[str]:
     return neutral
 
 
+def neutral_metropolis_cities(board, company: str) -> set[tuple[str, int]]:
+    """The cities ((hex, city index)) with tokens in the metropolises neutral_metropolises names."""
+    neutral = neutral_metropolises(board, company)
+    return {at for at in board.tokens if at[0] in neutral} if neutral else set()
+
+
 def _active(options: dict, name: str) -> bool:
     return str(options.get(name, "")).lower() not in ("", "0", "false", "no")
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .rhl import FOUR_SPOKERS_TO, RHINE_METROPOLIS_HEXES, neutral_metropolises, rhl_upgrade, stubs_joined
+from ..titles.g1860 import bankrupt
+from .rhl import FOUR_SPOKERS_TO, RHINE_METROPOLIS_HEXES, neutral_metropolis_cities, rhl_upgrade, stubs_joined
 
 PERMISSIVE, SEMI_RESTRICTIVE = "permissive", "semi_restrictive"
 
@@ -40,16 +41,26 @@ class LayRules:
     # a second lay in a turn: a yellow tile without a city, after a first lay of one (1860's TILE_LAYS,
     # :not_if_upgraded_or_city, and its tracker: no city tile after the first lay)
     second_lay: bool = False
-    # (board, company) -> the hexes whose tokens never block the company (18Rhl's green metropolises)
-    neutral_hexes: Callable | None = None
+    # (board, company) -> the cities ((hex, city index)) whose tokens never block the company (18Rhl's
+    # green metropolises, 1860's cities holding a flipped token)
+    neutral_cities: Callable | None = None
 
     def blocking_tokens(self, board, company: str) -> dict:
         """The board's tokens ((hex, city) -> companies) that may block the company's track: all but those
-        the title makes neutral. Slots are still taken by every token."""
-        if self.neutral_hexes is None:
+        the title makes neutral (a city with the company's own token blocks nothing anyway, and stays a
+        start of its track). Slots are still taken by every token."""
+        if self.neutral_cities is None:
             return board.tokens
-        neutral = self.neutral_hexes(board, company)
-        return {at: placed for at, placed in board.tokens.items() if at[0] not in neutral or company in placed}
+        neutral = self.neutral_cities(board, company)
+        if not neutral:
+            return board.tokens
+        return {at: placed for at, placed in board.tokens.items() if at not in neutral or company in placed}
+
+
+def _flipped_cities(board, company: str) -> set[tuple[str, int]]:
+    """1860: the cities holding a token of a company in bankruptcy (the board option `bankrupt`)."""
+    gone = bankrupt(board.options)
+    return {at for at, placed in board.tokens.items() if not gone.isdisjoint(placed)} if gone else set()
 
 
 _LATE = ("5", "6", "D")
@@ -66,12 +77,13 @@ RULES = {
                                    "B&O": (0, 40, 100), "C&O": (0, 40, 100, 100), "ERIE": (0, 40, 100),
                                    "NYNH": (0, 40), "B&M": (0, 40)}),
     "1860": LayRules(no_rotation=frozenset({"758", "761", "763", "773", "775"}), train_reach=True, second_lay=True,
+                     neutral_cities=_flipped_cities,
                      token_prices={"C&N": (0, 40, 100, 100), "IOW": (0, 40, 100, 100), "IWNJ": (0, 40, 100),
                                    "FYN": (0, 40, 100), "NGStL": (0, 40), "BHI&R": (0, 40), "S&C": (0, 40),
                                    "VYSC": (0, 40)}),
     "18rhl": LayRules(blocks={"PWB": ("E14",)}, privates_close=("5", "6", "8"), upgrade_rule=rhl_upgrade,
                       unrotated_hexes=RHINE_METROPOLIS_HEXES, unrestricted_tiles=FOUR_SPOKERS_TO,
-                      stub_rule=stubs_joined, neutral_hexes=neutral_metropolises,
+                      stub_rule=stubs_joined, neutral_cities=neutral_metropolis_cities,
                       token_prices={"ADR": (0, 60, 80), "BME": (0, 60, 80, 100), "CME": (0, 60, 80, 100),
                                     "DEE": (0, 60), "KEG": (0, 60), "GVE": (0, 60), "CCE": (0, 0, 80),
                                     "RhE": (0, 60, 80, 100)}),
