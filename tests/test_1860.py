@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from benchmarks.scenarios import lay_tiles, place_tokens
 from revenue.errors import InputError
 from revenue.evaluation import evaluate
+from revenue.moves import legal_tokens
 from revenue.optimizer import solve
 
 from .ref_board import dump_for, ref_board, train_defs
@@ -325,6 +326,16 @@ def test_a_bankrupt_companys_flipped_tokens_never_block():
     with pytest.raises(InputError, match=r"board.options\[bankrupt\]: XYZ: no corporation of 1860"):
         solve({"board": board(SOUTH, SOUTH_TOKENS, options={"bankrupt": "S&C, XYZ"}),
                "company": company("IWNJ", ["2+1"])})
+
+
+def test_a_bankrupt_companys_flipped_tokens_let_lays_and_tokens_through():
+    # IWNJ at G7 alone: NGStL fills G9, the way on to I9 and J8. With NGStL bankrupt its token blocks nothing.
+    tokens = [("G7", 0, "IWNJ"), ("G9", 0, "NGStL")]
+    cities = {}
+    for options in ({}, {"bankrupt": "NGStL"}):
+        request = {"board": board(SOUTH, tokens, options=options), "company": company("IWNJ", ["4+2"])}
+        cities[bool(options)] = {(x["hex"], x["city"]) for x in legal_tokens(request)}
+    assert cities[False] == set() and cities[True] == {("I9", 0), ("J8", 0)}
 
 
 def test_a_run_must_visit_the_home_token_city():

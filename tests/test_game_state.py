@@ -366,3 +366,37 @@ def test_steam_over_holland_privates_close_with_the_first_5_train():
     assert second.request["board"]["phase"] == "5"
     assert second.request["company"]["privates"] == []                  # closed by the 5-train
     assert [t["name"] for t in second.request["company"]["trains"]] == ["4", "5"]   # 2 and 3 rusted
+
+
+def test_1860_a_company_at_the_0_cell_goes_bankrupt_and_floats_again():
+    """IOW, parred at 54, runs nothing for 6 turns: each moves its price left (two cells of 1860's one-row
+    market), the last to 0, where
+    it goes bankrupt (rules/1860.md: its tokens flipped, blocking nothing): it leaves the order, its shares
+    go back, and it keeps its token and cash. Parred again at 40 and floated, it is capitalized anew and its
+    token turns back."""
+    def sets(n):
+        for _ in range(n):
+            yield from ((1, "pass", {}), (2, "pass", {}), (3, "pass", {}), ("IOW", "pass", {}))
+    export = _made_up(
+        "1860", 1,
+        (1, "par", {"corporation": "IOW", "share_price": "54,0,12"}),
+        *[(p, "buy_shares", {"shares": [f"IOW_{p}"]}) for p in (1, 2, 3)],
+        ("IOW", "pass", {}),                                      # (no home track on I3)
+        ("IOW", "pass", {}),
+        *sets(5),
+        (1, "pass", {}),
+        (2, "par", {"corporation": "IOW", "share_price": "40,0,7"}),
+        *[(p, "buy_shares", {"shares": [f"IOW_{n}"]}) for p, n in ((1, 1), (3, 2), (1, 3))])
+    at = {}
+    for index, action, state in steps(export):
+        if action["type"] == "par" and action["entity"] == 2:
+            at["bankrupt"] = (set(state.bankrupt), list(state.floated), state.cash("IOW"),
+                              state.board_request(), state.order.market.price("IOW"))
+    final = replay(export)
+    bankrupt, floated, cash, board, price = at["bankrupt"]
+    assert bankrupt == {"IOW"} and floated == [] and cash == 540 and price is None
+    assert board["options"]["bankrupt"] == "IOW"
+    assert {"hex": "I3", "city": 0, "company": "IOW"} in board["tokens"]
+    assert final.bankrupt == set() and final.floated == ["IOW"] and final.cash("IOW") == 540 + 400
+    assert "bankrupt" not in (final.board_request().get("options") or {})
+    assert final.order.market.price("IOW") == 40

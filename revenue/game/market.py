@@ -39,11 +39,12 @@ class MarketRules:
     sold_out_rises: bool = True
     payout_by_multiple: bool = False        # 1860: right once per multiple of the price earned
     float_to_bottom: bool = False           # 1860: a floating corporation goes to the end of its cell
+    closes: bool = False                    # 1860: a corporation whose price reaches a 'close' cell is bankrupt
 
 
 RULES = {"1830": MarketRules(), "1889": MarketRules(),
          "1860": MarketRules(ignore_one_sale=True, sale_needs_operated=True,
-                             sold_out_rises=False, payout_by_multiple=True, float_to_bottom=True)}
+                             sold_out_rises=False, payout_by_multiple=True, float_to_bottom=True, closes=True)}
 SHARE_PERCENT = 10
 
 
@@ -82,6 +83,12 @@ class StockMarket:
     def price(self, corporation: str) -> int | None:
         at = self.cell_of.get(corporation)
         return None if at is None else self._cell(at)["price"]
+
+    def at_close(self, corporation: str) -> bool:
+        """Whether the corporation's price is on a 'close' cell (1860's 0: it is bankrupt), as far as the
+        model knows."""
+        at = self.cell_of.get(corporation)
+        return self.known and at is not None and "close" in (self._cell(at).get("types") or ())
 
     def sort_key(self, corporation: str) -> tuple:
         at = self.cell_of[corporation]
@@ -138,6 +145,13 @@ class StockMarket:
     def enter_cell(self, corporation: str, at: tuple[int, int] | None) -> None:
         if at is not None:
             self._enter(corporation, at)
+
+    def remove(self, corporation: str) -> None:
+        """The corporation leaves the market, its shares back in its treasury (1860's bankruptcy)."""
+        at = self.cell_of.pop(corporation, None)
+        if at is not None:
+            self.queue[at].remove(corporation)
+        self.held.pop(corporation, None)
 
     def floated(self, corporation: str) -> None:
         if self.rules is not None and self.rules.float_to_bottom:

@@ -13,6 +13,12 @@ the market or the order is first read, and the next read applies only what came 
 without reading them (the requests of a game's turns) prices no run; a replay prices each run once
 (revenue.game.runs).
 
+1860's bankruptcy: a corporation whose price reaches the 0 cell (by a sale, or a turn that paid nothing)
+leaves the market. Whether it can have, the order knows without pricing a run: a second market, kept up
+to date as each move is recorded, moves every paid dividend as far right as any revenue could (four
+cells); a price is at most where that market has it, so only when that one reaches the 0 cell are the
+runs priced to tell.
+
 1860's nationalization (the engine's nationalize_corps!): at the end of each operating round once it
 has begun, the corporations that paid the least in their last turn (withheld or not run: nothing) stop
 operating: all of them, and when only one paid the least also those that paid the next least; with two
@@ -25,10 +31,16 @@ from typing import Callable
 from .market import StockMarket
 from .runs import Run, RunEvaluations
 
+FAR = 10**9      # a revenue that moves a paid dividend's price as far right as any can
+
 
 class OperatingOrder:
     def __init__(self, title: str, market_spec: dict | None, evaluations: RunEvaluations):
         self._market = StockMarket(title, market_spec)
+        # the prices as high as they can be (1860's bankruptcy, above): every move applied at once
+        rules = self._market.rules
+        self._highest = StockMarket(title, market_spec) if rules is not None and rules.closes else None
+        self._highest_paid = False
         self._evaluations = evaluations
         self._pending: list[tuple[Callable, tuple]] = []     # what moves the order, not applied yet
         self._run: Callable[[], Run] | None = None      # the turn's run
@@ -40,6 +52,12 @@ class OperatingOrder:
 
     def _later(self, apply: Callable, *args) -> None:
         self._pending.append((apply, args))
+
+    def _move(self, name: str, *args) -> None:
+        """A market move by its StockMarket method: applied later to the market, now to the highest."""
+        self._later(getattr(self._market, name), *args)
+        if self._highest is not None:
+            getattr(self._highest, name)(*args)
 
     def _settle(self) -> None:
         """Everything recorded so far applied, in order (the runs whose moves need it priced)."""
@@ -55,11 +73,11 @@ class OperatingOrder:
 
     # ---- the market -----------------------------------------------------------------------------------
     def par(self, corporation: str, share_price, holder, percent: int) -> None:
-        self._later(self._market.enter_cell, corporation, self._market.par_cell(share_price))
+        self._move("enter_cell", corporation, self._market.par_cell(share_price))
         self._market.bought(corporation, percent, holder)
 
     def floated(self, corporation: str) -> None:
-        self._later(self._market.floated, corporation)
+        self._move("floated", corporation)
 
     def bought(self, corporation: str, percent: int, holder) -> None:
         self._market.bought(corporation, percent, holder)
@@ -69,13 +87,25 @@ class OperatingOrder:
 
     def sold(self, corporation: str, percent: int, operated: bool, holder) -> None:
         self._market.bought(corporation, -percent, holder)
-        self._later(self._market.drop, corporation, percent, operated)
+        self._move("drop", corporation, percent, operated)
 
     def stop_sale_drops(self) -> None:
-        self._later(self._market.stop_sale_drops)
+        self._move("stop_sale_drops")
 
     def end_stock_round(self, floated: list[str]) -> None:
-        self._later(self._market.rise, self._market.sold_out(floated))
+        self._move("rise", self._market.sold_out(floated))
+
+    def closed(self, corporation: str) -> bool:
+        """Whether the corporation's price has reached the 0 cell (1860: bankrupt); the runs are priced only
+        when the highest it can be is there."""
+        if self._highest is None or not self._highest.at_close(corporation):
+            return False
+        return self.market.at_close(corporation)
+
+    def bankrupt(self, corporation: str) -> None:
+        """The corporation leaves the market (1860's bankruptcy); the highest prices are the market's now."""
+        self.market.remove(corporation)
+        self._highest = self._market.copy()
 
     # ---- a turn ---------------------------------------------------------------------------------------
     def ran(self, corporation: str, run: Callable[[], Run], pays_at_once: bool) -> None:
@@ -90,6 +120,9 @@ class OperatingOrder:
         if paid and self._run is not None and rules is not None and rules.payout_by_multiple:
             run = self._run()                    # the request of now, priced later
         self._later(self._dividend, corporation, paid, run)
+        if self._highest is not None:
+            self._highest_paid = True
+            self._highest.dividend(corporation, paid, FAR if paid else 0)
 
     def _dividend(self, corporation: str, paid: bool, run: Run | None) -> None:
         if paid and self._market.needs_revenue:
@@ -102,6 +135,10 @@ class OperatingOrder:
     def end_turn(self, corporation: str | None) -> None:
         self._run = None
         self._later(self._end_turn, corporation)
+        if self._highest is not None:
+            if corporation is not None and not self._highest_paid:
+                self._highest.dividend(corporation, False, 0)
+            self._highest_paid = False
 
     def _end_turn(self, corporation: str | None) -> None:
         if corporation is not None:

@@ -24,8 +24,9 @@ from .board_state import BoardError, BoardState
 from .depot import Depot, train_type
 from .operating_order import OperatingOrder
 from .runs import Run, RunEvaluations
+from .shares import Shares
 from .shapes import export_problem, players
-from .titles import FLOAT, FULL, OPERATING_ROUND, game_rules
+from .titles import OPERATING_ROUND, game_rules
 from .treasury import Treasury
 
 TITLE_NAMES = {"1830": "1830", "1889": "1889", "1860": "1860", "18rhl": "18rhl",
@@ -58,7 +59,7 @@ def _names(on) -> tuple:
     return tuple(on) if isinstance(on, (list, tuple)) else (on,)
 
 
-class GameState:
+class GameState(Shares):
     """The state after the standing actions applied so far (apply one at a time, in log order)."""
 
     def __init__(self, export: dict):
@@ -100,6 +101,7 @@ class GameState:
         self._turn_run: Run | None = None          # the operating corporation's run, until its dividend
         self.operated: set[str] = set()            # corporations that have had a turn
         self.receivership: set[str] = set()        # 1860: the president's certificate is in the market
+        self.bankrupt: set[str] = set()            # 1860: price at 0, not floated again (tokens flipped)
         self.insolvent: set[str] = set()           # 1860: ended a turn without a train
         self.choosing_home: dict[str, str] = {}     # corporation -> home hex whose city it has yet to choose
         self.pending_home: dict[str, str] = {}      # 1860: floated corporation -> home hex it has to lay track on
@@ -150,6 +152,8 @@ class GameState:
             options["nationalization"] = "true"
         if self.southern_formed:
             options["southern_formed"] = "true"
+        if self.bankrupt:
+            options["bankrupt"] = ",".join(sorted(self.bankrupt))
         if options:
             board["options"] = options
         return board
@@ -393,6 +397,7 @@ class GameState:
         if self.rules.leases_trains and self.operator is not None and not self.depot.of(self.operator):
             self.insolvent.add(self.operator)
         self.order.end_turn(self.operator)
+        self._check_closed(self.operator)
         self.operator = None
 
     def _end_operating_round(self) -> None:
@@ -512,73 +517,6 @@ class GameState:
             self.treasury.spend(buyer, int(action.get("price") or 0))
         self.company_owner[company] = buyer
 
-    def _par(self, action: dict) -> None:
-        corporation = action.get("corporation")
-        if corporation not in self.corporations:
-            raise BoardError(f"{corporation!r} is no corporation of the title")
-        self.order.par(corporation, action.get("share_price"), action.get("entity"), self.rules.president_percent)
-        price = str(action.get("share_price") or "").partition(",")[0]
-        if price.isdigit():
-            self.par_price[corporation] = int(price)
-        self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
-
-    def _buy_shares(self, action: dict) -> None:
-        shares = [str(s) for s in action.get("shares") or ()]
-        if not shares:
-            return
-        each = int(action.get("percent") or 10 * len(shares)) // len(shares)
-        kind, entity = self._entity(action)
-        for share in shares:
-            corporation = share.rpartition("_")[0]
-            if corporation not in self.corporations:
-                raise BoardError(f"share {share!r} is of no corporation of the title")
-            self.order.bought(corporation, each, entity)
-            if self.order.holding(corporation, entity) >= self.rules.president_percent:
-                self.receivership.discard(corporation)     # a president again
-            self._sell_from_ipo(corporation, share, each)
-        if kind == "company" and entity in self.companies:
-            self.closed.add(entity)            # a private exchanged for a share
-
-    def _give_private_shares(self) -> None:
-        """The shares that come with privates, theirs since the auction (which sells every private)."""
-        for share in self.rules.private_shares.values():
-            corporation = share.rpartition("_")[0]
-            self.order.bought(corporation, 10, "private")
-            self._sell_from_ipo(corporation, share, 10)
-
-    def _sell_from_ipo(self, corporation: str, share: str, percent: int) -> None:
-        """A share leaves the initial offering."""
-        sold = self.ipo_sold.setdefault(corporation, set())
-        if share in sold:                      # bought from the market
-            self.pool_percent[corporation] = self.pool_percent.get(corporation, 0) - percent
-            return
-        sold.add(share)
-        self.ipo_percent[corporation] = self.ipo_percent.get(corporation, 0) + percent
-        if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
-            self.floated.append(corporation)
-            self.order.floated(corporation)
-            if self.treasury is not None and self.rules.capitalization == FULL:
-                self.treasury.add(corporation, self.par_price.get(corporation, 0) * self._total_shares(corporation))
-            if self.rules.home_timing == FLOAT:
-                self._place_home(corporation)
-            if self.rules.float_lays_home_tile:         # 1860: its home track, on a hex without track
-                home = self._home_hexes(corporation)[0]
-                if not self.board.hex(home).tile.paths:
-                    self.pending_home[corporation] = home
-
-    def _sell_shares(self, action: dict) -> None:
-        shares = [str(s) for s in action.get("shares") or ()]
-        if not shares:
-            return
-        corporation = shares[0].rpartition("_")[0]
-        if corporation not in self.corporations:
-            raise BoardError(f"shares {shares!r} are of no corporation of the title")
-        percent = int(action.get("percent") or 10 * len(shares))
-        self.pool_percent[corporation] = self.pool_percent.get(corporation, 0) + percent
-        self.order.sold(corporation, percent, corporation in self.operated, action.get("entity"))
-        if f"{corporation}_0" in shares and self.rules.leases_trains:
-            self.receivership.add(corporation)
-
     def _run_routes(self, action: dict) -> None:
         corporation = action.get("entity")
         # 1860's nationalization pays out at once, but for an insolvent corporation (it runs a leased
@@ -597,6 +535,7 @@ class GameState:
             raise BoardError(f"{corporation} pays a dividend out of its turn")
         self.order.dividend(corporation, action.get("kind") == "payout")
         self._pay(corporation, action.get("kind"))
+        self._check_closed(corporation)
 
     def _pay(self, corporation: str, kind) -> None:
         """The treasury's part of the turn's run and its dividend (revenue.game.treasury)."""
@@ -606,9 +545,6 @@ class GameState:
             self.treasury.dividend(corporation, kind, run, total,
                                    unsold=(100 - self.ipo_percent.get(corporation, 0)) * total // 100,
                                    pooled=self.pool_percent.get(corporation, 0) * total // 100)
-
-    def _total_shares(self, corporation: str) -> int:
-        return int((self.title.raw()["stock_market"].get("total_shares") or {}).get(corporation) or 10)
 
     def _bankrupt(self, action: dict) -> None:
         if not self.rules.bankruptcy_continues:
