@@ -51,7 +51,7 @@ class Board:
 
     # (slots: a game server makes and lets go of a board per call)
     __slots__ = ("title", "data", "phase", "neighbours", "_hexes", "_tokens", "options", "stop_total", "code_chars",
-                 "key", "track", "token_node", "_laid", "_placed", "remember")
+                 "key", "track", "token_node", "_laid", "_placed", "remember", "flipped")
 
     def __init__(self, title: Title, data: TitleData, phase: Phase, hexes: dict[str, BoardHex] | None,
                  neighbours: dict[str, dict[int, str]], tokens: dict[tuple[str, int], list[str]] | None = None,
@@ -61,6 +61,7 @@ class Board:
         self._tokens = {} if tokens is None else tokens
         self.options = {} if options is None else options
         self.stop_total = stop_total    # the most every stop of the board pays together (revenue.company's bound)
+        self.flipped: frozenset[tuple[str, str]] = frozenset()    # (hex, company) of the flipped tokens (1860)
         self.code_chars = code_chars    # the length of the tile codes of all hexes (revenue.cache.graph_bytes)
         # A board built from lays and tokens checked before (revenue.known.build_known) also has: `key`, what
         # it is among the boards of every title (revenue.graph_cache.graph_for's cache key; also set by the

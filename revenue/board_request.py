@@ -125,6 +125,7 @@ def _build(req: dict) -> Board:
     neighbours = neighbour_map(data)
 
     board = Board(title, data, phase, hexes, neighbours, {}, options)
+    flipped = set()
     for i, tok in enumerate(req.get("tokens") or ()):
         name = tok.get("hex") or ""
         if name not in hexes:
@@ -147,8 +148,13 @@ def _build(req: dict) -> Board:
             raise InputError(f"board.tokens[{i}]", f"{name} city {city} is full ({cities[city].slots} slot"
                                                     f"{'s' if cities[city].slots != 1 else ''})")
         placed.append(company)
-        if known is not None and (key := request_key(tok, TOKEN_FIELDS)) is not None:
+        if tok.get("flipped") not in (None, False, True):
+            raise InputError(f"board.tokens[{i}].flipped", f"{tok.get('flipped')!r} is not true or false")
+        if tok.get("flipped"):
+            flipped.add((name, company))        # (never remembered by revenue.known: its boards know no flips)
+        elif known is not None and (key := request_key(tok, TOKEN_FIELDS)) is not None:
             known.add_token(key, name, city, company)
+    board.flipped = frozenset(flipped)
     title.check_board(board)
     stops, chars = printed_totals(data)
     board.stop_total, board.code_chars = stops + more_stops, chars + more_chars

@@ -203,6 +203,7 @@ class RefBoard:
     tokens: dict = field(default_factory=dict)     # (hex, city index) -> companies
     options: dict = field(default_factory=dict)
     data: Data = Data([])
+    flipped: frozenset = frozenset()                # (hex, company) of 1860's flipped tokens
 
 
 def _hex(name, color, code, rotation, old=None) -> Hex:
@@ -247,7 +248,8 @@ def ref_board(request: dict) -> RefBoard:
     tokens: dict = {}
     for tok in request.get("tokens") or ():
         tokens.setdefault((tok["hex"], int(tok.get("city") or 0)), []).append(tok["company"])
-    return RefBoard(layout, hexes, neighbours_of(cells, layout), phase, tokens, options, Data(corporations))
+    flipped = frozenset((tok["hex"], tok["company"]) for tok in request.get("tokens") or () if tok.get("flipped"))
+    return RefBoard(layout, hexes, neighbours_of(cells, layout), phase, tokens, options, Data(corporations), flipped)
 
 
 def with_tokens(board: RefBoard, tokens: dict) -> RefBoard:

@@ -61,8 +61,7 @@ def blocks(board, g, v, company) -> bool:
     city_index = [n.ordinal for n in board.hexes[v[1]].tile.node_parts if n.kind in ("city", "pass")].index(v[2])
     tokens = board.tokens.get((v[1], city_index), [])
     # (1860: the tokens of a company in bankruptcy are flipped; a city holding one never blocks)
-    flipped = {c.strip() for c in board.options.get("bankrupt", "").split(",")}
-    if any(t in flipped for t in tokens):
+    if any((v[1], t) in board.flipped for t in tokens):
         return False
     return company not in tokens and len(tokens) >= part.slots and len(tokens) > 0
 

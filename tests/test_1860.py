@@ -33,10 +33,12 @@ TRAIN_DEFS = train_defs("1860")
 CORPORATIONS = dump_for("1860", {})["corporations"]
 
 
-def board(tiles, tokens, phase="3", options=None):
+def board(tiles, tokens, phase="3", options=None, flipped=()):
+    """(`flipped`: the companies whose tokens are flipped, in bankruptcy)"""
     return {"title": "1860", "phase": phase, "options": options or {},
             "tiles": [{"hex": h, "tile": t, "rotation": r} for h, t, r in tiles],
-            "tokens": [{"hex": h, "city": c, "company": who} for h, c, who in tokens]}
+            "tokens": [{"hex": h, "city": c, "company": who, **({"flipped": True} if who in flipped else {})}
+                       for h, c, who in tokens]}
 
 
 def company(cid, trains, leased=False):
@@ -313,28 +315,29 @@ def test_only_one_route_may_pass_a_tokened_out_city():
 def test_a_bankrupt_companys_flipped_tokens_never_block():
     # G9 full of NGStL's token and I9 of S&C's: two tokened-out cities, one too many for a route. With
     # S&C in bankruptcy its flipped token blocks nothing and the line runs, passing G9 only.
-    b = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")], options={"bankrupt": "S&C"})
+    b = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")], flipped={"S&C"})
     assert legal(run(b, "IWNJ", [("4+2", LINE)]), 90)
     assert reference(b, "IWNJ", ["4+2"]) == 90
     assert best(b, "IWNJ", ["4+2"])["revenue"] == 90
     # Both bankrupt: two routes may each pass a city, no tokened-out city being left.
-    both = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")], options={"bankrupt": "S&C,NGStL"})
+    both = board(SOUTH, SOUTH_TOKENS + [("I9", 0, "S&C")], flipped={"S&C", "NGStL"})
     pair_ = [("2+1", LINE[:3]), ("2+1", LINE[2:])]
     assert legal(run(both, "IWNJ", pair_), 100)
     assert reference(both, "IWNJ", ["2+1", "2+1"]) == 100
     assert best(both, "IWNJ", ["2+1", "2+1"])["revenue"] == 100
-    with pytest.raises(InputError, match=r"board.options\[bankrupt\]: XYZ: no corporation of 1860"):
-        solve({"board": board(SOUTH, SOUTH_TOKENS, options={"bankrupt": "S&C, XYZ"}),
-               "company": company("IWNJ", ["2+1"])})
+    wrong = board(SOUTH, SOUTH_TOKENS)
+    wrong["tokens"][0]["flipped"] = "yes"
+    with pytest.raises(InputError, match=r"board.tokens\[0\].flipped: 'yes' is not true or false"):
+        solve({"board": wrong, "company": company("IWNJ", ["2+1"])})
 
 
 def test_a_bankrupt_companys_flipped_tokens_let_lays_and_tokens_through():
     # IWNJ at G7 alone: NGStL fills G9, the way on to I9 and J8. With NGStL bankrupt its token blocks nothing.
     tokens = [("G7", 0, "IWNJ"), ("G9", 0, "NGStL")]
     cities = {}
-    for options in ({}, {"bankrupt": "NGStL"}):
-        request = {"board": board(SOUTH, tokens, options=options), "company": company("IWNJ", ["4+2"])}
-        cities[bool(options)] = {(x["hex"], x["city"]) for x in legal_tokens(request)}
+    for flipped in ((), ("NGStL",)):
+        request = {"board": board(SOUTH, tokens, flipped=flipped), "company": company("IWNJ", ["4+2"])}
+        cities[bool(flipped)] = {(x["hex"], x["city"]) for x in legal_tokens(request)}
     assert cities[False] == set() and cities[True] == {("I9", 0), ("J8", 0)}
 
 
@@ -610,7 +613,8 @@ def random_late_case(seed):
             b["options"][option] = "true"
     others = sorted({t["company"] for t in b["tokens"]} - {corp})
     if others and rng.random() < 0.3:
-        b["options"]["bankrupt"] = ",".join(rng.sample(others, rng.randint(1, len(others))))
+        flipped = set(rng.sample(others, rng.randint(1, len(others))))
+        b["tokens"] = [dict(t, flipped=True) if t["company"] in flipped else t for t in b["tokens"]]
     if "original_insolvency" in b["options"]:
         b["options"].pop("simplified_insolvency", None)    # 18xx.games offers one or the other
     leased = rng.random() < 0.35

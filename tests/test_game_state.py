@@ -395,8 +395,7 @@ def test_1860_a_company_at_the_0_cell_goes_bankrupt_and_floats_again():
     final = replay(export)
     bankrupt, floated, cash, board, price = at["bankrupt"]
     assert bankrupt == {"IOW"} and floated == [] and cash == 540 and price is None
-    assert board["options"]["bankrupt"] == "IOW"
-    assert {"hex": "I3", "city": 0, "company": "IOW"} in board["tokens"]
+    assert {"hex": "I3", "city": 0, "company": "IOW", "flipped": True} in board["tokens"]
     assert final.bankrupt == set() and final.floated == ["IOW"] and final.cash("IOW") == 540 + 400
-    assert "bankrupt" not in (final.board_request().get("options") or {})
+    assert {"hex": "I3", "city": 0, "company": "IOW"} in final.board_request()["tokens"]
     assert final.order.market.price("IOW") == 40

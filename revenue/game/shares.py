@@ -83,7 +83,7 @@ class Shares:
     def _check_closed(self, corporation: str | None) -> None:
         """1860: a corporation whose price has reached the 0 cell goes bankrupt (the engine's make_bankrupt!):
         it leaves the market and the operating order, its shares go back to its treasury, its tokens stay
-        on the map flipped (GameState.bankrupt, the board option `bankrupt`: they block nothing) and its
+        on the map flipped (GameState.bankrupt, `flipped` in the request: they block nothing) and its
         turn, if it is operating, ends. It keeps its trains, privates and cash, and when it floats again
         it is capitalized anew and its tokens turn back."""
         if corporation is None or corporation not in self.floated or not self.order.closed(corporation):

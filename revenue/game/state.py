@@ -145,15 +145,15 @@ class GameState(Shares):
         return None if self.treasury is None else self.treasury.cash(corporation)
 
     def board_request(self) -> dict:
-        board = {"title": self.name, "phase": self.phase.name, "tiles": self.board.tiles_request(),
-                 "tokens": self.board.tokens_request()}
+        tokens = self.board.tokens_request()
+        if self.bankrupt:
+            tokens = [dict(t, flipped=True) if t["company"] in self.bankrupt else t for t in tokens]
+        board = {"title": self.name, "phase": self.phase.name, "tiles": self.board.tiles_request(), "tokens": tokens}
         options = dict(self.options)
         if self.nationalization:
             options["nationalization"] = "true"
         if self.southern_formed:
             options["southern_formed"] = "true"
-        if self.bankrupt:
-            options["bankrupt"] = ",".join(sorted(self.bankrupt))
         if options:
             board["options"] = options
         return board

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..titles.g1860 import bankrupt
 from .rhl import FOUR_SPOKERS_TO, RHINE_METROPOLIS_HEXES, neutral_metropolis_cities, rhl_upgrade, stubs_joined
 
 PERMISSIVE, SEMI_RESTRICTIVE = "permissive", "semi_restrictive"
@@ -58,9 +57,10 @@ class LayRules:
 
 
 def _flipped_cities(board, company: str) -> set[tuple[str, int]]:
-    """1860: the cities holding a token of a company in bankruptcy (the board option `bankrupt`)."""
-    gone = bankrupt(board.options)
-    return {at for at, placed in board.tokens.items() if not gone.isdisjoint(placed)} if gone else set()
+    """1860: the cities holding a flipped token (of a company in bankruptcy)."""
+    if not board.flipped:
+        return set()
+    return {at for at, placed in board.tokens.items() if any((at[0], c) in board.flipped for c in placed)}
 
 
 _LATE = ("5", "6", "D")

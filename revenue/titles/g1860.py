@@ -40,8 +40,7 @@ custom tile) are halts and towns one row, the optimizer ranking a halt's subsidy
 place in either layout (RouteRules.request_pool).
 
 A company in bankruptcy (its price reached the market's 0 cell, until it is floated again) has its tokens
-flipped: a city holding one never blocks (the engine's custom_blocks?). The board option `bankrupt` names
-those companies, comma-separated."""
+flipped (`board.tokens[].flipped`): a city holding one never blocks (the engine's custom_blocks?)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -63,11 +62,6 @@ _HOME_CITIES: dict[tuple, tuple] = {}
 
 def _on(options: dict | None, name: str) -> bool:
     return str((options or {}).get(name, "")).lower() not in ("", "0", "false", "no")
-
-
-def bankrupt(options: dict | None) -> frozenset[str]:
-    """The companies the `bankrupt` option names (their tokens flipped)."""
-    return frozenset(c.strip() for c in str((options or {}).get("bankrupt") or "").split(",") if c.strip())
 
 
 def _options(options: dict | None) -> dict:
@@ -159,31 +153,22 @@ class G1860(Title):
         a, b = spec["distance"][0]["pay"], spec["distance"][-1]["pay"]
         return _layout(a, b, options, leased, halts_may_displace)
 
-    def free_options(self):
-        return ("bankrupt",)
-
-    def check_board(self, board) -> None:
-        unknown = sorted(bankrupt(board.options) - {c["id"] for c in self.raw().get("corporations", ())})
-        if unknown:
-            raise InputError("board.options[bankrupt]", f"{', '.join(unknown)}: no corporation of 1860 (the "
-                             "option names the companies in bankruptcy, comma-separated)")
-
     def node_blocks(self, node, company, board) -> bool:
-        """A city holding a token of a company in bankruptcy (flipped) never blocks."""
-        if node.kind == "city" and not bankrupt(board.options).isdisjoint(node.tokens):
+        """A city holding a flipped token (of a company in bankruptcy) never blocks."""
+        if node.kind == "city" and any((node.hex, c) in board.flipped for c in node.tokens):
             return False
         return super().node_blocks(node, company, board)
 
     def node_blocks_all(self, company, board, graph, blocks):
-        gone = bankrupt(board.options)
-        if not gone:
+        if not board.flipped:
             return blocks
-        arrays = graph.node_arrays()
-        flipped = [v for v, c in zip(arrays.token_node.tolist(), arrays.token_company) if v >= 0 and c in gone]
-        if not flipped:
+        arrays, nodes = graph.node_arrays(), graph.nodes
+        free = [v for v, c in zip(arrays.token_node.tolist(), arrays.token_company)
+                if v >= 0 and (nodes[v].hex, c) in board.flipped]
+        if not free:
             return blocks
         blocks = blocks.copy()
-        blocks[flipped] = False
+        blocks[free] = False
         return blocks
 
     def company_train(self, train: TrainType, board, leased: bool = False) -> TrainType:

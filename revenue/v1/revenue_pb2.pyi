@@ -24,14 +24,16 @@ class Board(_message.Message):
         color: str
         def __init__(self, hex: _Optional[str] = ..., tile: _Optional[str] = ..., rotation: _Optional[int] = ..., code: _Optional[str] = ..., color: _Optional[str] = ...) -> None: ...
     class Token(_message.Message):
-        __slots__ = ("hex", "city", "company")
+        __slots__ = ("hex", "city", "company", "flipped")
         HEX_FIELD_NUMBER: _ClassVar[int]
         CITY_FIELD_NUMBER: _ClassVar[int]
         COMPANY_FIELD_NUMBER: _ClassVar[int]
+        FLIPPED_FIELD_NUMBER: _ClassVar[int]
         hex: str
         city: int
         company: str
-        def __init__(self, hex: _Optional[str] = ..., city: _Optional[int] = ..., company: _Optional[str] = ...) -> None: ...
+        flipped: bool
+        def __init__(self, hex: _Optional[str] = ..., city: _Optional[int] = ..., company: _Optional[str] = ..., flipped: _Optional[bool] = ...) -> None: ...
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
