@@ -134,3 +134,11 @@ def test_18rhls_green_metropolis_tokens_block_only_three_to_a_hex():
     assert neutral_metropolises(board, "ADR") == {"D9", "F9", "I10"}
     assert ("D9", 0) not in lay_rules("18rhl").blocking_tokens(board, "ADR")
     assert ("D9", 0) in lay_rules("18rhl").blocking_tokens(board, "CCE")
+
+
+def test_18rhls_nlk_private_comes_with_a_gve_share():
+    """Game 96576: GVE floats on its par and two shares bought (actions 25, 53, 55): the NLK private's buyer
+    holds its third, given with the private, so the shares out of the offering reach 50%."""
+    floated = {action["id"]: list(state.floated) for _, action, state in steps(_export("18rhl_96576"))
+               if action["id"] in (55, 56)}
+    assert "GVE" not in floated[55] and "GVE" in floated[56]

@@ -18,6 +18,7 @@ import pytest
 from revenue.errors import InputError
 from revenue.evaluation import evaluate
 from revenue.game import ReplayError, replay, standing_actions, steps, turns
+from revenue.game.analysis import suggest
 from revenue.game.actions import standing_indexes
 from revenue.optimizer import solve
 from revenue.titles import get_title
@@ -399,3 +400,27 @@ def test_1860_a_company_at_the_0_cell_goes_bankrupt_and_floats_again():
     assert final.bankrupt == set() and final.floated == ["IOW"] and final.cash("IOW") == 540 + 400
     assert {"hex": "I3", "city": 0, "company": "IOW"} in final.board_request()["tokens"]
     assert final.order.market.price("IOW") == 40
+
+
+def test_what_a_programmed_action_sets_off_is_applied():
+    """A player's programmed action (18xx.games' auto pass and auto buy) changes nothing itself; the passes
+    and buys it sets off come as its automatic actions: game 962 with every share bought and every pass of
+    a player so set off replays to the same turns, and is suggested the same next move at each stock
+    round's end."""
+    export = copy.deepcopy(EXPORT["1889_962"])
+    programmed = copy.deepcopy(export)
+    for i, action in enumerate(programmed["actions"]):
+        if action.get("entity_type") == "player" and action["type"] in ("pass", "buy_shares"):
+            programmed["actions"][i] = {"id": action["id"], "type": "program_share_pass", "entity": action["entity"],
+                                        "entity_type": "player", "auto_actions": [action]}
+    assert [(t.action_id, t.company, t.request) for t in turns(programmed)] == \
+        [(t.action_id, t.company, t.request) for t in TURNS["1889_962"]]
+    ends = [i for i, (a, b) in enumerate(zip(export["actions"], export["actions"][1:]))
+            if a.get("entity_type") == "player" and b.get("entity_type") == "corporation"]
+    assert len(ends) > 3
+    def next_move(game, end):
+        answer = suggest({**game, "status": "active", "actions": game["actions"][:end + 1]})
+        return (answer.get("company"), answer.get("waiting_for"),
+                [(m["hex"], m["tile"], m["rotation"]) for m in (answer.get("lays") or {}).get("moves", ())])
+    for end in ends:
+        assert next_move(programmed, end) == next_move(export, end), end

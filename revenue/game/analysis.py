@@ -94,12 +94,14 @@ def _final_state(export: dict) -> tuple[GameState, dict | None, int]:
     between the passes is no player's turn)."""
     state, last, passes = None, None, 0
     for _, action, state in steps(export):
-        kind = action.get("type")
-        if kind in (MESSAGE, "end_game") or str(kind).startswith("program_"):
-            continue
-        last = action
-        if action.get("entity_type") != "company":      # (a private exchanged for a share: no player's turn)
-            passes = passes + 1 if kind == "pass" and state.round_kind == "stock" else 0
+        # (an action and what it set off: a programmed action, such as an automatic pass, only the latter)
+        for act in (action, *(action.get("auto_actions") or ())):
+            kind = act.get("type")
+            if kind in (MESSAGE, "end_game") or str(kind).startswith("program_"):
+                continue
+            last = act
+            if act.get("entity_type") != "company":      # (a private exchanged for a share: no player's turn)
+                passes = passes + 1 if kind == "pass" and state.round_kind == "stock" else 0
     if state is None:
         state = GameState(export)
     return state, last, passes

@@ -297,6 +297,9 @@ class GameState(Shares):
     def apply(self, index: int, action: dict) -> None:
         """Apply the standing action at position `index` of the log (and the automatic actions it carries)."""
         if not self.enter(index, action):
+            if str(action.get("type")).startswith("program_"):     # what a player's programmed action set off
+                for auto in action.get("auto_actions") or ():
+                    self.apply(index, auto)
             return
         kind = action["type"]
         if kind not in ("run_routes", "dividend"):

@@ -116,8 +116,9 @@ def game_rules(title: str) -> GameRules:
                               leases_trains=True, capitalization=FULL, turn_ends_with_trains=True,
                               train_trade_min=10)
         elif title == "18rhl":
+            # NLK comes with a GVE share (and GVE floats once 40% more are sold: 50% out of the offering)
             rules = GameRules(**common, home_timing=OPERATE, float_percent=50, metropolis_homes=METROPOLIS_HOMES,
-                              bankruptcy_continues=True)
+                              bankruptcy_continues=True, private_shares={"NLK": "GVE_1"})
         elif title == "steam_over_holland":
             rules = GameRules(**common, home_timing=OPERATE, float_percent=20)
         else:
