@@ -97,6 +97,19 @@ def test_1860_moves_a_cell_per_share_sold_and_by_multiples_of_the_price_paid():
     assert market.price("FYN") == 36
 
 
+def test_1860s_two_cell_step_never_passes_an_end_and_the_0_cell_closes():
+    """The engine's zigzag market (revenue.payout.Market), not the data's pointers: at 7 (column 1) a
+    withhold stays put, where the data would step to 0; a sale's one cell reaches 0, the 'close' cell."""
+    market = _market("1860")
+    market.par("FYN", "7,0,1")                     # (no par cell: a position for the test)
+    market.dividend("FYN", False, 0)
+    assert market.price("FYN") == 7 and not market.at_close("FYN")
+    market.sold("FYN", 20, True, "a")              # (an 'ignore_one_sale' cell: two shares, one cell)
+    assert market.price("FYN") == 0 and market.at_close("FYN")
+    market.remove("FYN")
+    assert market.price("FYN") is None and market.holding("FYN", "a") == 0
+
+
 def test_a_title_without_a_model_names_no_one():
     market = _market("18rhl")
     market.par("A", "100,0,3")

@@ -3,8 +3,8 @@
 The engine operates the floated corporations by share price, highest first; at equal prices the one
 farther right on the market goes first, then the one that reached its cell first (each cell keeps its
 corporations in arrival order, a corporation moving in goes last; the engine's Corporation#<=>). Prices
-move (the engine's moves per cell, from the title data; a move off the market or into the same cell
-leaves the marker where it is):
+move as the engine moves them (revenue.payout.Market; a move off the market or into the same cell leaves
+the marker where it is, and 1860's two-cell step never passes an end):
 - par: the corporation enters the par cell; 1860 moves a floating corporation's marker left and back
   right, to the end of its cell's queue (the engine's move_marker_to_bottom!).
 - a dividend: paid, right (1860: right once per multiple of the price the run earned, not at all below
@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from ..payout import RULES as DIVIDEND_RULES, Market
 from .board_state import BoardError
 
 
@@ -56,6 +57,8 @@ class StockMarket:
         self.modelled = self.rules is not None and bool(spec)
         self.known = self.modelled               # False too once a move could not be priced
         self.cells = (spec or {}).get("market") or []
+        dividends = DIVIDEND_RULES.get(title)
+        self.steps = Market(spec, zigzag=dividends.zigzag_market) if self.cells and dividends else None
         self.cell_of: dict[str, tuple[int, int]] = {}
         self.queue: dict[tuple[int, int], list[str]] = {}
         self.held: dict[str, dict] = {}       # corporation -> holder (a player) -> percent
@@ -112,17 +115,12 @@ class StockMarket:
         self.queue.setdefault(at, []).append(corporation)
 
     def move(self, corporation: str, direction: str, times: int = 1) -> None:
-        for _ in range(times):
-            at = self.cell_of.get(corporation)
-            if at is None:
-                return
-            target = self._cell(at).get(direction)
-            if not target or tuple(target) == at:
-                return
-            cell = self._cell(tuple(target))
-            if cell is None or not cell.get("normal_movement", True):
-                return
-            self._enter(corporation, tuple(target))
+        at = self.cell_of.get(corporation)
+        if at is None or self.steps is None:
+            return
+        target, moved = self.steps.move(at, direction, times)
+        if moved:
+            self._enter(corporation, target)
 
     def par(self, corporation: str, share_price) -> None:
         """The corporation enters the cell of `share_price`, as the engine writes it: 'price,row,column'
