@@ -32,7 +32,7 @@ class GameRules:
     leases_trains: bool = False
     # a player's bankruptcy leaves the board and the trains as they are and the game goes on (18Rhl: the
     # bankrupt president's corporations run on in receivership); elsewhere the replay stops there (1830 and
-    # 1889 end the game; 1860 flips the tokens, which no request can say)
+    # 1889 end the game; 1860's engine has no bankrupt step: its companies go bankrupt, revenue.game.shares)
     bankruptcy_continues: bool = False
     # a private that comes with a share, given at its purchase in the auction (1830's CA: a PRR share)
     private_shares: dict[str, str] = field(default_factory=dict)
