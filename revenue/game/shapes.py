@@ -149,8 +149,8 @@ def export_problem(export: dict) -> tuple[str, str] | None:
         return "players", "is not a list of players"
     for i, player in enumerate(players or ()):
         if _player(player) is None:
-            return f"players[{i}]", ("is not a player: a JSON object with an id (a string or a whole number) "
-                                     "or a name, or a name")
+            return f"players[{i}]", ("is not a player: a name, or a JSON object with an id (a string or a whole "
+                                     "number) or a name")
     return None
 
 

@@ -24,8 +24,8 @@ from .board_state import BoardError, BoardState
 from .depot import Depot, train_type
 from .operating_order import OperatingOrder
 from .runs import Run, RunEvaluations
-from .shares import Shares
 from .shapes import export_problem, players
+from .shares import Shares
 from .titles import OPERATING_ROUND, game_rules
 from .treasury import Treasury
 
@@ -36,7 +36,8 @@ STEP_RANK = {"lay_tile": 1, "place_token": 1, "run_routes": 3, "dividend": 4, "b
 # actions of players that only a stock round has (the first stock round begins at a share bought)
 STOCK_ACTIONS = {"buy_shares", "par", "pass", "buy_company", "bid"}
 SHARE_ACTIONS = {"buy_shares", "par"}
-# actions that change nothing routes depend on, nor the round (and standing orders, `program_*`)
+# actions that change nothing routes depend on, nor the round (and standing orders, `program_*`, but for
+# the actions they set off, their automatic ones)
 IGNORED = {"message", "end_game"}
 # actions that move the round and the operator on, and change nothing else the replay keeps (18Rhl's
 # destination_connection: the check for the Aachen-Dueren-Koeln link, which pays the RhE's treasury only)
