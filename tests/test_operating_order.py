@@ -1,5 +1,5 @@
 """The operating order (revenue.game.market, revenue.game.operating_order) against the real games of
-tests/data/games/exports/: at every turn of every operating round, the corporation the model says
+tests/data/games/exports/ and 18Rhl's game 96576 (tests/data/games/fixtures/): at every turn of every operating round, the corporation the model says
 operates next (GameState.next_operator, asked before the action that begins the turn) is the one that
 did; and the market's rules on small cases."""
 from __future__ import annotations
@@ -19,14 +19,16 @@ from revenue.game.state import GameState
 from revenue.titles import get_title
 
 EXPORTS = pathlib.Path(__file__).parent / "data" / "games" / "exports"
-GAMES = ("1830_29133", "1889_314", "1889_962", "1860_19354")
+FIXTURES = EXPORTS.parent / "fixtures"
+GAMES = ("1830_29133", "1889_314", "1889_962", "1860_19354", "18rhl_96576")
 # turns of each game (a corporation's turn in an operating round)
-TURNS = {"1830_29133": 34, "1889_314": 43, "1889_962": 56, "1860_19354": 86}
+TURNS = {"1830_29133": 34, "1889_314": 43, "1889_962": 56, "1860_19354": 86, "18rhl_96576": 105}
 
 
 def _turns_and_predictions(game: str) -> list[tuple[str, str, str | None]]:
     """(round, the corporation that operated, the one predicted) at each turn's first action."""
-    export = json.loads((EXPORTS / f"{game}.json").read_text())
+    export = json.loads((EXPORTS / f"{game}.json" if (EXPORTS / f"{game}.json").exists()
+                         else FIXTURES / f"{game}.json").read_text())
     state = GameState(export)
     seen = []
     for index, action in standing_actions(export["actions"]):
@@ -110,10 +112,26 @@ def test_1860s_two_cell_step_never_passes_an_end_and_the_0_cell_closes():
     assert market.price("FYN") is None and market.holding("FYN", "a") == 0
 
 
-def test_a_title_without_a_model_names_no_one():
+def test_18rhl_moves_a_row_per_sale_and_right_once_for_a_dividend_of_the_price():
     market = _market("18rhl")
-    market.par("A", "100,0,3")
-    market.par("B", "75,0,0")
+    market.par("BME", "75,2,2")
+    market.floated("BME")                          # floated in the stock round: a row up at its end
+    market.par("GVE", "75,2,2")
+    market.floated("GVE", rises=False)             # (in the auction, or the brown phase: no rise)
+    market.end_stock_round([])
+    assert market.price("BME") == 80 and market.price("GVE") == 75
+    market.dividend("BME", True, 79)               # below the price: no move
+    assert market.price("BME") == 80
+    market.dividend("BME", True, 400)              # five times the price: one step right
+    assert market.price("BME") == 90
+    market.sold("BME", 30, True, "a")              # a sale of three shares: one row down
+    assert market.price("BME") == 80
+
+
+def test_a_title_without_a_model_names_no_one():
+    market = _market("steam_over_holland")
+    market.par("A", "70,0,4")
+    market.par("B", "50,0,0")
     assert market.first(["A", "B"]) is None
 
 

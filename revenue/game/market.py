@@ -7,17 +7,19 @@ move as the engine moves them (revenue.payout.Market; a move off the market or i
 the marker where it is, and 1860's two-cell step never passes an end):
 - par: the corporation enters the par cell; 1860 moves a floating corporation's marker left and back
   right, to the end of its cell's queue (the engine's move_marker_to_bottom!).
-- a dividend: paid, right (1860: right once per multiple of the price the run earned, not at all below
-  it); withheld or not run, left. A corporation whose turn ends without a dividend did not run.
+- a dividend: paid, right (1860: right once per multiple of the price the run earned, 18Rhl once if it
+  earned the price; neither below it); withheld or not run, left. A corporation whose turn ends without a
+  dividend did not run.
 - a sale by a player: down per share sold (a row in 1830 and 1889; a cell in 1860's one-row market,
-  where a dividend's step is two cells), in 1860 but for the first share on an 'ignore_one_sale' cell,
-  only once the corporation has operated and not after the first 8+4 train.
-- the end of a stock round: each corporation whose shares the players hold all moves up (not in 1860),
-  in operating order.
+  where a dividend's step is two cells; 18Rhl a row per sale), in 1860 but for the first share on an
+  'ignore_one_sale' cell, only once the corporation has operated and not after the first 8+4 train.
+- the end of a stock round: in 18Rhl first the corporations that floated in it before the brown phase
+  rise a row, in float order (the engine's handle_share_price_increase_for_newly_floated_corporations);
+  then each corporation whose shares the players hold all moves up (not in 1860), in operating order.
 
 Inside an operating round, prices only change for the corporations still to operate through sales, and
 the engine sorts those again after a sale: the next to operate is the first of those left, by the order
-of now. Titles without a model here (18Rhl, Steam Over Holland) say so by `known` False.
+of now. Titles without a model here (Steam Over Holland) say so by `known` False.
 
 Who holds the shares (`held`, `sold_out`) is read as it changes, where the markers stand may be moved
 later: revenue.game.operating_order applies the moves when the order is read.
@@ -38,12 +40,17 @@ class MarketRules:
     ignore_one_sale: bool = False           # 1860: the first share sold on such a cell does not move it
     sale_needs_operated: bool = False       # 1860: no drop before the corporation first operated
     sold_out_rises: bool = True
-    payout_by_multiple: bool = False        # 1860: right once per multiple of the price earned
+    payout_by_multiple: bool = False        # 1860: right once per multiple of the price earned (18Rhl: the
+    payout_most: int = 4                    # first only), at most this many cells; below the price not at all
+    sale_per_block: bool = False            # 18Rhl: a sale drops a row, however many shares it sells
     float_to_bottom: bool = False           # 1860: a floating corporation goes to the end of its cell
+    floats_rise: bool = False               # 18Rhl: one floated before the brown phase rises a row at the
+                                            # stock round's end, before the sold out ones, in float order
     closes: bool = False                    # 1860: a corporation whose price reaches a 'close' cell is bankrupt
 
 
 RULES = {"1830": MarketRules(), "1889": MarketRules(),
+         "18rhl": MarketRules(payout_by_multiple=True, payout_most=1, sale_per_block=True, floats_rise=True),
          "1860": MarketRules(ignore_one_sale=True, sale_needs_operated=True,
                              sold_out_rises=False, payout_by_multiple=True, float_to_bottom=True, closes=True)}
 SHARE_PERCENT = 10
@@ -63,6 +70,7 @@ class StockMarket:
         self.queue: dict[tuple[int, int], list[str]] = {}
         self.held: dict[str, dict] = {}       # corporation -> holder (a player) -> percent
         self.sales_drop = True                 # 1860 stops the drops at its first 8+4 train
+        self.newly_floated: list[str] = []     # 18Rhl: to rise at the stock round's end
 
     @property
     def needs_revenue(self) -> bool:
@@ -74,6 +82,7 @@ class StockMarket:
         other.cell_of = dict(self.cell_of)
         other.queue = {at: list(q) for at, q in self.queue.items()}
         other.held = {c: dict(h) for c, h in self.held.items()}
+        other.newly_floated = list(self.newly_floated)
         return other
 
     # ---- reading ------------------------------------------------------------------------------------
@@ -151,10 +160,14 @@ class StockMarket:
             self.queue[at].remove(corporation)
         self.held.pop(corporation, None)
 
-    def floated(self, corporation: str) -> None:
+    def floated(self, corporation: str, rises: bool = True) -> None:
+        """The corporation floats (`rises`: where the title raises those floated at the stock round's end,
+        whether this one does: floated in a stock round, before the brown phase)."""
         if self.rules is not None and self.rules.float_to_bottom:
             self.move(corporation, "left")
             self.move(corporation, "right")
+        if self.rules is not None and self.rules.floats_rise and rises:
+            self.newly_floated.append(corporation)
 
     def holding(self, corporation: str, holder) -> int:
         return self.held.get(corporation, {}).get(holder, 0)
@@ -172,7 +185,7 @@ class StockMarket:
         rules = self.rules
         if rules is None or corporation not in self.cell_of:
             return
-        shares = percent // SHARE_PERCENT
+        shares = min(percent // SHARE_PERCENT, 1) if rules.sale_per_block else percent // SHARE_PERCENT
         if rules.ignore_one_sale and "ignore_one_sale" in (self._cell(self.cell_of[corporation]).get("types") or ()):
             shares -= 1
         if rules.sale_needs_operated and (not operated or not self.sales_drop):
@@ -194,10 +207,17 @@ class StockMarket:
         elif revenue is None:
             self.known = False
         else:
-            self.move(corporation, "right", min(revenue // self.price(corporation), 4))
+            self.move(corporation, "right", min(revenue // self.price(corporation), self.rules.payout_most))
 
     def end_stock_round(self, floated: list[str]) -> None:
+        self.rise_floated()
         self.rise(self.sold_out(floated))
+
+    def rise_floated(self) -> None:
+        """18Rhl: the corporations floated in this stock round (not in the brown phase) rise, in float order."""
+        for corporation in self.newly_floated:
+            self.move(corporation, "up")
+        self.newly_floated = []
 
     def sold_out(self, floated: list[str]) -> list[str]:
         """The corporations of `floated` whose shares the players hold all (those that rise at the end of

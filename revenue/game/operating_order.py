@@ -76,8 +76,8 @@ class OperatingOrder:
         self._move("enter_cell", corporation, self._market.par_cell(share_price))
         self._market.bought(corporation, percent, holder)
 
-    def floated(self, corporation: str) -> None:
-        self._move("floated", corporation)
+    def floated(self, corporation: str, rises: bool = True) -> None:
+        self._move("floated", corporation, rises)
 
     def bought(self, corporation: str, percent: int, holder) -> None:
         self._market.bought(corporation, percent, holder)
@@ -93,6 +93,7 @@ class OperatingOrder:
         self._move("stop_sale_drops")
 
     def end_stock_round(self, floated: list[str]) -> None:
+        self._move("rise_floated")
         self._move("rise", self._market.sold_out(floated))
 
     def closed(self, corporation: str) -> bool:

@@ -19,6 +19,9 @@ class Shares:
         price = str(action.get("share_price") or "").partition(",")[0]
         if price.isdigit():
             self.par_price[corporation] = int(price)
+        for share in self.rules.auction_pars.get(corporation, ()):    # (18Rhl's RhE: into the market)
+            self._sell_from_ipo(corporation, share, 10)
+            self.pool_percent[corporation] = self.pool_percent.get(corporation, 0) + 10
         self._sell_from_ipo(corporation, f"{corporation}_0", self.rules.president_percent)
 
     def _buy_shares(self, action: dict) -> None:
@@ -56,7 +59,8 @@ class Shares:
         if corporation not in self.floated and self.ipo_percent[corporation] >= self.rules.float_percent:
             self.bankrupt.discard(corporation)         # (1860: floated again, its tokens turn back)
             self.floated.append(corporation)
-            self.order.floated(corporation)
+            # (18Rhl raises those floated in a stock round before the brown phase at its end)
+            self.order.floated(corporation, rises="brown" not in self.phase.colours and self.round_kind == "stock")
             if self.treasury is not None and self.rules.capitalization == FULL:
                 self.treasury.add(corporation, self.par_price.get(corporation, 0) * self._total_shares(corporation))
             if self.rules.home_timing == FLOAT:

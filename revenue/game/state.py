@@ -331,7 +331,8 @@ class GameState(Shares):
         if kind == "player":
             if atype in STOCK_ACTIONS and self.round_kind == "operating":
                 self._start_stock_round()
-            elif atype in SHARE_ACTIONS and self.round_kind == "auction":
+            elif atype in SHARE_ACTIONS and self.round_kind == "auction" and not (
+                    atype == "par" and action.get("corporation") in self.rules.auction_pars):
                 self.round_kind = "stock"
                 self._give_private_shares()
             return

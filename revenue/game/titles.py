@@ -36,6 +36,9 @@ class GameRules:
     bankruptcy_continues: bool = False
     # a private that comes with a share, given at its purchase in the auction (1830's CA: a PRR share)
     private_shares: dict[str, str] = field(default_factory=dict)
+    # a corporation parred in the auction by the buyer of its director's private, and the shares the bank
+    # puts in the market then (18Rhl's RhE: three): it floats in the auction, not in a stock round
+    auction_pars: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # private -> the corporation whose first train closes it (1830's BO: the B&O's)
     closes_on_first_train: dict[str, str] = field(default_factory=dict)
     # how a corporation is paid for its shares (the engine's CAPITALIZATION): `full`, ten times its par price
@@ -118,7 +121,8 @@ def game_rules(title: str) -> GameRules:
         elif title == "18rhl":
             # NLK comes with a GVE share (and GVE floats once 40% more are sold: 50% out of the offering)
             rules = GameRules(**common, home_timing=OPERATE, float_percent=50, metropolis_homes=METROPOLIS_HOMES,
-                              bankruptcy_continues=True, private_shares={"NLK": "GVE_1"})
+                              bankruptcy_continues=True, private_shares={"NLK": "GVE_1"},
+                              auction_pars={"RhE": ("RhE_1", "RhE_2", "RhE_3")})
         elif title == "steam_over_holland":
             rules = GameRules(**common, home_timing=OPERATE, float_percent=20)
         else:
