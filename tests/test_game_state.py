@@ -405,22 +405,31 @@ def test_1860_a_company_at_the_0_cell_goes_bankrupt_and_floats_again():
 def test_what_a_programmed_action_sets_off_is_applied():
     """A player's programmed action (18xx.games' auto pass and auto buy) changes nothing itself; the passes
     and buys it sets off come as its automatic actions: game 962 with every share bought and every pass of
-    a player so set off replays to the same turns, and is suggested the same next move at each stock
-    round's end."""
+    a player so set off replays to the same turns; with every pass so set off, it is suggested the same next
+    move at each stock round's end (a programmed buy is no turn that makes the others pass again: game
+    29133's first stock round ends on passes between NYNH's programmed buys)."""
     export = copy.deepcopy(EXPORT["1889_962"])
-    programmed = copy.deepcopy(export)
-    for i, action in enumerate(programmed["actions"]):
-        if action.get("entity_type") == "player" and action["type"] in ("pass", "buy_shares"):
-            programmed["actions"][i] = {"id": action["id"], "type": "program_share_pass", "entity": action["entity"],
-                                        "entity_type": "player", "auto_actions": [action]}
-    assert [(t.action_id, t.company, t.request) for t in turns(programmed)] == \
+
+    def programmed(kinds):
+        game = copy.deepcopy(export)
+        for i, action in enumerate(game["actions"]):
+            if action.get("entity_type") == "player" and action["type"] in kinds:
+                game["actions"][i] = {"id": action["id"], "type": "program_share_pass", "entity": action["entity"],
+                                      "entity_type": "player", "auto_actions": [action]}
+        return game
+    assert [(t.action_id, t.company, t.request) for t in turns(programmed(("pass", "buy_shares")))] == \
         [(t.action_id, t.company, t.request) for t in TURNS["1889_962"]]
+    passes = programmed(("pass",))
     ends = [i for i, (a, b) in enumerate(zip(export["actions"], export["actions"][1:]))
             if a.get("entity_type") == "player" and b.get("entity_type") == "corporation"]
     assert len(ends) > 3
+
     def next_move(game, end):
         answer = suggest({**game, "status": "active", "actions": game["actions"][:end + 1]})
         return (answer.get("company"), answer.get("waiting_for"),
                 [(m["hex"], m["tile"], m["rotation"]) for m in (answer.get("lays") or {}).get("moves", ())])
     for end in ends:
-        assert next_move(programmed, end) == next_move(export, end), end
+        assert next_move(passes, end) == next_move(export, end), end
+    game = _export("1830_29133")
+    at = {a["id"]: i for i, a in enumerate(game["actions"])}
+    assert next_move(game, at[43])[1] == "B&O to begin its operating turn"

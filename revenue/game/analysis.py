@@ -100,8 +100,10 @@ def _final_state(export: dict) -> tuple[GameState, dict | None, int]:
             if kind in (MESSAGE, "end_game") or str(kind).startswith("program_"):
                 continue
             last = act
-            if act.get("entity_type") != "company":      # (a private exchanged for a share: no player's turn)
-                passes = passes + 1 if kind == "pass" and state.round_kind == "stock" else 0
+            if kind == "pass" and state.round_kind == "stock":
+                passes += 1
+            elif act is action and act.get("entity_type") != "company":
+                passes = 0       # (neither a private exchanged for a share nor a programmed buy is a turn)
     if state is None:
         state = GameState(export)
     return state, last, passes
