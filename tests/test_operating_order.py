@@ -110,6 +110,9 @@ def test_1860s_two_cell_step_never_passes_an_end_and_the_0_cell_closes():
     assert market.price("FYN") == 0 and market.at_close("FYN")
     market.remove("FYN")
     assert market.price("FYN") is None and market.holding("FYN", "a") == 0
+    market.par("S&C", "0,0,0")                     # (a price of 0 paid out: no division by it)
+    market.dividend("S&C", True, 50)
+    assert market.price("S&C") == 44                # (four steps right, the most)
 
 
 def test_18rhl_moves_a_row_per_sale_and_right_once_for_a_dividend_of_the_price():

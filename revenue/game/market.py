@@ -207,7 +207,7 @@ class StockMarket:
         elif revenue is None:
             self.known = False
         else:
-            self.move(corporation, "right", min(revenue // self.price(corporation), self.rules.payout_most))
+            self.move(corporation, "right", min(revenue // max(self.price(corporation), 1), self.rules.payout_most))
 
     def end_stock_round(self, floated: list[str]) -> None:
         self.rise_floated()
