@@ -8,9 +8,9 @@ replayed just before it, within the company's cash where the replay follows it. 
 each game is suggested that run's company and board.
 
 These games reach what the four of tests/data/games/exports do not: 1830 through phase D (trains bought
-between companies, a discard, the ERIE's home city chosen at its tile lay); 1889's exports of 2020 (players
-and privates named by name, `buy_share`, routes by their connections' hexes sorted by name, one lay the
-engine of then accepted without the track restriction); a whole 18Rhl game (its destination checks, home
+between companies, a discard, the ERIE's home city chosen at its tile lay); 1889's exports of 2020 (game
+956: privates named by their names, `buy_share`, routes by their connections' hexes sorted by name, one lay
+the engine of then accepted without the track restriction); a whole 18Rhl game (its destination checks, home
 tokens in the Rhine metropolises, the seeded coal mine and steel mill, tokens placed through the Trajekt
 past a full city of a green metropolis, whose tokens block only three to a hex, and the privates'
 teleported tokens, which are no token step)."""
