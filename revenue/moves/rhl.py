@@ -5,6 +5,8 @@ stub of the hex must be joined.
 """
 from __future__ import annotations
 
+from ..titles.g18rhl import neutral_tokens
+
 RHINE_METROPOLIS_HEXES = ("D9", "F9", "I10")
 FOUR_SPOKERS_TO = frozenset({"87", "88", "204"})
 OSTERATH = "935"
@@ -15,18 +17,11 @@ _GREEN_METROPOLIS = {"F9": "927", "I10": "928", "D9": "929"}
 
 
 def neutral_metropolises(board, company: str) -> set[str]:
-    """The green Rhine metropolises whose tokens are neutral for `company` (never block): those with fewer
-    than 3 tokens, or one of its own (the engine's update_token_blocking_in_rhine_metropolies, at the start
-    of every turn and after each lay there)."""
-    neutral = set()
-    for name in RHINE_METROPOLIS_HEXES:
-        bh = board.hexes.get(name)
-        if bh is None or bh.color != "green":
-            continue
-        placed = [c for (h, _), cs in board.tokens.items() if h == name for c in cs]
-        if len(placed) < 3 or company in placed:
-            neutral.add(name)
-    return neutral
+    """The green Rhine metropolises whose tokens are neutral for `company` (titles.g18rhl.neutral_tokens; the
+    engine sets this at the start of every turn and after each lay there)."""
+    return {name for name in RHINE_METROPOLIS_HEXES
+            if (bh := board.hexes.get(name)) is not None and bh.color == "green"
+            and neutral_tokens(board, name, company)}
 
 
 def neutral_metropolis_cities(board, company: str) -> set[tuple[str, int]]:

@@ -18,6 +18,15 @@ from ..errors import InputError
 from .base import RouteBonus, RouteRules, Title
 
 METROPOLISES = ("D9", "F9", "I10")
+
+
+def neutral_tokens(board, hex_name: str, company: str) -> bool:
+    """Whether the tokens of a green metropolis are neutral for `company` (never block): the hex holds fewer
+    than 3, or one of its own (the engine's update_token_blocking_in_rhine_metropolies)."""
+    tokens = [c for (h, _), cs in board.tokens.items() if h == hex_name for c in cs]
+    return len(tokens) < 3 or company in tokens
+
+
 RGE_HEXES = ("A4", "A6", "L11", "L13")
 EASTERN_RUHR = ("C14", "D15")
 OUT_TOKENED = ("A14", "B15", "C2")
@@ -65,10 +74,9 @@ class G18Rhl(Title):
     # ---- per-node rules ------------------------------------------------------------------------------
     def node_blocks(self, node, company, board) -> bool:
         """Green metropolis tokens are neutral unless the hex holds 3 tokens, none of the operator's."""
-        if node.hex in METROPOLISES and board.hexes[node.hex].color == "green":
-            tokens = [c for (h, _), cs in board.tokens.items() if h == node.hex for c in cs]
-            if len(tokens) < 3 or company in tokens:
-                return False
+        if node.hex in METROPOLISES and board.hexes[node.hex].color == "green" and \
+                neutral_tokens(board, node.hex, company):
+            return False
         return super().node_blocks(node, company, board)
 
     def node_blocks_all(self, company, board, graph, blocks):
@@ -77,8 +85,7 @@ class G18Rhl(Title):
             return blocks
         blocks = blocks.copy()
         for h in green:
-            tokens = [c for (hex_name, _), cs in board.tokens.items() if hex_name == h for c in cs]
-            if len(tokens) < 3 or company in tokens:
+            if neutral_tokens(board, h, company):
                 blocks[graph.in_hexes((h,))] = False
         return blocks
 
